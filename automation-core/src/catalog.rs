@@ -1,0 +1,186 @@
+//! The one catalog of ops. The [`Op`] enum, its parser and [`CATALOG`] are generated from the
+//! single list below, so an op without an entry (or an entry without an op) cannot exist.
+//! MCP tools, CLI help and docs are generated from [`CATALOG`].
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{ErrorCode, OpError};
+use crate::ops::*;
+
+/// Whether an op changes the app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// Observes only.
+    ReadOnly,
+    /// Sends input, actions or time to the app.
+    Mutating,
+}
+
+/// One catalog entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct OpSpec {
+    /// Wire name (also the MCP tool name).
+    pub name: &'static str,
+    /// Read-only or mutating.
+    pub access: Access,
+    /// Whether the op accepts a `settle` spec.
+    pub accepts_settle: bool,
+    /// Whether repeating the op leaves the app as one call does.
+    pub idempotent: bool,
+    /// One line on what it does.
+    pub description: &'static str,
+}
+
+macro_rules! catalog {
+    ($( $variant:ident($args:ty) = $name:literal, $access:ident, settle: $settle:literal, idempotent: $idem:literal, $desc:literal; )*) => {
+        /// One op with its arguments. Field-less ops are bare strings on the wire.
+        #[derive(Debug, Clone, PartialEq)]
+        #[allow(missing_docs)]
+        pub enum Op { $( #[doc = $desc] $variant($args), )* }
+
+        /// Every op, in catalog order.
+        pub const CATALOG: &[OpSpec] = &[ $( OpSpec {
+            name: $name,
+            access: Access::$access,
+            accepts_settle: $settle,
+            idempotent: $idem,
+            description: $desc,
+        }, )* ];
+
+        impl Op {
+            /// The op's wire name.
+            pub fn name(&self) -> &'static str {
+                match self { $( Op::$variant(_) => $name, )* }
+            }
+
+            /// Builds an op from its name and its argument object.
+            pub fn from_parts(name: &str, args: Value) -> Result<Op, OpError> {
+                match name {
+                    $( $name => parse_args::<$args>($name, args).map(Op::$variant), )*
+                    _ => Err(unknown_op(name)),
+                }
+            }
+
+            /// The op's arguments as JSON.
+            pub fn args_json(&self) -> Value {
+                match self { $( Op::$variant(a) => serde_json::to_value(a).unwrap_or(Value::Null), )* }
+            }
+
+            /// JSON Schema of an op's arguments, by name.
+            #[cfg(feature = "schemars")]
+            pub fn args_schema(name: &str) -> Option<schemars::Schema> {
+                match name {
+                    $( $name => Some(schemars::SchemaGenerator::new(
+                        schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true)
+                    ).into_root_schema_for::<$args>()), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+catalog! {
+    SnapshotTree(SnapshotTree) = "snapshot_tree", ReadOnly, settle: false, idempotent: true,
+        "Accessibility tree from the root or a subtree, with a node budget and a truncation note.";
+    ReadNode(NodeArgs) = "read_node", ReadOnly, settle: false, idempotent: true,
+        "One node's full record (role, label, value, states, bounds, actions, text).";
+    FindNode(FindNode) = "find_node", ReadOnly, settle: false, idempotent: true,
+        "First node matching a selector (role, label, label_contains, value, author_id, nth); null when none.";
+    AssertNode(AssertNode) = "assert_node", ReadOnly, settle: false, idempotent: true,
+        "Check one fact about a node; false is ASSERTION_FAILED with actual and expected.";
+    ListWindows(NoArgs) = "list_windows", ReadOnly, settle: false, idempotent: true,
+        "The app's windows (served by the host).";
+    QueryPointers(NoArgs) = "query_pointers", ReadOnly, settle: false, idempotent: true,
+        "Live pointers: id, kind, primary, held buttons, position.";
+    LayoutTree(LayoutTree) = "layout_tree", ReadOnly, settle: false, idempotent: true,
+        "The toolkit's own layout tree, when the target exposes it.";
+    InspectNode(NodeArgs) = "inspect_node", ReadOnly, settle: false, idempotent: true,
+        "The toolkit's layout record for one node, when the target exposes it.";
+    ListLiveRegions(NoArgs) = "list_live_regions", ReadOnly, settle: false, idempotent: true,
+        "Nodes that declare a live politeness and that a screen reader would hear.";
+    PullAnnouncements(PullAnnouncements) = "pull_announcements", ReadOnly, settle: false, idempotent: true,
+        "Live-region announcements recorded since a sequence number.";
+    GetOverlays(NoArgs) = "get_overlays", ReadOnly, settle: false, idempotent: true,
+        "Open popups, menus and tooltips, when the target exposes them.";
+    GetShortcuts(NoArgs) = "get_shortcuts", ReadOnly, settle: false, idempotent: true,
+        "Keyboard shortcuts the app declares, when the target exposes them.";
+    InvokeAction(InvokeAction) = "invoke_action", Mutating, settle: true, idempotent: false,
+        "Perform an accessibility action (click, focus, expand, increment, show_context_menu, …) on a node.";
+    FocusNode(NodeArgs) = "focus_node", Mutating, settle: true, idempotent: true,
+        "Give a node keyboard focus.";
+    SetValue(SetValue) = "set_value", Mutating, settle: true, idempotent: true,
+        "Replace a node's value (text, or a number for sliders).";
+    Expand(NodeArgs) = "expand", Mutating, settle: true, idempotent: true,
+        "Expand a collapsible node.";
+    Collapse(NodeArgs) = "collapse", Mutating, settle: true, idempotent: true,
+        "Collapse an expandable node.";
+    Scroll(Scroll) = "scroll", Mutating, settle: true, idempotent: false,
+        "Turn the wheel over a node, optionally with modifiers or in lines.";
+    InjectPointer(InjectPointer) = "inject_pointer", Mutating, settle: true, idempotent: false,
+        "A synthetic pointer action (mouse, touch or pen) at a point or a node.";
+    RightClick(NodeArgs) = "right_click", Mutating, settle: true, idempotent: false,
+        "Secondary click at a node's centre (opens context menus).";
+    InjectKey(InjectKey) = "inject_key", Mutating, settle: true, idempotent: false,
+        "Press, hold or release one key with modifiers.";
+    TypeText(TypeText) = "type_text", Mutating, settle: true, idempotent: false,
+        "Type text as a keyboard does, one key press per character.";
+    TypeIme(TypeIme) = "type_ime", Mutating, settle: true, idempotent: false,
+        "Input-method composition: preedit and/or commit text.";
+    DragNode(DragNode) = "drag_node", Mutating, settle: true, idempotent: false,
+        "Press on a node, move and release on another node or point.";
+    InjectTouchSequence(InjectTouchSequence) = "inject_touch_sequence", Mutating, settle: true, idempotent: false,
+        "A self-contained multi-finger gesture; nothing is sent if any step is bad.";
+    Pinch(Pinch) = "pinch", Mutating, settle: true, idempotent: false,
+        "Two-finger pinch around a node; both fingers land before either moves.";
+    Fling(Fling) = "fling", Mutating, settle: true, idempotent: false,
+        "A fast swipe from a node, one 60 Hz sample per frame.";
+    LongPress(LongPress) = "long_press", Mutating, settle: true, idempotent: false,
+        "Hold on a node for exactly the target's long-press threshold.";
+    CancelPointer(CancelPointer) = "cancel_pointer", Mutating, settle: true, idempotent: false,
+        "Revoke a live pointer the way the system does (not an up).";
+    SetDensity(SetDensity) = "set_density", Mutating, settle: true, idempotent: true,
+        "Switch UI density (compact, comfortable, touch), when the target supports it.";
+    Settle(NoArgs) = "settle", Mutating, settle: true, idempotent: true,
+        "Run the app forward until animations stop (or the frame cap).";
+    WaitForCondition(WaitForCondition) = "wait_for_condition", Mutating, settle: true, idempotent: true,
+        "Poll on the simulated clock until a node exists, has a value, is gone, or a version is reached.";
+    AdvanceClock(AdvanceClock) = "advance_clock", Mutating, settle: false, idempotent: false,
+        "Move the simulated clock forward (simulated-clock targets only).";
+    Screenshot(Screenshot) = "screenshot", ReadOnly, settle: true, idempotent: true,
+        "PNG of the window or a node (settles first; served by the host).";
+}
+
+/// The catalog entry for an op name.
+pub fn spec(name: &str) -> Option<&'static OpSpec> {
+    CATALOG.iter().find(|s| s.name == name)
+}
+
+impl Op {
+    /// This op's catalog entry.
+    pub fn spec(&self) -> &'static OpSpec {
+        let name = self.name();
+        // Generated from the same list, so the lookup always succeeds; fall back to the first
+        // entry rather than panic should that ever change.
+        spec(name).unwrap_or(&CATALOG[0])
+    }
+}
+
+fn parse_args<T: serde::de::DeserializeOwned>(name: &str, args: Value) -> Result<T, OpError> {
+    serde_json::from_value(args).map_err(|e| {
+        OpError::new(ErrorCode::BadRequest, format!("{name}: {e}"))
+            .with_hint(format!("see the `{name}` entry of `automation tools` for its parameters"))
+    })
+}
+
+fn unknown_op(name: &str) -> OpError {
+    let close = crate::text_match::closest(name, CATALOG.iter().map(|s| s.name), 3);
+    let err = OpError::new(ErrorCode::BadRequest, format!("unknown op {name:?}"));
+    if close.is_empty() {
+        err.with_hint("list the ops with `automation tools`")
+    } else {
+        err.with_hint(format!("did you mean {}?", close.join(" or ")))
+    }
+}

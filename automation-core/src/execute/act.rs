@@ -1,0 +1,165 @@
+//! Accessibility actions and keyboard input.
+
+use accesskit::{Action, ActionData, ActionRequest, TreeId};
+use serde_json::{Value, json};
+
+use super::Session;
+use crate::error::{ErrorCode, OpError};
+use crate::input::{ImeEvent, Key, KeyEvent, Modifiers, keystrokes_for_text};
+use crate::node_ref::{NodeKey, NodeTarget};
+use crate::ops::{FieldValue, InjectKey, InvokeAction, KeyPhase, SetValue, TypeIme, TypeText};
+use crate::snapshot::{ACTIONS, action_name};
+use crate::target::{ActionOutcome, Target, WindowOps};
+use crate::text_match;
+
+/// Aliases agents reach for, mapped to AccessKit actions.
+const ACTION_ALIASES: &[(&str, Action)] = &[
+    ("press", Action::Click),
+    ("activate", Action::Click),
+    ("default", Action::Click),
+    ("tap", Action::Click),
+    ("invoke", Action::Click),
+    ("context_menu", Action::ShowContextMenu),
+    ("menu", Action::ShowContextMenu),
+];
+
+/// Parses an action name (snake_case, case-insensitive, with aliases). Unknown →
+/// `UNKNOWN_NAME`, before any node is looked up.
+pub fn parse_action(name: &str) -> Result<Action, OpError> {
+    let norm = name.trim().to_ascii_lowercase().replace(['-', ' '], "_");
+    if let Some((a, _)) = ACTIONS.iter().find(|(_, n)| *n == norm) {
+        return Ok(*a);
+    }
+    if let Some((_, a)) = ACTION_ALIASES.iter().find(|(n, _)| *n == norm) {
+        return Ok(*a);
+    }
+    let names = ACTIONS.iter().map(|(_, n)| *n).chain(ACTION_ALIASES.iter().map(|(n, _)| *n));
+    let close = text_match::closest(&norm, names, 3);
+    Err(OpError::new(ErrorCode::UnknownName, format!("unknown action {name:?}")).with_hint(
+        if close.is_empty() {
+            "use one of: click, focus, expand, collapse, increment, decrement, set_value, show_context_menu, scroll_into_view".to_string()
+        } else {
+            format!("did you mean {}?", close.join(" or "))
+        },
+    ))
+}
+
+fn request(s_id: accesskit::NodeId, action: Action, data: Option<ActionData>) -> ActionRequest {
+    ActionRequest { action, target_tree: TreeId::ROOT, target_node: s_id, data }
+}
+
+/// Sends an action; `Unhandled` becomes `UNHANDLED_ACTION` naming what the node does support.
+fn send_action<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    node: &NodeTarget,
+    action: Action,
+    data: Option<ActionData>,
+) -> Result<Value, OpError> {
+    let resolved = s.resolve(node)?;
+    match s.target.action(request(resolved.id, action, data), w)? {
+        ActionOutcome::Handled => Ok(json!({ "node": NodeKey::from(resolved.id), "action": action_name(action) })),
+        ActionOutcome::Unhandled => {
+            let supported: Vec<&str> = resolved.actions.iter().map(|a| action_name(*a)).collect();
+            Err(OpError::new(
+                ErrorCode::UnhandledAction,
+                format!(
+                    "node {} ({:?}) did not handle {}; it advertises [{}]",
+                    resolved.id.0,
+                    resolved.role,
+                    action_name(action),
+                    supported.join(", ")
+                ),
+            )
+            .with_hint("use one of the advertised actions, or pointer/keyboard input"))
+        }
+    }
+}
+
+pub(super) fn invoke_action<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &InvokeAction) -> Result<Value, OpError> {
+    let action = parse_action(&a.action)?;
+    send_action(s, w, &a.node, action, None)
+}
+
+pub(super) fn simple_action<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    node: &NodeTarget,
+    action: Action,
+) -> Result<Value, OpError> {
+    send_action(s, w, node, action, None)
+}
+
+pub(super) fn set_value<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &SetValue) -> Result<Value, OpError> {
+    let data = match &a.value {
+        FieldValue::Text(t) => ActionData::Value(t.clone().into()),
+        FieldValue::Number(n) if n.is_finite() => ActionData::NumericValue(*n),
+        FieldValue::Number(n) => return Err(OpError::bad_argument(format!("value {n} is not a finite number"))),
+    };
+    send_action(s, w, &a.node, Action::SetValue, Some(data))
+}
+
+fn modifiers<T: Target + ?Sized>(s: &Session<T>, ctrl: bool, shift: bool, alt: bool, meta: bool, command: bool) -> Modifiers {
+    Modifiers::resolve(ctrl, shift, alt, meta, command, s.target.platform())
+}
+
+pub(super) fn inject_key<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &InjectKey) -> Result<Value, OpError> {
+    let key = Key::parse(&a.key)?;
+    if a.phase == KeyPhase::Up && a.text.is_some() {
+        return Err(OpError::bad_argument("`text` on a key release: a release types nothing")
+            .with_hint("drop `text`, or use phase press/down"));
+    }
+    let mods = modifiers(s, a.ctrl, a.shift, a.alt, a.meta, a.command);
+    let text = a.text.clone().or_else(|| key.default_text().map(str::to_string));
+    let press = KeyEvent { key, pressed: true, text, modifiers: mods };
+    let release = KeyEvent { key, pressed: false, text: None, modifiers: mods };
+    match a.phase {
+        KeyPhase::Press => {
+            s.target.key(&press, w)?;
+            s.target.key(&release, w)?;
+        }
+        KeyPhase::Down => {
+            s.target.key(&press, w)?;
+            if !s.held_keys.contains(&key) {
+                s.held_keys.push(key);
+            }
+        }
+        KeyPhase::Up => {
+            s.target.key(&release, w)?;
+            s.held_keys.retain(|k| *k != key);
+        }
+    }
+    Ok(json!({ "key": a.key, "held_keys": s.held_keys.len() }))
+}
+
+fn focus_if_given<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, node: Option<&NodeTarget>) -> Result<(), OpError> {
+    if let Some(node) = node {
+        send_action(s, w, node, Action::Focus, None)?;
+        // Let the focus land before the keys arrive.
+        s.target.advance(0, w)?;
+    }
+    Ok(())
+}
+
+pub(super) fn type_text<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &TypeText) -> Result<Value, OpError> {
+    focus_if_given(s, w, a.node.as_ref())?;
+    let strokes = keystrokes_for_text(&a.text);
+    for stroke in &strokes {
+        s.target.key(stroke, w)?;
+    }
+    Ok(json!({ "keys": strokes.len() / 2 }))
+}
+
+pub(super) fn type_ime<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &TypeIme) -> Result<Value, OpError> {
+    if a.preedit.is_none() && a.commit.is_none() {
+        return Err(OpError::bad_argument("type_ime needs `preedit`, `commit`, or both"));
+    }
+    focus_if_given(s, w, a.node.as_ref())?;
+    if let Some(p) = &a.preedit {
+        s.target.ime(&ImeEvent::Preedit(p.clone()), w)?;
+    }
+    if let Some(c) = &a.commit {
+        s.target.ime(&ImeEvent::Commit(c.clone()), w)?;
+    }
+    Ok(json!({}))
+}

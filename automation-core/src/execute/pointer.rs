@@ -1,0 +1,432 @@
+//! Pointer input: mouse, touch and pen; scroll; drag; the named gestures.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::Session;
+use crate::error::{ErrorCode, OpError, OpResult};
+use crate::input::{Modifiers, Point, PointerButton, PointerEvent, PointerKind, PointerPhase, ScrollEvent, ScrollUnit};
+use crate::node_ref::NodeTarget;
+use crate::ops::{DragNode, Fling, InjectPointer, LongPress, Pinch, PointerAction, Scroll, TouchStep};
+use crate::settle::FRAME_MILLIS;
+use crate::target::{Target, WindowOps};
+
+/// The mouse's pointer id.
+pub const MOUSE_ID: u64 = 0;
+
+/// One pointer the session knows about.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PointerRecord {
+    /// Id (the mouse is 0).
+    pub id: u64,
+    /// Kind.
+    pub kind: PointerKind,
+    /// W3C primary flag, fixed when the pointer arrived.
+    pub primary: bool,
+    /// In contact / a button held.
+    pub down: bool,
+    /// Last position.
+    pub position: Point,
+    /// Mouse buttons held.
+    pub buttons: Vec<PointerButton>,
+}
+
+/// The pointers the session has produced: the mouse once it has moved, and every finger or
+/// stylus between its down and its up/cancel.
+#[derive(Debug, Default)]
+pub struct Pointers {
+    mouse: Option<PointerRecord>,
+    contacts: BTreeMap<u64, PointerRecord>,
+    next_id: u64,
+}
+
+impl Pointers {
+    /// Every live pointer, mouse first.
+    pub fn all(&self) -> Vec<PointerRecord> {
+        self.mouse.iter().chain(self.contacts.values()).cloned().collect()
+    }
+
+    /// Mouse buttons currently held.
+    pub fn mouse_buttons(&self) -> Vec<PointerButton> {
+        self.mouse.as_ref().map(|m| m.buttons.clone()).unwrap_or_default()
+    }
+
+    fn allocate(&mut self, kind: PointerKind, position: Point) -> PointerRecord {
+        self.next_id += 1;
+        let fingers = self.contacts.values().any(|c| c.kind == PointerKind::Touch);
+        let primary = match kind {
+            PointerKind::Touch => !fingers,
+            PointerKind::Pen => !fingers,
+            PointerKind::Mouse => true,
+        };
+        PointerRecord { id: self.next_id, kind, primary, down: true, position, buttons: Vec::new() }
+    }
+}
+
+pub(super) fn query_pointers<T: Target + ?Sized>(s: &mut Session<T>) -> OpResult {
+    let mut reply = json!({ "pointers": serde_json::to_value(s.pointers.all()).unwrap_or(Value::Null) });
+    if let Ok(details) = s.target.pointer_details() {
+        reply["details"] = details;
+    }
+    Ok(reply)
+}
+
+fn node_point<T: Target + ?Sized>(s: &Session<T>, node: &NodeTarget, local: Option<(f64, f64)>) -> Result<Point, OpError> {
+    let b = s.resolve(node)?.require_bounds()?;
+    Ok(match local {
+        Some((x, y)) => Point::new(b.x + x, b.y + y),
+        None => b.center(),
+    })
+}
+
+/// Sends one mouse sample, keeping held buttons across ops.
+fn mouse<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    phase: PointerPhase,
+    position: Point,
+    button: Option<PointerButton>,
+    modifiers: Modifiers,
+) -> Result<(), OpError> {
+    let record = s.pointers.mouse.get_or_insert_with(|| PointerRecord {
+        id: MOUSE_ID,
+        kind: PointerKind::Mouse,
+        primary: true,
+        down: false,
+        position,
+        buttons: Vec::new(),
+    });
+    record.position = position;
+    match (phase, button) {
+        (PointerPhase::Down, Some(b)) if !record.buttons.contains(&b) => record.buttons.push(b),
+        (PointerPhase::Up, Some(b)) => record.buttons.retain(|x| *x != b),
+        _ => {}
+    }
+    record.down = !record.buttons.is_empty();
+    let event = PointerEvent {
+        pointer_id: MOUSE_ID,
+        kind: PointerKind::Mouse,
+        phase,
+        position,
+        button,
+        buttons_held: record.buttons.clone(),
+        primary: true,
+        pressure: None,
+        tilt: None,
+        modifiers,
+    };
+    s.target.pointer(&event, w)?;
+    Ok(())
+}
+
+fn mouse_click<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, at: Point, button: PointerButton, mods: Modifiers) -> Result<(), OpError> {
+    mouse(s, w, PointerPhase::Move, at, None, mods)?;
+    mouse(s, w, PointerPhase::Down, at, Some(button), mods)?;
+    mouse(s, w, PointerPhase::Up, at, Some(button), mods)
+}
+
+/// Sends one touch/pen sample for a contact.
+#[allow(clippy::too_many_arguments)]
+fn contact<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    id: u64,
+    phase: PointerPhase,
+    position: Point,
+    pressure: Option<f32>,
+    tilt: Option<[f32; 2]>,
+    modifiers: Modifiers,
+) -> Result<(), OpError> {
+    let Some(record) = s.pointers.contacts.get_mut(&id) else {
+        return Err(OpError::new(ErrorCode::NotFound, format!("pointer {id} is not live"))
+            .with_hint("list live pointers with query_pointers"));
+    };
+    record.position = position;
+    let event = PointerEvent {
+        pointer_id: id,
+        kind: record.kind,
+        phase,
+        position,
+        button: None,
+        buttons_held: Vec::new(),
+        primary: record.primary,
+        pressure,
+        tilt,
+        modifiers,
+    };
+    if matches!(phase, PointerPhase::Up | PointerPhase::Cancel) {
+        s.pointers.contacts.remove(&id);
+    }
+    s.target.pointer(&event, w)?;
+    Ok(())
+}
+
+fn contact_down<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, kind: PointerKind, at: Point, pressure: Option<f32>, tilt: Option<[f32; 2]>, mods: Modifiers) -> Result<u64, OpError> {
+    let record = s.pointers.allocate(kind, at);
+    let id = record.id;
+    s.pointers.contacts.insert(id, record);
+    contact(s, w, id, PointerPhase::Down, at, pressure, tilt, mods)?;
+    Ok(id)
+}
+
+pub(super) fn inject_pointer<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &InjectPointer) -> OpResult {
+    if a.kind == PointerKind::Mouse && (a.pressure.is_some() || a.tilt.is_some() || a.pointer_id.is_some()) {
+        return Err(OpError::bad_argument("pressure, tilt and pointer_id are refused on a mouse")
+            .with_hint("set kind to pen (pressure, tilt) or touch/pen (pointer_id), or drop them"));
+    }
+    if a.kind == PointerKind::Touch && (a.pressure.is_some() || a.tilt.is_some()) {
+        return Err(OpError::bad_argument("pressure and tilt are pen axes; a touch carries neither"));
+    }
+    if a.pressure.is_some_and(|p| !(0.0..=1.0).contains(&p)) {
+        return Err(OpError::bad_argument("pressure must be between 0.0 and 1.0"));
+    }
+    if a.kind != PointerKind::Mouse && a.button != PointerButton::Primary {
+        return Err(OpError::bad_argument("`button` applies to a mouse only"));
+    }
+    let local = match (a.x, a.y) {
+        (Some(x), Some(y)) => Some((x, y)),
+        (None, None) => None,
+        _ => return Err(OpError::bad_argument("give both x and y, or neither (with node: its centre)")),
+    };
+    let at = match (&a.node, local) {
+        (Some(node), local) => node_point(s, node, local)?,
+        (None, Some((x, y))) => Point::new(x, y),
+        (None, None) => return Err(OpError::bad_argument("inject_pointer needs x and y, or a node")),
+    };
+    let mods = Modifiers::resolve(a.ctrl, a.shift, a.alt, a.meta, a.command, s.target.platform());
+    if a.kind == PointerKind::Mouse {
+        match a.action {
+            PointerAction::Click => mouse_click(s, w, at, a.button, mods)?,
+            PointerAction::DoubleClick => {
+                mouse_click(s, w, at, a.button, mods)?;
+                mouse_click(s, w, at, a.button, mods)?;
+            }
+            PointerAction::Down => mouse(s, w, PointerPhase::Down, at, Some(a.button), mods)?,
+            PointerAction::Up => mouse(s, w, PointerPhase::Up, at, Some(a.button), mods)?,
+            PointerAction::Move => mouse(s, w, PointerPhase::Move, at, None, mods)?,
+        }
+        return Ok(json!({ "pointer_id": MOUSE_ID, "x": at.x, "y": at.y, "buttons_held": s.pointers.mouse_buttons() }));
+    }
+    let id = match (a.action, a.pointer_id) {
+        (PointerAction::Down | PointerAction::Click | PointerAction::DoubleClick, Some(id)) => {
+            return Err(OpError::bad_argument(format!("pointer {id} is already allocated; a new contact gets a fresh id"))
+                .with_hint("omit pointer_id for a down or click"));
+        }
+        (PointerAction::Down, None) => contact_down(s, w, a.kind, at, a.pressure, a.tilt, mods)?,
+        (PointerAction::Click | PointerAction::DoubleClick, None) => {
+            let times = if a.action == PointerAction::Click { 1 } else { 2 };
+            let mut id = 0;
+            for _ in 0..times {
+                id = contact_down(s, w, a.kind, at, a.pressure, a.tilt, mods)?;
+                contact(s, w, id, PointerPhase::Up, at, a.pressure, a.tilt, mods)?;
+            }
+            id
+        }
+        (PointerAction::Move | PointerAction::Up, None) => {
+            return Err(OpError::bad_argument("a touch/pen move or up needs the pointer_id of a live contact")
+                .with_hint("use the id returned by the down, or query_pointers"));
+        }
+        (action, Some(id)) => {
+            let phase = if action == PointerAction::Up { PointerPhase::Up } else { PointerPhase::Move };
+            contact(s, w, id, phase, at, a.pressure, a.tilt, mods)?;
+            id
+        }
+    };
+    Ok(json!({ "pointer_id": id, "x": at.x, "y": at.y }))
+}
+
+pub(super) fn right_click<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, node: &NodeTarget) -> OpResult {
+    let at = node_point(s, node, None)?;
+    mouse_click(s, w, at, PointerButton::Secondary, Modifiers::default())?;
+    Ok(json!({ "x": at.x, "y": at.y }))
+}
+
+pub(super) fn scroll<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &Scroll) -> OpResult {
+    if !(a.dx.is_finite() && a.dy.is_finite()) || (a.dx == 0.0 && a.dy == 0.0) {
+        return Err(OpError::bad_argument("scroll needs a finite, non-zero dx or dy"));
+    }
+    let at = node_point(s, &a.node, a.at.map(|[x, y]| (x, y)))?;
+    let mods = Modifiers::resolve(a.ctrl, a.shift, a.alt, a.meta, a.command, s.target.platform());
+    mouse(s, w, PointerPhase::Move, at, None, mods)?;
+    let unit = if a.lines { ScrollUnit::Lines } else { ScrollUnit::Pixels };
+    s.target.scroll(&ScrollEvent { position: at, dx: a.dx, dy: a.dy, unit, modifiers: mods }, w)?;
+    Ok(json!({ "x": at.x, "y": at.y }))
+}
+
+/// Samples of a straight move, one per 60 Hz frame, excluding the start.
+fn path(from: Point, to: Point, samples: u64) -> impl Iterator<Item = Point> {
+    let n = samples.max(1);
+    (1..=n).map(move |i| {
+        let t = i as f64 / n as f64;
+        Point::new(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t)
+    })
+}
+
+/// Samples a drag and a fling send per unit of travel time.
+const DRAG_SAMPLES: u64 = 8;
+
+pub(super) fn drag_node<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &DragNode) -> OpResult {
+    let to = match (&a.to_node, a.to_x, a.to_y) {
+        (Some(node), None, None) => node_point(s, node, None)?,
+        (None, Some(x), Some(y)) => Point::new(x, y),
+        (None, None, None) => return Err(OpError::bad_argument("drag_node needs a target: to_node, or to_x and to_y")),
+        _ => return Err(OpError::bad_argument("give either to_node or both to_x and to_y, not a mix")),
+    };
+    let from = node_point(s, &a.node, None)?;
+    let mods = Modifiers::default();
+    mouse(s, w, PointerPhase::Move, from, None, mods)?;
+    mouse(s, w, PointerPhase::Down, from, Some(PointerButton::Primary), mods)?;
+    for p in path(from, to, DRAG_SAMPLES) {
+        s.target.advance(FRAME_MILLIS, w)?;
+        mouse(s, w, PointerPhase::Move, p, None, mods)?;
+    }
+    s.target.advance(FRAME_MILLIS, w)?;
+    mouse(s, w, PointerPhase::Up, to, Some(PointerButton::Primary), mods)?;
+    Ok(json!({ "from": [from.x, from.y], "to": [to.x, to.y] }))
+}
+
+pub(super) fn touch_sequence<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, steps: &[TouchStep]) -> OpResult {
+    if steps.is_empty() {
+        return Err(OpError::bad_argument("inject_touch_sequence needs at least one step"));
+    }
+    // Resolve and check every step before the first sample: a bad step sends nothing.
+    let mut planned = Vec::with_capacity(steps.len());
+    let mut down: BTreeMap<u32, bool> = BTreeMap::new();
+    for (i, step) in steps.iter().enumerate() {
+        let at = match &step.node {
+            Some(node) => node_point(s, node, Some((step.x, step.y)))
+                .map_err(|e| OpError { message: format!("step {i}: {}", e.message), ..e })?,
+            None => Point::new(step.x, step.y),
+        };
+        if !(at.x.is_finite() && at.y.is_finite()) {
+            return Err(OpError::bad_argument(format!("step {i}: x and y must be finite")));
+        }
+        let is_down = down.get(&step.contact).copied().unwrap_or(false);
+        match (step.phase, is_down) {
+            (PointerPhase::Down, true) => {
+                return Err(OpError::bad_argument(format!("step {i}: contact {} is already down", step.contact)));
+            }
+            (PointerPhase::Move | PointerPhase::Up | PointerPhase::Cancel, false) => {
+                return Err(OpError::bad_argument(format!(
+                    "step {i}: contact {} is not down; its first step must be a down",
+                    step.contact
+                )));
+            }
+            _ => {}
+        }
+        down.insert(step.contact, step.phase == PointerPhase::Down || (is_down && step.phase == PointerPhase::Move));
+        planned.push((step, at));
+    }
+    let mut slots: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut samples = Vec::with_capacity(planned.len());
+    for (step, at) in planned {
+        if let Some(ms) = step.advance_ms {
+            s.target.advance(ms, w)?;
+        }
+        let id = match step.phase {
+            PointerPhase::Down => {
+                let id = contact_down(s, w, PointerKind::Touch, at, None, None, Modifiers::default())?;
+                slots.insert(step.contact, id);
+                id
+            }
+            phase => {
+                let id = slots.get(&step.contact).copied().unwrap_or_default();
+                contact(s, w, id, phase, at, None, None, Modifiers::default())?;
+                id
+            }
+        };
+        samples.push(json!({ "contact": step.contact, "pointer_id": id, "phase": step.phase, "x": at.x, "y": at.y }));
+    }
+    let mut reply = json!({ "slots": slots, "steps": samples });
+    if let Ok(details) = s.target.pointer_details() {
+        reply["details"] = details;
+    }
+    Ok(reply)
+}
+
+fn frames_over(over_ms: u64) -> u64 {
+    over_ms.div_ceil(FRAME_MILLIS).max(2)
+}
+
+pub(super) fn pinch<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &Pinch) -> OpResult {
+    if !(a.scale.is_finite() && a.scale > 0.0) {
+        return Err(OpError::bad_argument(format!("scale must be a positive number, got {}", a.scale)));
+    }
+    let span = a.start_distance.unwrap_or(100.0);
+    if !(span.is_finite() && span > 0.0) {
+        return Err(OpError::bad_argument("start_distance must be positive"));
+    }
+    let c = node_point(s, &a.node, None)?;
+    let end = span * a.scale;
+    let m = Modifiers::default();
+    // Both fingers land before either moves: the recogniser's reference span is the landing.
+    let f1 = contact_down(s, w, PointerKind::Touch, Point::new(c.x - span / 2.0, c.y), None, None, m)?;
+    let f2 = contact_down(s, w, PointerKind::Touch, Point::new(c.x + span / 2.0, c.y), None, None, m)?;
+    let frames = frames_over(a.over_ms.unwrap_or(250));
+    for i in 1..=frames {
+        let d = span + (end - span) * (i as f64 / frames as f64);
+        s.target.advance(FRAME_MILLIS, w)?;
+        contact(s, w, f1, PointerPhase::Move, Point::new(c.x - d / 2.0, c.y), None, None, m)?;
+        contact(s, w, f2, PointerPhase::Move, Point::new(c.x + d / 2.0, c.y), None, None, m)?;
+    }
+    contact(s, w, f1, PointerPhase::Up, Point::new(c.x - end / 2.0, c.y), None, None, m)?;
+    contact(s, w, f2, PointerPhase::Up, Point::new(c.x + end / 2.0, c.y), None, None, m)?;
+    Ok(json!({ "center": [c.x, c.y], "start_distance": span, "end_distance": end, "frames": frames }))
+}
+
+pub(super) fn fling<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &Fling) -> OpResult {
+    if !(a.dx.is_finite() && a.dy.is_finite()) || (a.dx == 0.0 && a.dy == 0.0) {
+        return Err(OpError::bad_argument("fling needs a finite, non-zero dx or dy"));
+    }
+    let from = node_point(s, &a.node, None)?;
+    let to = Point::new(from.x + a.dx, from.y + a.dy);
+    let m = Modifiers::default();
+    let frames = frames_over(a.over_ms.unwrap_or(100));
+    let id = contact_down(s, w, PointerKind::Touch, from, None, None, m)?;
+    for p in path(from, to, frames) {
+        s.target.advance(FRAME_MILLIS, w)?;
+        contact(s, w, id, PointerPhase::Move, p, None, None, m)?;
+    }
+    contact(s, w, id, PointerPhase::Up, to, None, None, m)?;
+    Ok(json!({ "samples": frames, "over_ms": frames * FRAME_MILLIS }))
+}
+
+pub(super) fn long_press<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &LongPress) -> OpResult {
+    let Some(hold) = s.target.long_press_threshold_ms(a.kind) else {
+        return Err(OpError::unsupported("long_press (the target reports no long-press threshold)"));
+    };
+    let local = match (a.x, a.y) {
+        (Some(x), Some(y)) => Some((x, y)),
+        (None, None) => None,
+        _ => return Err(OpError::bad_argument("give both x and y, or neither")),
+    };
+    let at = node_point(s, &a.node, local)?;
+    let m = Modifiers::default();
+    if a.kind == PointerKind::Mouse {
+        mouse(s, w, PointerPhase::Move, at, None, m)?;
+        mouse(s, w, PointerPhase::Down, at, Some(PointerButton::Primary), m)?;
+        s.target.advance(hold, w)?;
+        mouse(s, w, PointerPhase::Up, at, Some(PointerButton::Primary), m)?;
+    } else {
+        let id = contact_down(s, w, a.kind, at, None, None, m)?;
+        s.target.advance(hold, w)?;
+        contact(s, w, id, PointerPhase::Up, at, None, None, m)?;
+    }
+    Ok(json!({ "held_ms": hold, "x": at.x, "y": at.y }))
+}
+
+pub(super) fn cancel_pointer<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, id: u64) -> OpResult {
+    if id == MOUSE_ID {
+        return Err(OpError::bad_argument("the mouse cannot be cancelled; release its buttons with inject_pointer up"));
+    }
+    let at = s
+        .pointers
+        .contacts
+        .get(&id)
+        .map(|r| r.position)
+        .ok_or_else(|| OpError::new(ErrorCode::NotFound, format!("pointer {id} is not live")).with_hint("list live pointers with query_pointers"))?;
+    contact(s, w, id, PointerPhase::Cancel, at, None, None, Modifiers::default())?;
+    Ok(json!({ "pointer_id": id }))
+}

@@ -1,0 +1,251 @@
+//! How a request names a node: an id, or a selector.
+//!
+//! Ids are AccessKit `NodeId`s (egui's are 64-bit hashes). JavaScript clients parse JSON
+//! numbers as f64 and corrupt anything above 2^53, so every reply carries ids as decimal
+//! *strings* ([`NodeKey`]); requests accept the string or a JSON integer that is exact.
+
+use std::fmt;
+
+use accesskit::NodeId;
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize, Serializer};
+
+/// A node id that survives any JSON parser: serialised as a decimal string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeKey(pub u64);
+
+impl NodeKey {
+    /// The AccessKit id.
+    pub fn id(self) -> NodeId {
+        NodeId(self.0)
+    }
+}
+
+impl From<NodeId> for NodeKey {
+    fn from(id: NodeId) -> Self {
+        Self(id.0)
+    }
+}
+
+impl fmt::Display for NodeKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl Serialize for NodeKey {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+/// Largest integer an f64 represents exactly.
+const MAX_EXACT_F64_INT: u64 = 1 << 53;
+
+fn key_from_value<E: de::Error>(value: &serde_json::Value) -> Result<NodeKey, E> {
+    match value {
+        serde_json::Value::String(s) => s.trim().parse::<u64>().map(NodeKey).map_err(|_| {
+            E::custom(format!(
+                "node id {s:?} is not a decimal integer; pass the `id` string from snapshot_tree or find_node"
+            ))
+        }),
+        serde_json::Value::Number(n) => match n.as_u64() {
+            Some(v) if v <= MAX_EXACT_F64_INT => Ok(NodeKey(v)),
+            Some(v) => Err(E::custom(format!(
+                "node id {v} is above 2^53 and may have been rounded by a JSON parser; pass it as the string from snapshot_tree"
+            ))),
+            None => Err(E::custom(format!(
+                "node id {n} is not a non-negative integer; pass the `id` string from snapshot_tree"
+            ))),
+        },
+        other => Err(E::custom(format!(
+            "expected a node id string, got {}",
+            json_kind(other)
+        ))),
+    }
+}
+
+pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+impl<'de> Deserialize<'de> for NodeKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        key_from_value(&value)
+    }
+}
+
+/// Picks nodes by what they are rather than by id. Every given field must match.
+///
+/// ```
+/// let s: automation_core::Selector =
+///     serde_json::from_str(r#"{"role":"Button","label":"Save"}"#).unwrap();
+/// assert_eq!(s.label.as_deref(), Some("Save"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct Selector {
+    /// AccessKit role name, case-insensitive (`Button`, `CheckBox`, `TextInput`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// Exact resolved label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Substring of the resolved label, case-insensitive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_contains: Option<String>,
+    /// Exact value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// The app's own stable id for the node (AccessKit `author_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author_id: Option<String>,
+    /// Pick the n-th match (0-based, document order) when several match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nth: Option<usize>,
+}
+
+impl Selector {
+    /// `true` when no field constrains the match.
+    pub fn is_empty(&self) -> bool {
+        self.role.is_none()
+            && self.label.is_none()
+            && self.label_contains.is_none()
+            && self.value.is_none()
+            && self.author_id.is_none()
+    }
+}
+
+impl fmt::Display for Selector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(r) = &self.role {
+            parts.push(format!("role={r:?}"));
+        }
+        if let Some(l) = &self.label {
+            parts.push(format!("label={l:?}"));
+        }
+        if let Some(l) = &self.label_contains {
+            parts.push(format!("label_contains={l:?}"));
+        }
+        if let Some(v) = &self.value {
+            parts.push(format!("value={v:?}"));
+        }
+        if let Some(a) = &self.author_id {
+            parts.push(format!("author_id={a:?}"));
+        }
+        if let Some(n) = self.nth {
+            parts.push(format!("nth={n}"));
+        }
+        write!(f, "{{{}}}", parts.join(", "))
+    }
+}
+
+/// A node reference in a request: an id (`"4294967297"` or a small integer) or a selector
+/// object (`{"role": "Button", "label": "Save"}`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeTarget {
+    /// A node id from an earlier reply.
+    Id(NodeKey),
+    /// Whatever single node the selector matches.
+    Select(Selector),
+}
+
+impl From<NodeKey> for NodeTarget {
+    fn from(key: NodeKey) -> Self {
+        Self::Id(key)
+    }
+}
+
+impl From<NodeId> for NodeTarget {
+    fn from(id: NodeId) -> Self {
+        Self::Id(id.into())
+    }
+}
+
+impl From<Selector> for NodeTarget {
+    fn from(s: Selector) -> Self {
+        Self::Select(s)
+    }
+}
+
+impl fmt::Display for NodeTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Id(k) => write!(f, "node {k}"),
+            Self::Select(s) => write!(f, "selector {s}"),
+        }
+    }
+}
+
+impl Serialize for NodeTarget {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Id(k) => k.serialize(s),
+            Self::Select(sel) => sel.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for NodeTarget {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        if value.is_object() {
+            let selector: Selector = serde_json::from_value(value).map_err(de::Error::custom)?;
+            if selector.is_empty() {
+                return Err(de::Error::custom(
+                    "the node selector is empty; give at least one of role, label, label_contains, value, author_id",
+                ));
+            }
+            Ok(Self::Select(selector))
+        } else {
+            key_from_value(&value).map(Self::Id)
+        }
+    }
+}
+
+#[cfg(feature = "schemars")]
+mod schema {
+    use super::*;
+    use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+    use std::borrow::Cow;
+
+    impl JsonSchema for NodeKey {
+        fn schema_name() -> Cow<'static, str> {
+            "NodeKey".into()
+        }
+        fn json_schema(_: &mut SchemaGenerator) -> Schema {
+            json_schema!({
+                "type": "string",
+                "pattern": "^[0-9]+$",
+                "description": "A node id from snapshot_tree or find_node (a decimal string)."
+            })
+        }
+    }
+
+    impl JsonSchema for NodeTarget {
+        fn schema_name() -> Cow<'static, str> {
+            "NodeTarget".into()
+        }
+        fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+            let selector = generator.subschema_for::<Selector>();
+            json_schema!({
+                "description": "A node id string from snapshot_tree/find_node, or a selector object.",
+                "anyOf": [
+                    {"type": "string", "pattern": "^[0-9]+$"},
+                    {"type": "integer", "minimum": 0, "maximum": 9007199254740992u64},
+                    selector
+                ]
+            })
+        }
+    }
+}

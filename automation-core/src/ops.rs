@@ -1,0 +1,544 @@
+//! The op model: every op's arguments as a strict serde struct, and the [`Op`] enum.
+//!
+//! Each struct refuses unknown fields, so a misspelled argument is an error that names it,
+//! never a silent default. The enum and the [`crate::catalog::CATALOG`] are generated from
+//! one list (see `catalog.rs`), so they cannot drift apart.
+
+use serde::{Deserialize, Serialize};
+
+use crate::input::{PointerButton, PointerKind, PointerPhase};
+use crate::node_ref::{NodeKey, NodeTarget, Selector};
+
+#[cfg(feature = "schemars")]
+use schemars::JsonSchema;
+
+macro_rules! args {
+    ($(#[doc = $doc:literal])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? }) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        #[cfg_attr(feature = "schemars", derive(JsonSchema))]
+        pub struct $name { $( $(#[$fm])* pub $field: $ty, )* }
+    };
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+args!(
+    /// No arguments.
+    NoArgs {}
+);
+
+args!(
+    /// `snapshot_tree`: the accessibility tree, bounded.
+    SnapshotTree {
+        /// Depth below the root (0 = the root alone). Default: unlimited within the node budget.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_depth: Option<u32>,
+        /// Start from this node instead of the window root.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        root: Option<NodeTarget>,
+        /// Node budget (default 400, max 20000); the reply says when it truncated.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_nodes: Option<usize>,
+    }
+);
+
+args!(
+    /// An op on one node.
+    NodeArgs {
+        /// The node: an id string from snapshot_tree/find_node, or a selector object.
+        node: NodeTarget,
+    }
+);
+
+args!(
+    /// `assert_node`: check one fact about a node.
+    AssertNode {
+        /// The node.
+        node: NodeTarget,
+        /// What to check.
+        kind: AssertKind,
+        /// Expected string for role_equals, label_equals, label_contains, value_equals, document_text_equals.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<String>,
+        /// Expected bool for toggled, expanded, selected, disabled.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        flag: Option<bool>,
+    }
+);
+
+/// What `assert_node` checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub enum AssertKind {
+    /// The node exists (a missing node is ASSERTION_FAILED, not NOT_FOUND).
+    #[default]
+    Exists,
+    /// The node has keyboard focus.
+    Focused,
+    /// The node carries text runs.
+    SupportsTextRanges,
+    /// Role name equals `value` (case-insensitive).
+    RoleEquals,
+    /// Label equals `value`.
+    LabelEquals,
+    /// Label contains `value`.
+    LabelContains,
+    /// Value equals `value`.
+    ValueEquals,
+    /// Text of all runs equals `value`.
+    DocumentTextEquals,
+    /// Toggled state equals `flag` (a mixed checkbox fails both ways).
+    Toggled,
+    /// Expanded state equals `flag`.
+    Expanded,
+    /// Selected state equals `flag`.
+    Selected,
+    /// Disabled state equals `flag`.
+    Disabled,
+}
+
+/// What an assertion kind expects as its argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AssertArg {
+    /// Neither `value` nor `flag`.
+    None,
+    /// A string in `value`.
+    Value,
+    /// A bool in `flag`.
+    Flag,
+}
+
+impl AssertKind {
+    /// Which argument this kind takes.
+    pub fn arg(self) -> AssertArg {
+        match self {
+            Self::Exists | Self::Focused | Self::SupportsTextRanges => AssertArg::None,
+            Self::RoleEquals
+            | Self::LabelEquals
+            | Self::LabelContains
+            | Self::ValueEquals
+            | Self::DocumentTextEquals => AssertArg::Value,
+            Self::Toggled | Self::Expanded | Self::Selected | Self::Disabled => AssertArg::Flag,
+        }
+    }
+}
+
+args!(
+    /// `layout_tree`: the target's own layout tree (optional capability).
+    LayoutTree {
+        /// Depth bound.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_depth: Option<u32>,
+        /// Include each node's debug representation.
+        #[serde(default, skip_serializing_if = "is_false")]
+        include_debug: bool,
+    }
+);
+
+args!(
+    /// `pull_announcements`: drain recorded live-region announcements.
+    PullAnnouncements {
+        /// Only entries with a sequence number greater than this.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        since_seq: Option<u64>,
+    }
+);
+
+args!(
+    /// `invoke_action`: an AccessKit action on a node.
+    InvokeAction {
+        /// The node.
+        node: NodeTarget,
+        /// Action name, snake_case (click, focus, expand, collapse, increment, decrement,
+        /// show_context_menu, scroll_into_view, …; aliases press/activate/default → click,
+        /// context_menu → show_context_menu).
+        action: String,
+    }
+);
+
+/// A value for `set_value`: text or a number.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub enum FieldValue {
+    /// Text (text fields, combo boxes).
+    Text(String),
+    /// A number (sliders, spin buttons).
+    Number(f64),
+}
+
+args!(
+    /// `set_value`: replace a node's value.
+    SetValue {
+        /// The node.
+        node: NodeTarget,
+        /// New value: a string, or a number for numeric widgets.
+        value: FieldValue,
+    }
+);
+
+args!(
+    /// `scroll`: turn the wheel over a node.
+    Scroll {
+        /// The node to scroll over.
+        node: NodeTarget,
+        /// Horizontal delta (px, or lines with `lines`).
+        #[serde(default)]
+        dx: f64,
+        /// Vertical delta, positive scrolls content down (px, or lines with `lines`).
+        #[serde(default)]
+        dy: f64,
+        /// Node-local point to scroll at instead of the centre.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<[f64; 2]>,
+        /// Send wheel notches (lines) instead of pixels.
+        #[serde(default, skip_serializing_if = "is_false")]
+        lines: bool,
+        /// Hold Control.
+        #[serde(default, skip_serializing_if = "is_false")]
+        ctrl: bool,
+        /// Hold Shift.
+        #[serde(default, skip_serializing_if = "is_false")]
+        shift: bool,
+        /// Hold Alt.
+        #[serde(default, skip_serializing_if = "is_false")]
+        alt: bool,
+        /// Hold Meta.
+        #[serde(default, skip_serializing_if = "is_false")]
+        meta: bool,
+        /// Hold the accelerator (Ctrl on Windows/Linux, ⌘ on macOS).
+        #[serde(default, skip_serializing_if = "is_false")]
+        command: bool,
+    }
+);
+
+/// What `inject_pointer` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub enum PointerAction {
+    /// Down then up.
+    #[default]
+    Click,
+    /// Two clicks.
+    DoubleClick,
+    /// Press (held across ops until an up).
+    Down,
+    /// Release.
+    Up,
+    /// Move (keeps held buttons).
+    Move,
+}
+
+args!(
+    /// `inject_pointer`: one synthetic pointer action.
+    InjectPointer {
+        /// X: window-logical, or node-local when `node` is given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<f64>,
+        /// Y: window-logical, or node-local when `node` is given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        y: Option<f64>,
+        /// Aim relative to this node (its centre when x/y are omitted).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node: Option<NodeTarget>,
+        /// What to do (default click).
+        #[serde(default)]
+        action: PointerAction,
+        /// Mouse button (default primary).
+        #[serde(default)]
+        button: PointerButton,
+        /// Device kind (default mouse).
+        #[serde(default)]
+        kind: PointerKind,
+        /// Address an existing touch/pen pointer (see query_pointers).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pointer_id: Option<u64>,
+        /// Pen pressure 0..=1 (pen only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pressure: Option<f32>,
+        /// Pen tilt [x, y] in degrees (pen only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tilt: Option<[f32; 2]>,
+        /// Hold Control.
+        #[serde(default, skip_serializing_if = "is_false")]
+        ctrl: bool,
+        /// Hold Shift.
+        #[serde(default, skip_serializing_if = "is_false")]
+        shift: bool,
+        /// Hold Alt.
+        #[serde(default, skip_serializing_if = "is_false")]
+        alt: bool,
+        /// Hold Meta.
+        #[serde(default, skip_serializing_if = "is_false")]
+        meta: bool,
+        /// Hold the accelerator (Ctrl on Windows/Linux, ⌘ on macOS).
+        #[serde(default, skip_serializing_if = "is_false")]
+        command: bool,
+    }
+);
+
+/// Phase of `inject_key`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub enum KeyPhase {
+    /// Press then release.
+    #[default]
+    Press,
+    /// Press and hold across ops.
+    Down,
+    /// Release a held key.
+    Up,
+}
+
+args!(
+    /// `inject_key`: one key.
+    InjectKey {
+        /// Key name (enter, tab, escape, arrowup, f5, a, …).
+        key: String,
+        /// What the press types (default: the control character for Enter/Tab/Space/Backspace/Escape, else nothing).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// press (default), down or up.
+        #[serde(default)]
+        phase: KeyPhase,
+        /// Hold Control.
+        #[serde(default, skip_serializing_if = "is_false")]
+        ctrl: bool,
+        /// Hold Shift.
+        #[serde(default, skip_serializing_if = "is_false")]
+        shift: bool,
+        /// Hold Alt.
+        #[serde(default, skip_serializing_if = "is_false")]
+        alt: bool,
+        /// Hold Meta.
+        #[serde(default, skip_serializing_if = "is_false")]
+        meta: bool,
+        /// Hold the accelerator (Ctrl on Windows/Linux, ⌘ on macOS).
+        #[serde(default, skip_serializing_if = "is_false")]
+        command: bool,
+    }
+);
+
+args!(
+    /// `type_text`: type as a keyboard does, one key per character.
+    TypeText {
+        /// Focus this node first (default: whatever has focus).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node: Option<NodeTarget>,
+        /// The text.
+        text: String,
+    }
+);
+
+args!(
+    /// `type_ime`: input-method composition.
+    TypeIme {
+        /// Focus this node first.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node: Option<NodeTarget>,
+        /// Composition text to show.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        preedit: Option<String>,
+        /// Text to commit.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        commit: Option<String>,
+    }
+);
+
+args!(
+    /// `drag_node`: press on a node, move, release on a target.
+    DragNode {
+        /// Where the drag starts (its centre).
+        node: NodeTarget,
+        /// Drop on this node's centre.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to_node: Option<NodeTarget>,
+        /// Drop x (window-logical), with `to_y`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to_x: Option<f64>,
+        /// Drop y (window-logical), with `to_x`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to_y: Option<f64>,
+    }
+);
+
+args!(
+    /// One step of a touch sequence.
+    TouchStep {
+        /// Finger slot (default 0).
+        #[serde(default)]
+        contact: u32,
+        /// down / move / up / cancel.
+        phase: PointerPhase,
+        /// X (window-logical, or node-local with `node`).
+        x: f64,
+        /// Y (window-logical, or node-local with `node`).
+        y: f64,
+        /// Make x/y local to this node.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node: Option<NodeTarget>,
+        /// Simulated milliseconds to advance before this sample.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        advance_ms: Option<u64>,
+    }
+);
+
+args!(
+    /// `inject_touch_sequence`: a multi-finger gesture, self-contained.
+    InjectTouchSequence {
+        /// The samples, in order.
+        steps: Vec<TouchStep>,
+    }
+);
+
+args!(
+    /// `pinch`: two fingers land, then spread or close.
+    Pinch {
+        /// Centre of the pinch.
+        node: NodeTarget,
+        /// End span / start span (2.0 zooms in, 0.5 out).
+        scale: f64,
+        /// Starting distance between the fingers in px (default 100).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        start_distance: Option<f64>,
+        /// Simulated duration (default 250 ms).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        over_ms: Option<u64>,
+    }
+);
+
+args!(
+    /// `fling`: a fast swipe with a release velocity.
+    Fling {
+        /// Where the finger lands (its centre).
+        node: NodeTarget,
+        /// Travel x in px.
+        #[serde(default)]
+        dx: f64,
+        /// Travel y in px.
+        #[serde(default)]
+        dy: f64,
+        /// Simulated duration (default 100 ms), one 60 Hz sample per frame.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        over_ms: Option<u64>,
+    }
+);
+
+args!(
+    /// `long_press`: hold for exactly the target's long-press threshold.
+    LongPress {
+        /// The node (its centre, or node-local x/y).
+        node: NodeTarget,
+        /// Node-local x.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<f64>,
+        /// Node-local y.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        y: Option<f64>,
+        /// touch (default), pen or mouse.
+        #[serde(default = "default_touch")]
+        kind: PointerKind,
+    }
+);
+
+fn default_touch() -> PointerKind {
+    PointerKind::Touch
+}
+
+args!(
+    /// `cancel_pointer`: the system revokes a pointer.
+    CancelPointer {
+        /// Id from query_pointers or a touch-sequence reply.
+        pointer_id: u64,
+    }
+);
+
+/// UI density.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub enum Density {
+    /// Desktop mouse and keyboard.
+    #[default]
+    Compact,
+    /// Hybrid devices.
+    Comfortable,
+    /// Finger first.
+    Touch,
+}
+
+args!(
+    /// `set_density`: switch the app's density (optional capability).
+    SetDensity {
+        /// compact, comfortable or touch.
+        density: Density,
+    }
+);
+
+/// A condition `wait_for_condition` polls for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub enum Condition {
+    /// A node matching role/label exists.
+    NodeExists {
+        /// Role name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        role: Option<String>,
+        /// Exact label.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        label: Option<String>,
+    },
+    /// A node's value equals `expected`.
+    NodeValue {
+        /// The node.
+        node: NodeTarget,
+        /// Expected value.
+        expected: String,
+    },
+    /// The node is gone (true at once for an id never seen).
+    NodeGone {
+        /// The node id.
+        node: NodeKey,
+    },
+    /// The tree version reached `version`.
+    AtVersionAtLeast {
+        /// Version from snapshot_tree.
+        version: u64,
+    },
+}
+
+args!(
+    /// `wait_for_condition`: poll on the simulated clock until a condition holds.
+    WaitForCondition {
+        /// The condition.
+        condition: Condition,
+    }
+);
+
+args!(
+    /// `advance_clock`: move the simulated clock.
+    AdvanceClock {
+        /// Milliseconds.
+        millis: u64,
+    }
+);
+
+args!(
+    /// `screenshot`: PNG of the window or one node (served by the host).
+    Screenshot {
+        /// Crop to this node's bounds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node: Option<NodeTarget>,
+    }
+);
+
+/// `find_node` takes a [`Selector`].
+pub type FindNode = Selector;

@@ -1,0 +1,258 @@
+//! Request and reply envelopes.
+//!
+//! Request: `{"window_id"?, "op", "settle"?}` where `op` is `"list_windows"` (a bare name) or
+//! `{"find_node": {"role": "Button"}}`. Unknown fields are refused everywhere.
+//! Reply: `{"status":"ok","data":…}` or `{"status":"err","code":…,"message":…,"hint"?,"candidates"?}`.
+
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::catalog::Op;
+use crate::error::{ErrorCode, OpError};
+use crate::settle::SettleSpec;
+
+impl Serialize for Op {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let args = self.args_json();
+        let empty = args.as_object().is_some_and(|o| o.is_empty());
+        if empty {
+            s.serialize_str(self.name())
+        } else {
+            let mut map = serde_json::Map::new();
+            map.insert(self.name().to_string(), args);
+            map.serialize(s)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Op {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Op::from_json(Value::deserialize(d)?).map_err(|e| de::Error::custom(e.message))
+    }
+}
+
+impl Op {
+    /// Parses `"name"` or `{"name": {args}}`.
+    pub fn from_json(value: Value) -> Result<Op, OpError> {
+        match value {
+            Value::String(name) => Op::from_parts(&name, Value::Object(Default::default())),
+            Value::Object(map) if map.len() == 1 => {
+                let Some((name, args)) = map.into_iter().next() else {
+                    return Err(shape_error());
+                };
+                let args = if args.is_null() { Value::Object(Default::default()) } else { args };
+                Op::from_parts(&name, args)
+            }
+            _ => Err(shape_error()),
+        }
+    }
+}
+
+fn shape_error() -> OpError {
+    OpError::new(
+        ErrorCode::BadRequest,
+        "`op` must be an op name or an object with exactly one op name as its key",
+    )
+    .with_hint(r#"e.g. "op": "snapshot_tree" or "op": {"find_node": {"role": "Button", "label": "Save"}}"#)
+}
+
+/// A window id (decimal string on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WindowId(pub u64);
+
+impl Serialize for WindowId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for WindowId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let key = crate::NodeKey::deserialize(d)?;
+        Ok(WindowId(key.0))
+    }
+}
+
+/// One request to `execute`.
+///
+/// ```
+/// use automation_core::Request;
+/// let r = Request::from_json(r#"{"op": {"find_node": {"label": "Save"}}}"#).unwrap();
+/// assert_eq!(r.op.name(), "find_node");
+/// let e = Request::from_json(r#"{"op": {"find_node": {"lable": "Save"}}}"#).unwrap_err();
+/// assert!(e.message.contains("lable"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    /// Which window (default: the focused one, else the primary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_id: Option<WindowId>,
+    /// The op.
+    pub op: Op,
+    /// How to settle after a mutating op.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<SettleSpec>,
+}
+
+impl Request {
+    /// A request for one op with default settle.
+    pub fn new(op: Op) -> Self {
+        Self { window_id: None, op, settle: None }
+    }
+
+    /// Parses and validates a request: strict fields, and `settle` only on ops that accept it.
+    pub fn from_json(text: &str) -> Result<Request, OpError> {
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            OpError::new(ErrorCode::BadRequest, format!("request is not valid JSON: {e}"))
+                .with_hint(r#"send {"op": <op>, "settle"?: {...}, "window_id"?: "..."}"#)
+        })?;
+        Self::from_value(value)
+    }
+
+    /// [`Request::from_json`] on an already-parsed value.
+    pub fn from_value(value: Value) -> Result<Request, OpError> {
+        let Value::Object(mut map) = value else {
+            return Err(OpError::new(ErrorCode::BadRequest, "request must be a JSON object")
+                .with_hint(r#"send {"op": <op>, "settle"?: {...}, "window_id"?: "..."}"#));
+        };
+        let op = match map.remove("op") {
+            Some(op) => Op::from_json(op)?,
+            None => {
+                return Err(OpError::new(ErrorCode::BadRequest, "request has no `op` field")
+                    .with_hint(r#"e.g. {"op": "snapshot_tree"}"#));
+            }
+        };
+        let settle = match map.remove("settle") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(serde_json::from_value::<SettleSpec>(v).map_err(|e| {
+                OpError::new(ErrorCode::BadRequest, format!("settle: {e}")).with_hint(
+                    "settle fields: clock_millis, max_anim_frames, layout_after, settle_timeout_ms",
+                )
+            })?),
+        };
+        let window_id = match map.remove("window_id") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(serde_json::from_value::<WindowId>(v).map_err(|e| {
+                OpError::new(ErrorCode::BadRequest, format!("window_id: {e}"))
+                    .with_hint("take window ids from list_windows")
+            })?),
+        };
+        if let Some(field) = map.keys().next() {
+            return Err(OpError::new(
+                ErrorCode::BadRequest,
+                format!("unknown request field `{field}`, expected one of `op`, `settle`, `window_id`"),
+            ));
+        }
+        let request = Request { window_id, op, settle };
+        request.check_settle()?;
+        Ok(request)
+    }
+
+    /// Refuses a settle on an op that does not accept one (it would be silently ignored).
+    pub fn check_settle(&self) -> Result<(), OpError> {
+        if self.settle.is_some() && !self.op.spec().accepts_settle {
+            return Err(OpError::new(
+                ErrorCode::BadRequest,
+                format!("{} does not accept `settle`", self.op.name()),
+            )
+            .with_hint("remove `settle`; only ops that change the app (and screenshot) settle"));
+        }
+        Ok(())
+    }
+
+    /// The settle spec to use: the request's, or the default.
+    pub fn settle_or_default(&self) -> SettleSpec {
+        self.settle.unwrap_or_default()
+    }
+}
+
+/// The reply to one request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// Success with data.
+    Ok(Value),
+    /// Failure.
+    Err(OpError),
+}
+
+impl Reply {
+    /// An error reply.
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> Reply {
+        Reply::Err(OpError::new(code, message))
+    }
+
+    /// `true` for `Ok`.
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Reply::Ok(_))
+    }
+
+    /// The data of an `Ok` reply.
+    pub fn data(&self) -> Option<&Value> {
+        match self {
+            Reply::Ok(v) => Some(v),
+            Reply::Err(_) => None,
+        }
+    }
+
+    /// The error of an `Err` reply.
+    pub fn err(&self) -> Option<&OpError> {
+        match self {
+            Reply::Ok(_) => None,
+            Reply::Err(e) => Some(e),
+        }
+    }
+
+    /// The reply as a `Result`.
+    pub fn into_result(self) -> Result<Value, OpError> {
+        match self {
+            Reply::Ok(v) => Ok(v),
+            Reply::Err(e) => Err(e),
+        }
+    }
+}
+
+impl From<Result<Value, OpError>> for Reply {
+    fn from(r: Result<Value, OpError>) -> Self {
+        match r {
+            Ok(v) => Reply::Ok(v),
+            Err(e) => Reply::Err(e),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+enum WireReply {
+    Ok {
+        #[serde(default)]
+        data: Value,
+    },
+    Err(OpError),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+enum WireReplyRef<'a> {
+    Ok { data: &'a Value },
+    Err(&'a OpError),
+}
+
+impl Serialize for Reply {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Reply::Ok(data) => WireReplyRef::Ok { data }.serialize(s),
+            Reply::Err(e) => WireReplyRef::Err(e).serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Reply {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match WireReply::deserialize(d)? {
+            WireReply::Ok { data } => Reply::Ok(data),
+            WireReply::Err(e) => Reply::Err(e),
+        })
+    }
+}

@@ -1,0 +1,238 @@
+//! `SemanticNode`: what a reply says about one node.
+
+use accesskit::{Action, Role, Toggled};
+use accesskit_consumer::NodeRef;
+use serde::Serialize;
+
+use crate::NodeKey;
+use crate::announce::politeness;
+
+/// A node's bounds in window-logical px, ancestor transforms composed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Bounds {
+    /// Left.
+    pub x: f64,
+    /// Top.
+    pub y: f64,
+    /// Width.
+    pub width: f64,
+    /// Height.
+    pub height: f64,
+}
+
+impl Bounds {
+    /// The centre point.
+    pub fn center(&self) -> crate::Point {
+        crate::Point::new(self.x + self.width / 2.0, self.y + self.height / 2.0)
+    }
+}
+
+/// Text a node carries as runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TextInfo {
+    /// Number of text runs (visual lines).
+    pub run_count: usize,
+    /// All runs' text.
+    pub document_text: String,
+    /// Every run has bounds.
+    pub has_geometry: bool,
+    /// Writing direction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub direction: Option<&'static str>,
+}
+
+/// The JSON form of `toggled`: `true`, `false` or `"mixed"`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ToggledState {
+    /// On or off.
+    Bool(bool),
+    /// Indeterminate (`"mixed"`).
+    Mixed(&'static str),
+}
+
+/// One node as replies describe it. Optional fields are omitted when absent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SemanticNode {
+    /// Node reference (decimal string).
+    pub id: NodeKey,
+    /// AccessKit role name.
+    pub role: String,
+    /// Name as an adapter would announce it (through `labelled_by`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The raw label property, only when it differs from `label`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_label: Option<String>,
+    /// Value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Accessible description (tooltips live here).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Toggle state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub toggled: Option<ToggledState>,
+    /// Expanded state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expanded: Option<bool>,
+    /// Selected state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selected: Option<bool>,
+    /// Tree-row depth (1-based).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<usize>,
+    /// Disabled.
+    pub disabled: bool,
+    /// Has keyboard focus.
+    pub focused: bool,
+    /// Live politeness (own or inherited).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live: Option<&'static str>,
+    /// Numeric value (sliders).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub numeric_value: Option<f64>,
+    /// Bounds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<Bounds>,
+    /// Supported actions, snake_case.
+    pub actions: Vec<&'static str>,
+    /// Child ids (text runs excluded).
+    pub children: Vec<NodeKey>,
+    /// Author-supplied stable id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author_id: Option<String>,
+    /// Text runs summary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<TextInfo>,
+}
+
+/// Every AccessKit action with its snake_case name.
+pub const ACTIONS: &[(Action, &str)] = &[
+    (Action::Click, "click"),
+    (Action::Focus, "focus"),
+    (Action::Blur, "blur"),
+    (Action::Collapse, "collapse"),
+    (Action::Expand, "expand"),
+    (Action::CustomAction, "custom_action"),
+    (Action::Decrement, "decrement"),
+    (Action::Increment, "increment"),
+    (Action::HideTooltip, "hide_tooltip"),
+    (Action::ShowTooltip, "show_tooltip"),
+    (Action::ReplaceSelectedText, "replace_selected_text"),
+    (Action::ScrollDown, "scroll_down"),
+    (Action::ScrollLeft, "scroll_left"),
+    (Action::ScrollRight, "scroll_right"),
+    (Action::ScrollUp, "scroll_up"),
+    (Action::ScrollIntoView, "scroll_into_view"),
+    (Action::ScrollToPoint, "scroll_to_point"),
+    (Action::SetScrollOffset, "set_scroll_offset"),
+    (Action::SetTextSelection, "set_text_selection"),
+    (
+        Action::SetSequentialFocusNavigationStartingPoint,
+        "set_sequential_focus_navigation_starting_point",
+    ),
+    (Action::SetValue, "set_value"),
+    (Action::ShowContextMenu, "show_context_menu"),
+];
+
+/// The snake_case name of an action.
+pub fn action_name(action: Action) -> &'static str {
+    ACTIONS.iter().find(|(a, _)| *a == action).map_or("unknown", |(_, n)| n)
+}
+
+/// The role's name as AccessKit spells it (`Button`, `CheckBox`, …).
+pub fn role_name(role: Role) -> String {
+    format!("{role:?}")
+}
+
+/// Whether a role name (case-insensitive) names `role`, without allocating.
+pub fn role_matches(role: Role, wanted: &str) -> bool {
+    struct Eq<'a> {
+        rest: &'a [u8],
+        ok: bool,
+    }
+    impl std::fmt::Write for Eq<'_> {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let b = s.as_bytes();
+            if self.ok && self.rest.len() >= b.len() && self.rest[..b.len()].eq_ignore_ascii_case(b) {
+                self.rest = &self.rest[b.len()..];
+            } else {
+                self.ok = false;
+            }
+            Ok(())
+        }
+    }
+    let mut eq = Eq { rest: wanted.as_bytes(), ok: true };
+    let _ = std::fmt::write(&mut eq, format_args!("{role:?}"));
+    eq.ok && eq.rest.is_empty()
+}
+
+/// Bounds of a node in window-logical px.
+pub fn bounds_of(node: &NodeRef) -> Option<Bounds> {
+    node.bounding_box().map(|r| Bounds {
+        x: r.x0,
+        y: r.y0,
+        width: r.width(),
+        height: r.height(),
+    })
+}
+
+/// Text-run summary, when the node supports text ranges.
+pub fn text_info(node: &NodeRef) -> Option<TextInfo> {
+    if !node.supports_text_ranges() {
+        return None;
+    }
+    let runs: Vec<NodeRef> = node.children().filter(|c| c.role() == Role::TextRun).collect();
+    Some(TextInfo {
+        run_count: runs.len(),
+        document_text: node.document_range().text(),
+        has_geometry: !runs.is_empty() && runs.iter().all(|r| r.raw_bounds().is_some()),
+        direction: node.data().text_direction().map(|d| match d {
+            accesskit::TextDirection::LeftToRight => "left_to_right",
+            accesskit::TextDirection::RightToLeft => "right_to_left",
+            accesskit::TextDirection::TopToBottom => "top_to_bottom",
+            accesskit::TextDirection::BottomToTop => "bottom_to_top",
+        }),
+    })
+}
+
+/// The JSON record of a node.
+pub fn semantic_node(node: &NodeRef) -> SemanticNode {
+    let data = node.data();
+    let label = node.label();
+    let raw = data.label().map(str::to_string);
+    SemanticNode {
+        id: node.locate().0.into(),
+        role: role_name(node.role()),
+        raw_label: if raw != label { raw } else { None },
+        label,
+        value: node.value(),
+        description: node.description(),
+        toggled: node.toggled().map(|t| match t {
+            Toggled::True => ToggledState::Bool(true),
+            Toggled::False => ToggledState::Bool(false),
+            Toggled::Mixed => ToggledState::Mixed("mixed"),
+        }),
+        expanded: data.is_expanded(),
+        selected: node.is_selected(),
+        level: node.level(),
+        disabled: node.is_disabled(),
+        focused: node.is_focused(),
+        live: politeness(node.live()),
+        numeric_value: node.numeric_value(),
+        bounds: bounds_of(node),
+        actions: ACTIONS
+            .iter()
+            .filter(|(a, _)| data.supports_action(*a))
+            .map(|(_, n)| *n)
+            .collect(),
+        children: node
+            .children()
+            .filter(|c| c.role() != Role::TextRun)
+            .map(|c| c.locate().0.into())
+            .collect(),
+        author_id: node.author_id().map(str::to_string),
+        text: text_info(node),
+    }
+}

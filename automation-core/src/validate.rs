@@ -1,0 +1,136 @@
+//! Validation of tree updates before they reach `accesskit_consumer`, which panics on a
+//! malformed update and is left half-updated. Every check here mirrors one of its panics, plus
+//! cycles (which would make its parent walks loop forever).
+
+use std::collections::{HashMap, HashSet};
+
+use accesskit::{NodeId, TreeId, TreeUpdate};
+use accesskit_consumer::TreeState;
+
+use crate::error::{ErrorCode, OpError};
+
+fn invalid(message: String) -> OpError {
+    OpError::new(ErrorCode::InvalidTreeUpdate, message).with_hint(
+        "the app under test sent a malformed accessibility update; the last good tree is kept — fix the app's tree or retry after its next frame",
+    )
+}
+
+/// The current tree as validation sees it: children and parent by local id.
+struct Current<'a>(Option<&'a TreeState>);
+
+impl Current<'_> {
+    fn exists(&self, id: NodeId) -> bool {
+        self.0
+            .is_some_and(|s| s.node_by_tree_local_id(id, TreeId::ROOT).is_some())
+    }
+
+    fn parent(&self, id: NodeId) -> Option<NodeId> {
+        let state = self.0?;
+        let node = state.node_by_tree_local_id(id, TreeId::ROOT)?;
+        node.parent().map(|p| p.locate().0)
+    }
+
+    fn root(&self) -> Option<NodeId> {
+        self.0.map(|s| s.root().locate().0)
+    }
+}
+
+/// Checks `update` against the current tree (None before the first update).
+/// `current_len` is the number of nodes in the current tree; it bounds the parent walks so a
+/// cycle is found rather than followed forever.
+pub fn validate_update(
+    update: &TreeUpdate,
+    current: Option<&TreeState>,
+    current_len: usize,
+) -> Result<(), OpError> {
+    let current = Current(current);
+    if update.tree_id != TreeId::ROOT {
+        return Err(invalid("the update targets a subtree (tree_id is not ROOT); subtrees are not supported".into()));
+    }
+    let root = match (&update.tree, current.root()) {
+        (Some(info), _) => info.root,
+        (None, Some(root)) => root,
+        (None, None) => {
+            return Err(invalid("the first update has no tree info (TreeUpdate::tree must be Some)".into()));
+        }
+    };
+
+    let mut in_update: HashMap<NodeId, usize> = HashMap::with_capacity(update.nodes.len());
+    for (index, (id, node)) in update.nodes.iter().enumerate() {
+        if in_update.insert(*id, index).is_some() {
+            return Err(invalid(format!("node {} appears twice in the update", id.0)));
+        }
+        if node.tree_id().is_some() {
+            return Err(invalid(format!("node {} grafts a subtree; subtrees are not supported", id.0)));
+        }
+    }
+
+    let mut new_parent: HashMap<NodeId, NodeId> = HashMap::with_capacity(update.nodes.len());
+    for (id, node) in &update.nodes {
+        for child in node.children() {
+            if *child == root {
+                return Err(invalid(format!("node {} lists the root {} as a child", id.0, root.0)));
+            }
+            if let Some(first) = new_parent.insert(*child, *id) {
+                return Err(invalid(format!(
+                    "node {} is listed as a child twice (by {} and {})",
+                    child.0, first.0, id.0
+                )));
+            }
+            if !in_update.contains_key(child) && !current.exists(*child) {
+                return Err(invalid(format!(
+                    "node {} lists child {} which is neither in the update nor in the tree",
+                    id.0, child.0
+                )));
+            }
+        }
+    }
+    if !in_update.contains_key(&root) && !current.exists(root) {
+        return Err(invalid(format!("the root {} is not in the update or the tree", root.0)));
+    }
+
+    // Every node of the update, and the focus, must hang from the root afterwards.
+    let parent_after = |id: NodeId| -> Option<NodeId> {
+        if let Some(p) = new_parent.get(&id) {
+            return Some(*p);
+        }
+        let old = current.parent(id)?;
+        // An old parent that is in the update but no longer lists this node detaches it.
+        if in_update.contains_key(&old) { None } else { Some(old) }
+    };
+    let mut reachable: HashSet<NodeId> = HashSet::with_capacity(update.nodes.len() + 1);
+    reachable.insert(root);
+    // A path longer than every node there could be has revisited one: a cycle.
+    let limit = update.nodes.len() + current_len + 1;
+    let mut hangs_from_root = |start: NodeId| -> bool {
+        let mut path = Vec::new();
+        let mut id = start;
+        loop {
+            if reachable.contains(&id) {
+                reachable.extend(path);
+                return true;
+            }
+            path.push(id);
+            if path.len() > limit {
+                return false;
+            }
+            match parent_after(id) {
+                Some(p) => id = p,
+                None => return false,
+            }
+        }
+    };
+    for (id, _) in &update.nodes {
+        if !hangs_from_root(*id) {
+            return Err(invalid(format!(
+                "node {} is not reachable from the root {} after the update (orphan or cycle)",
+                id.0, root.0
+            )));
+        }
+    }
+    let focus = update.focus;
+    if !(in_update.contains_key(&focus) || current.exists(focus)) || !hangs_from_root(focus) {
+        return Err(invalid(format!("the focus {} is not a node of the tree after the update", focus.0)));
+    }
+    Ok(())
+}
