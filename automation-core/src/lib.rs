@@ -4,7 +4,7 @@
 pub mod announce;
 pub mod catalog;
 pub mod error;
-mod execute;
+pub(crate) mod execute;
 #[cfg(feature = "fixture")]
 pub mod fixture;
 pub mod harness;

@@ -82,6 +82,12 @@ pub fn execute<T: Target + ?Sized>(
     result.into()
 }
 
+/// Evaluates an assertion against the current mirror without syncing or settling (the
+/// harness's typed assertions; read-only, so no `&mut`).
+pub fn assert_only<T: Target + ?Sized>(session: &Session<T>, op: &crate::ops::AssertNode) -> Result<(), OpError> {
+    query::assert_node(session, op).map(|_| ())
+}
+
 /// Runs a parsed [`crate::Request`].
 pub fn execute_request<T: Target + ?Sized>(
     session: &mut Session<T>,
