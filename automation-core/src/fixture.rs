@@ -19,6 +19,7 @@ pub mod ids {
     pub const ROOT: NodeId = NodeId(1);
     pub const HEADING: NodeId = NodeId(2);
     pub const HEADING_RUN: NodeId = NodeId(3);
+    pub const HEADING_TEXT: NodeId = NodeId(4);
     pub const SAVE: NodeId = NodeId(0xD3A1_5C2E_9B47_0F11);
     pub const CANCEL: NodeId = NodeId(0x9FFF_FFFF_FFFF_FFFF);
     pub const NAME_LABEL: NodeId = NodeId(12);
@@ -292,7 +293,10 @@ impl DemoApp {
         heading.set_label("Automation demo");
         heading.set_level(1);
         heading.set_bounds(Rect { x0: 10.0, y0: 10.0, x1: 390.0, y1: 40.0 });
-        heading.push_child(ids::HEADING_RUN);
+        heading.push_child(ids::HEADING_TEXT);
+        let mut heading_text = Node::new(Role::Label);
+        heading_text.set_bounds(Rect { x0: 10.0, y0: 10.0, x1: 200.0, y1: 40.0 });
+        heading_text.push_child(ids::HEADING_RUN);
         let mut run = Node::new(Role::TextRun);
         run.set_value("Automation demo");
         run.set_character_lengths(vec![1; "Automation demo".len()]);
@@ -449,6 +453,7 @@ impl DemoApp {
         root.set_children(children);
         push(ids::ROOT, root);
         push(ids::HEADING, heading);
+        push(ids::HEADING_TEXT, heading_text);
         push(ids::HEADING_RUN, run);
         push(ids::NAME_LABEL, name_label);
         push(ids::NAME_FIELD, field);

@@ -92,6 +92,10 @@ pub enum NamedKey {
     ArrowLeft,
     ArrowRight,
     ContextMenu,
+    Shift,
+    Control,
+    Alt,
+    Meta,
     /// F1..=F35.
     F(u8),
 }
@@ -134,6 +138,14 @@ const KEY_NAMES: &[(&str, NamedKey)] = &[
     ("right", NamedKey::ArrowRight),
     ("contextmenu", NamedKey::ContextMenu),
     ("menu", NamedKey::ContextMenu),
+    ("shift", NamedKey::Shift),
+    ("control", NamedKey::Control),
+    ("ctrl", NamedKey::Control),
+    ("alt", NamedKey::Alt),
+    ("option", NamedKey::Alt),
+    ("meta", NamedKey::Meta),
+    ("super", NamedKey::Meta),
+    ("cmd", NamedKey::Meta),
 ];
 
 impl Key {
