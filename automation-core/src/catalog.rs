@@ -68,15 +68,18 @@ macro_rules! catalog {
                 match self { $( Op::$variant(a) => serde_json::to_value(a).unwrap_or(Value::Null), )* }
             }
 
-            /// JSON Schema of an op's arguments, by name.
+            /// JSON Schema of an op's arguments, by name: strict (`additionalProperties: false`),
+            /// subschemas inlined, optional fields simply not required (no `["T", "null"]`,
+            /// which some MCP clients reject).
             #[cfg(feature = "schemars")]
-            pub fn args_schema(name: &str) -> Option<schemars::Schema> {
-                match name {
-                    $( $name => Some(schemars::SchemaGenerator::new(
-                        schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true)
-                    ).into_root_schema_for::<$args>()), )*
-                    _ => None,
-                }
+            pub fn args_schema(name: &str) -> Option<Value> {
+                let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
+                let mut schema = match name {
+                    $( $name => schemars::SchemaGenerator::new(settings).into_root_schema_for::<$args>().to_value(), )*
+                    _ => return None,
+                };
+                strip_null_types(&mut schema);
+                Some(schema)
             }
         }
     };
@@ -168,6 +171,24 @@ impl Op {
     }
 }
 
+/// `["T", "null"]` → `"T"`, everywhere in a schema.
+#[cfg(feature = "schemars")]
+fn strip_null_types(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Array(types)) = map.get("type") {
+                let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+                if kept.len() == 1 {
+                    map.insert("type".into(), kept[0].clone());
+                }
+            }
+            map.values_mut().for_each(strip_null_types);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_null_types),
+        _ => {}
+    }
+}
+
 fn parse_args<T: serde::de::DeserializeOwned>(name: &str, args: Value) -> Result<T, OpError> {
     serde_json::from_value(args).map_err(|e| {
         OpError::new(ErrorCode::BadRequest, format!("{name}: {e}"))
@@ -182,5 +203,25 @@ fn unknown_op(name: &str) -> OpError {
         err.with_hint("list the ops with `automation tools`")
     } else {
         err.with_hint(format!("did you mean {}?", close.join(" or ")))
+    }
+}
+
+#[cfg(all(test, feature = "schemars"))]
+mod schema_tests {
+    use super::*;
+
+    #[test]
+    fn every_op_has_a_strict_object_schema() {
+        for spec in CATALOG {
+            let schema = Op::args_schema(spec.name);
+            let schema = schema.unwrap_or_else(|| panic!("{} has no schema", spec.name));
+            assert_eq!(schema["type"], "object", "{}: {schema}", spec.name);
+            assert_eq!(schema["additionalProperties"], false, "{}: {schema}", spec.name);
+        }
+        let find = Op::args_schema("invoke_action").unwrap_or_default();
+        assert!(!find.to_string().contains("null"), "{find}");
+        let snap = Op::args_schema("snapshot_tree").unwrap_or_default();
+        assert_eq!(snap["properties"]["max_depth"]["type"], "integer", "{snap}");
+        assert!(find["required"].as_array().is_some_and(|r| r.len() == 2), "{find}");
     }
 }

@@ -3,6 +3,12 @@
 //! Ids are AccessKit `NodeId`s (egui's are 64-bit hashes). JavaScript clients parse JSON
 //! numbers as f64 and corrupt anything above 2^53, so every reply carries ids as decimal
 //! *strings* ([`NodeKey`]); requests accept the string or a JSON integer that is exact.
+//!
+//! ```
+//! let s: automation_core::Selector =
+//!     serde_json::from_str(r#"{"role":"Button","label":"Save"}"#).unwrap();
+//! assert_eq!(s.label.as_deref(), Some("Save"));
+//! ```
 
 use std::fmt;
 
@@ -84,12 +90,6 @@ impl<'de> Deserialize<'de> for NodeKey {
 }
 
 /// Picks nodes by what they are rather than by id. Every given field must match.
-///
-/// ```
-/// let s: automation_core::Selector =
-///     serde_json::from_str(r#"{"role":"Button","label":"Save"}"#).unwrap();
-/// assert_eq!(s.label.as_deref(), Some("Save"));
-/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]

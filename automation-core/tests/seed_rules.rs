@@ -254,7 +254,7 @@ fn every_id_survives_an_f64_round_trip() {
         assert_eq!(n.to_string(), s);
     }
     // The 64-bit ids are really above 2^53 here, so numbers would have been corrupted.
-    assert!(ids::SAVE.0 > 1 << 53);
+    const { assert!(ids::SAVE.0 > 1 << 53) };
     let e = r.err(json!({"op": {"read_node": {"node": ids::SAVE.0}}}));
     assert!(e.message.contains("2^53"), "{}", e.message);
     r.ok(json!({"op": {"read_node": {"node": 30}}}));
