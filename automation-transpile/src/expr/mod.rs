@@ -1,0 +1,80 @@
+//! The condition language: normalise, tokenize, parse into an [`Expr`], evaluate many times.
+//!
+//! ```
+//! use automation_transpile::expr::Expr;
+//! use serde_json::json;
+//!
+//! let cond = Expr::parse("contains(env.locale, ‘en’) && runtime.attempts < 3")?;
+//! assert!(cond.evaluate(&json!({"env": {"locale": "en-US"}, "runtime": {"attempts": 1}})));
+//! assert_eq!(cond.to_string(), "contains(env.locale, 'en') && runtime.attempts < 3");
+//! # Ok::<(), automation_transpile::expr::ParseError>(())
+//! ```
+
+mod ast;
+mod display;
+mod error;
+mod eval;
+mod lexer;
+mod normalize;
+mod parser;
+
+pub use ast::{CmpOp, Expr, Func, Path, Pattern, Segment};
+pub use error::ParseError;
+pub use eval::truthy;
+pub use normalize::normalize;
+pub use parser::MAX_DEPTH;
+
+use serde_json::Value;
+
+impl Expr {
+    /// Normalises `src` (smart quotes, backticks, Unicode spaces), strips an optional
+    /// `${{ … }}` wrapper, and parses it.
+    pub fn parse(src: &str) -> Result<Self, ParseError> {
+        let text = unwrap_template(&normalize(src));
+        parser::parse(&text)
+    }
+
+    /// Evaluates in a boolean context with the reference truthiness.
+    pub fn evaluate(&self, vars: &Value) -> bool {
+        eval::test(self, vars)
+    }
+
+    /// Evaluates to a JSON value (a missing variable yields `null`).
+    pub fn evaluate_value(&self, vars: &Value) -> Value {
+        eval::eval(self, vars).into_value()
+    }
+}
+
+impl std::str::FromStr for Expr {
+    type Err = ParseError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s)
+    }
+}
+
+/// Blanks out a surrounding `${{ … }}` (GitHub-Actions style) keeping character positions.
+fn unwrap_template(src: &str) -> String {
+    let trimmed = src.trim();
+    if let Some(inner) = trimmed
+        .strip_prefix("${{")
+        .and_then(|rest| rest.strip_suffix("}}"))
+    {
+        let lead = src.len() - src.trim_start().len();
+        let lead_chars = src.get(..lead).map_or(0, |s| s.chars().count());
+        let trail_chars = src.chars().count() - lead_chars - trimmed.chars().count();
+        return format!(
+            "{}   {inner}  {}",
+            " ".repeat(lead_chars),
+            " ".repeat(trail_chars)
+        );
+    }
+    src.to_owned()
+}
+
+/// Compatibility wrapper of the reference: parse and evaluate; a parse error is `false`.
+///
+/// Prefer [`Expr::parse`] (typed error, parse once) in new code.
+pub fn evaluate(expr: &str, vars: &Value) -> bool {
+    Expr::parse(expr).is_ok_and(|e| e.evaluate(vars))
+}
