@@ -727,7 +727,7 @@ impl Target for DemoApp {
         self.log.push((self.clock_ms, Received::Advance(millis)));
         let tooltip_before = self.tooltip_visible();
         let animating = self.is_animating();
-        self.clock_ms += millis;
+        self.clock_ms = self.clock_ms.saturating_add(millis);
         if animating || tooltip_before != self.tooltip_visible() {
             self.dirty = true;
         }
@@ -740,7 +740,7 @@ impl Target for DemoApp {
     }
 
     fn is_animating(&self) -> bool {
-        self.animate_forever || self.animation_start.is_some_and(|s| self.clock_ms < s + ANIMATION_MS)
+        self.animate_forever || self.animation_start.is_some_and(|s| self.clock_ms < s.saturating_add(ANIMATION_MS))
     }
 
     fn relayout(&mut self, _windows: &mut dyn WindowOps) -> Result<(), TargetError> {

@@ -151,8 +151,9 @@ impl Mirror {
     }
 
     /// Validates then applies an update. A malformed update changes nothing.
-    pub fn apply(&mut self, update: TreeUpdate) -> Result<(), OpError> {
-        validate_update(&update, self.state(), self.len)?;
+    pub fn apply(&mut self, mut update: TreeUpdate) -> Result<(), OpError> {
+        self.drop_unchanged(&mut update);
+        validate_update(&update, self.state(), self.len, &self.labels.labelled_by_rev)?;
         let mut changes = Changes {
             announcements: &mut self.announcements,
             touched: Vec::new(),
@@ -194,6 +195,24 @@ impl Mirror {
         }
         self.reindex(touched);
         Ok(())
+    }
+
+    /// Toolkits like egui send the whole tree every frame. A node whose data equals the mirrored
+    /// one changes nothing in `accesskit_consumer` (its children and parent links stay), so it is
+    /// dropped before validation: a frame that changed a handful of nodes costs a handful.
+    fn drop_unchanged(&self, update: &mut TreeUpdate) {
+        let Some(state) = self.state() else {
+            return;
+        };
+        let root_unchanged = update.tree.as_ref().is_none_or(|t| t.root == state.root().locate().0);
+        update.nodes.retain(|(id, node)| {
+            // The root's entry also carries "this is the root"; keep it when the root moves.
+            let keep_for_root = !root_unchanged && update.tree.as_ref().is_some_and(|t| t.root == *id);
+            keep_for_root
+                || state
+                    .node_by_tree_local_id(*id, TreeId::ROOT)
+                    .is_none_or(|current| current.data() != node)
+        });
     }
 
     /// Recomputes labels of touched nodes, their ancestors (descendant-derived names), and

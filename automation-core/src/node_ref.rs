@@ -45,7 +45,7 @@ impl Serialize for NodeKey {
     }
 }
 
-/// Largest integer an f64 represents exactly.
+/// Integers below this survive an f64 parse; 2^53 itself is what 2^53 + 1 rounds to.
 const MAX_EXACT_F64_INT: u64 = 1 << 53;
 
 fn key_from_value<E: de::Error>(value: &serde_json::Value) -> Result<NodeKey, E> {
@@ -56,9 +56,9 @@ fn key_from_value<E: de::Error>(value: &serde_json::Value) -> Result<NodeKey, E>
             ))
         }),
         serde_json::Value::Number(n) => match n.as_u64() {
-            Some(v) if v <= MAX_EXACT_F64_INT => Ok(NodeKey(v)),
+            Some(v) if v < MAX_EXACT_F64_INT => Ok(NodeKey(v)),
             Some(v) => Err(E::custom(format!(
-                "node id {v} is above 2^53 and may have been rounded by a JSON parser; pass it as the string from snapshot_tree"
+                "node id {v} is 2^53 or more and may have been rounded by a JSON parser; pass it as the string from snapshot_tree"
             ))),
             None => Err(E::custom(format!(
                 "node id {n} is not a non-negative integer; pass the `id` string from snapshot_tree"
@@ -242,7 +242,7 @@ mod schema {
                 "description": "A node id string from snapshot_tree/find_node, or a selector object.",
                 "anyOf": [
                     {"type": "string", "pattern": "^[0-9]+$"},
-                    {"type": "integer", "minimum": 0, "maximum": 9007199254740992u64},
+                    {"type": "integer", "minimum": 0, "maximum": 9007199254740991u64},
                     selector
                 ]
             })

@@ -46,6 +46,22 @@ impl SettleSpec {
     /// See [`SettleSpec::LIVE_MAX_FRAMES`].
     pub const LIVE_MAX_TIMEOUT_MS: u64 = 2000;
 
+    /// Longest settle or wait budget a request may ask for.
+    pub const MAX_TIMEOUT_MS: u64 = 120_000;
+
+    /// Refuses a budget so long that the op would look like a hang.
+    pub fn check(&self) -> Result<(), crate::OpError> {
+        if self.settle_timeout_ms > Self::MAX_TIMEOUT_MS {
+            return Err(crate::OpError::bad_argument(format!(
+                "settle.settle_timeout_ms {} is over the {} ms limit",
+                self.settle_timeout_ms,
+                Self::MAX_TIMEOUT_MS
+            ))
+            .with_hint("wait in several calls, or fix what keeps the app busy"));
+        }
+        Ok(())
+    }
+
     /// This spec with frames and timeout clamped to the given maxima.
     #[must_use]
     pub fn clamped(self, max_frames: u32, max_timeout_ms: u64) -> Self {

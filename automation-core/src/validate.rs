@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use accesskit::{NodeId, TreeId, TreeUpdate};
+use accesskit::{NodeId, Role, TreeId, TreeUpdate};
 use accesskit_consumer::TreeState;
 
 use crate::error::{ErrorCode, OpError};
@@ -30,6 +30,12 @@ impl Current<'_> {
         node.parent().map(|p| p.locate().0)
     }
 
+    fn labels(&self, id: NodeId, target: NodeId) -> bool {
+        self.0
+            .and_then(|s| s.node_by_tree_local_id(id, TreeId::ROOT))
+            .is_some_and(|n| n.data().labelled_by().contains(&target))
+    }
+
     fn root(&self) -> Option<NodeId> {
         self.0.map(|s| s.root().locate().0)
     }
@@ -37,11 +43,13 @@ impl Current<'_> {
 
 /// Checks `update` against the current tree (None before the first update).
 /// `current_len` is the number of nodes in the current tree; it bounds the parent walks so a
-/// cycle is found rather than followed forever.
+/// cycle is found rather than followed forever. `labelled_by_rev` maps a labelling node to the
+/// nodes that (may) name it in `labelled_by` (a superset is fine).
 pub fn validate_update(
     update: &TreeUpdate,
     current: Option<&TreeState>,
     current_len: usize,
+    labelled_by_rev: &HashMap<NodeId, Vec<NodeId>>,
 ) -> Result<(), OpError> {
     let current = Current(current);
     if update.tree_id != TreeId::ROOT {
@@ -62,6 +70,10 @@ pub fn validate_update(
         }
         if node.tree_id().is_some() {
             return Err(invalid(format!("node {} grafts a subtree; subtrees are not supported", id.0)));
+        }
+        // accesskit_consumer unwraps a text run's value whenever it reads text.
+        if node.role() == Role::TextRun && node.value().is_none() {
+            return Err(invalid(format!("text run {} has no value (its text)", id.0)));
         }
     }
 
@@ -131,6 +143,59 @@ pub fn validate_update(
     let focus = update.focus;
     if !(in_update.contains_key(&focus) || current.exists(focus)) || !hangs_from_root(focus) {
         return Err(invalid(format!("the focus {} is not a node of the tree after the update", focus.0)));
+    }
+    // A root change that promotes a node of the current tree: accesskit_consumer keeps the old
+    // parent's child link when that parent stays and is not in the update (the root becomes its
+    // own descendant: a cycle), keeps the new root's parent link when the new root is not in the
+    // update (a dangling parent: panics on `parent()`), and drops the new root when the old
+    // parent comes after it in the update (panics: root not in the node list).
+    if let (Some(info), Some(old_root)) = (&update.tree, current.root())
+        && info.root != old_root
+        && let Some(parent) = current.parent(info.root)
+    {
+        let fine = match (in_update.get(&parent), in_update.get(&info.root)) {
+            (Some(p), Some(r)) => p < r,
+            // The old parent must go (with the old root); the new root must be in the update,
+            // or it keeps a parent link to the removed node.
+            (None, Some(_)) => !hangs_from_root(parent),
+            (_, None) => false,
+        };
+        if !fine {
+            return Err(invalid(format!(
+                "the new root {} is a child of node {} in the current tree; send {} (without it as a child) before the new root, or drop {}",
+                info.root.0, parent.0, parent.0, parent.0
+            )));
+        }
+    }
+
+    // accesskit_consumer unwraps every `labelled_by` target when it computes a label, so a
+    // reference to a node the tree will not have panics later: in the update's own nodes…
+    for (id, node) in &update.nodes {
+        for target in node.labelled_by() {
+            if !hangs_from_root(*target) {
+                return Err(invalid(format!(
+                    "node {} is labelled by {} which is not in the tree after the update",
+                    id.0, target.0
+                )));
+            }
+        }
+    }
+    // …and in unchanged nodes whose labelling node the update removes.
+    for (target, referrers) in labelled_by_rev {
+        if in_update.contains_key(target) || !current.exists(*target) || hangs_from_root(*target) {
+            continue;
+        }
+        for referrer in referrers {
+            if in_update.contains_key(referrer) || !current.labels(*referrer, *target) {
+                continue;
+            }
+            if hangs_from_root(*referrer) {
+                return Err(invalid(format!(
+                    "the update removes node {} but node {} is still labelled by it",
+                    target.0, referrer.0
+                )));
+            }
+        }
     }
     Ok(())
 }

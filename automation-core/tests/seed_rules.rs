@@ -344,6 +344,10 @@ fn wall_deadline_gives_settle_timeout() {
     let e = r.err(json!({"op": "settle", "settle": {"max_anim_frames": 4000000000u32, "settle_timeout_ms": 30}}));
     assert_eq!(e.code, ErrorCode::SettleTimeout);
     assert!(e.code.is_retryable());
+    let e = r.err(json!({"op": "settle", "settle": {"settle_timeout_ms": 100000000}}));
+    assert_eq!(e.code, ErrorCode::BadArgument);
+    let e = r.err(json!({"op": {"fling": {"node": {"label": "Items"}, "dy": 5, "over_ms": 1000000000000u64}}}));
+    assert_eq!(e.code, ErrorCode::BadArgument);
 }
 
 #[test]
@@ -591,7 +595,7 @@ fn touch_sequence_pans_the_list_and_reports_slots() {
     assert_eq!(r.app().scroll_y(), 80.0);
     let id = v["slots"]["0"].as_u64().unwrap();
     let p = r.ok(json!({"op": "query_pointers"}));
-    assert_eq!(p["pointers"][0]["id"], id, "a sequence without its up leaves the finger down");
+    assert_eq!(p["pointers"][0]["pointer_id"], id, "a sequence without its up leaves the finger down");
     r.ok(json!({"op": {"cancel_pointer": {"pointer_id": id}}}));
     assert_eq!(r.ok(json!({"op": "query_pointers"}))["pointers"], json!([]));
     let e = r.err(json!({"op": {"cancel_pointer": {"pointer_id": id}}}));

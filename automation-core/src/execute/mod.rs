@@ -77,7 +77,10 @@ pub fn execute<T: Target + ?Sized>(
     op: &Op,
     settle: &SettleSpec,
 ) -> Reply {
-    let result = session.sync().and_then(|()| dispatch(session, windows, op, settle));
+    let result = settle
+        .check()
+        .and_then(|()| session.sync())
+        .and_then(|()| dispatch(session, windows, op, settle));
     session.target.resume_real_time();
     result.into()
 }

@@ -19,7 +19,8 @@ pub const MOUSE_ID: u64 = 0;
 /// One pointer the session knows about.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PointerRecord {
-    /// Id (the mouse is 0).
+    /// Pointer id (the mouse is 0); a number, unlike node ids, as it is small.
+    #[serde(rename = "pointer_id")]
     pub id: u64,
     /// Kind.
     pub kind: PointerKind,
@@ -346,8 +347,16 @@ pub(super) fn touch_sequence<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn
     Ok(reply)
 }
 
-fn frames_over(over_ms: u64) -> u64 {
-    over_ms.div_ceil(FRAME_MILLIS).max(2)
+/// Longest gesture a pinch or fling may describe.
+const MAX_GESTURE_MS: u64 = 10_000;
+
+fn frames_over(over_ms: u64) -> Result<u64, OpError> {
+    if over_ms > MAX_GESTURE_MS {
+        return Err(OpError::bad_argument(format!(
+            "over_ms {over_ms} is longer than a gesture can be (at most {MAX_GESTURE_MS})"
+        )));
+    }
+    Ok(over_ms.div_ceil(FRAME_MILLIS).max(2))
 }
 
 pub(super) fn pinch<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &Pinch) -> OpResult {
@@ -358,13 +367,13 @@ pub(super) fn pinch<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOp
     if !(span.is_finite() && span > 0.0) {
         return Err(OpError::bad_argument("start_distance must be positive"));
     }
+    let frames = frames_over(a.over_ms.unwrap_or(250))?;
     let c = node_point(s, &a.node, None)?;
     let end = span * a.scale;
     let m = Modifiers::default();
     // Both fingers land before either moves: the recogniser's reference span is the landing.
     let f1 = contact_down(s, w, PointerKind::Touch, Point::new(c.x - span / 2.0, c.y), None, None, m)?;
     let f2 = contact_down(s, w, PointerKind::Touch, Point::new(c.x + span / 2.0, c.y), None, None, m)?;
-    let frames = frames_over(a.over_ms.unwrap_or(250));
     for i in 1..=frames {
         let d = span + (end - span) * (i as f64 / frames as f64);
         s.target.advance(FRAME_MILLIS, w)?;
@@ -383,7 +392,7 @@ pub(super) fn fling<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOp
     let from = node_point(s, &a.node, None)?;
     let to = Point::new(from.x + a.dx, from.y + a.dy);
     let m = Modifiers::default();
-    let frames = frames_over(a.over_ms.unwrap_or(100));
+    let frames = frames_over(a.over_ms.unwrap_or(100))?;
     let id = contact_down(s, w, PointerKind::Touch, from, None, None, m)?;
     for p in path(from, to, frames) {
         s.target.advance(FRAME_MILLIS, w)?;

@@ -31,10 +31,16 @@ impl SettleReport {
     }
 }
 
+/// `now + millis`, saturating where `Instant` is narrow.
+fn after(millis: u64) -> Instant {
+    let now = Instant::now();
+    now.checked_add(Duration::from_millis(millis)).unwrap_or(now + Duration::from_secs(3600))
+}
+
 /// The settle loop: advance `clock_millis` once; while animating and under the frame cap,
 /// advance one 16 ms frame (checking the wall deadline after each); relayout; resync.
 pub(super) fn settle<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, spec: &SettleSpec) -> Result<SettleReport, OpError> {
-    let deadline = Instant::now() + Duration::from_millis(spec.settle_timeout_ms);
+    let deadline = after(spec.settle_timeout_ms);
     let timed_out = |frames: u32| {
         OpError::new(
             ErrorCode::SettleTimeout,
@@ -60,7 +66,7 @@ pub(super) fn settle<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowO
     s.sync()?;
     Ok(SettleReport {
         frames,
-        advanced_ms: spec.clock_millis + FRAME_MILLIS * u64::from(frames),
+        advanced_ms: spec.clock_millis.saturating_add(FRAME_MILLIS * u64::from(frames)),
         capped: frames == spec.max_anim_frames && s.target.is_animating(),
     })
 }
@@ -89,7 +95,7 @@ pub(super) fn wait_for<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn Windo
     }
     let budget = spec.settle_timeout_ms;
     let polls = budget.div_ceil(FRAME_MILLIS);
-    let backstop = Instant::now() + Duration::from_millis(budget.max(250));
+    let backstop = after(budget.max(250));
     s.mirror.require_state()?;
     let mut waited = 0u64;
     loop {
