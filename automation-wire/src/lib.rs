@@ -1,1 +1,48 @@
-//! placeholder
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unreachable,
+    clippy::indexing_slicing
+)]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+// --- the live bridge's wire (no async runtime, no AccessKit) ---
+// The bridge client.
+pub mod client;
+// The endpoint descriptor (`<pid>.json`).
+pub mod descriptor;
+// Length-prefixed JSON frames with caps.
+pub mod frame;
+// Owner-only directories not taken on trust.
+pub mod fsguard;
+// The token line and the hello frame.
+pub mod handshake;
+// The debug-only installer and its banner.
+pub mod install;
+// `Live` / `Busy` / `Dead`, and pruning only the dead.
+pub mod probe;
+// The host-agnostic bridge server.
+pub mod server;
+// The private local endpoint (Unix socket / Windows named pipe).
+pub mod transport;
+#[cfg(windows)]
+pub(crate) mod winsec;
+
+// --- automation-core's protocol (feature `bridge`) ---
+// The bridge speaking `automation_core::{Request, Reply}`.
+#[cfg(feature = "bridge")]
+pub mod core_bridge;
+
+// --- the event pipe (usable without the bridge) ---
+pub mod events;
