@@ -1,1 +1,25 @@
-//! placeholder
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+pub mod app;
+pub mod demo;
+mod input;
+pub mod serve;
+pub mod target;
+
+#[cfg(feature = "screenshot")]
+pub mod screenshot;
+
+#[cfg(feature = "live")]
+pub mod live;
+
+pub use app::{EguiApp, HostUiFn, UiFn};
+pub use demo::{Demo, demo_target};
+pub use serve::serve;
+pub use target::EguiTarget;
+
+#[cfg(feature = "live")]
+pub use eframe;
+pub use egui;

@@ -1,0 +1,204 @@
+//! Live attach end to end: `examples/bridge_smoke` under Xvfb, found through its descriptor,
+//! driven over the bridge (snapshot, click Save, snapshot, screenshot), with the descriptor
+//! and socket owner-only. Needs `Xvfb` (CI installs `xvfb`); without it the test skips,
+//! except on CI (`CI` set), where that is a failure.
+#![cfg(all(feature = "live", unix, debug_assertions))]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use automation_core::{Reply, Request};
+use automation_wire::core_bridge::CoreBridgeClient;
+use automation_wire::descriptor::DescriptorDir;
+use serde_json::{Value, json};
+
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn example() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let debug = exe.parent().and_then(Path::parent).unwrap();
+    debug.join("examples").join("bridge_smoke")
+}
+
+fn start_xvfb() -> Option<(Killed, String)> {
+    let Some(display) = (90..200).find(|n| {
+        !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+            && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+    }) else {
+        panic!("no free X display number");
+    };
+    let child = match Command::new("Xvfb")
+        .args([
+            format!(":{display}").as_str(),
+            "-screen",
+            "0",
+            "1024x768x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        Ok(c) => Killed(c),
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("SKIPPED: Xvfb is not installed ({e}); on CI this is a failure");
+            return None;
+        }
+        Err(e) => panic!("Xvfb is required on CI: {e}"),
+    };
+    let socket = format!("/tmp/.X11-unix/X{display}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !Path::new(&socket).exists() {
+        assert!(
+            Instant::now() < deadline,
+            "Xvfb did not come up on :{display}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some((child, format!(":{display}")))
+}
+
+fn ok(client: &mut CoreBridgeClient, request: Value) -> Value {
+    let r = Request::from_value(request.clone()).unwrap();
+    match client.request(&r) {
+        Reply::Ok(v) => v,
+        Reply::Err(e) => panic!("{request}: {e:?}"),
+    }
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn attach_snapshot_click_snapshot_screenshot() {
+    let exe = example();
+    assert!(
+        exe.exists(),
+        "{} is missing: run through `cargo test --features live` (which builds examples)",
+        exe.display()
+    );
+    let Some((_xvfb, display)) = start_xvfb() else {
+        return;
+    };
+    let runtime = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(runtime.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let app = Command::new(&exe)
+        .args(["--exit-after-ms", "120000"])
+        .env("DISPLAY", &display)
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let pid = app.id();
+    let mut app = Killed(app);
+
+    let dir = DescriptorDir::open_in(runtime.path()).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let descriptor = loop {
+        if let Some(d) = dir.find(pid).unwrap() {
+            break d;
+        }
+        if let Ok(Some(status)) = app.0.try_wait() {
+            panic!("the app exited before publishing its descriptor: {status}");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no descriptor for pid {pid} after 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(mode(&dir.path_for(pid)), 0o600, "descriptor is owner-only");
+    let socket = Path::new(&descriptor.address);
+    assert_eq!(mode(socket), 0o600, "socket is owner-only");
+    assert_eq!(
+        mode(socket.parent().unwrap()),
+        0o700,
+        "socket directory is owner-only"
+    );
+
+    let mut client = CoreBridgeClient::from_descriptor(&descriptor).unwrap();
+    let before = ok(
+        &mut client,
+        json!({"op": {"snapshot_tree": {"max_nodes": 2000}}}),
+    );
+    let nodes = before["nodes"].as_array().unwrap();
+    assert!(
+        nodes
+            .iter()
+            .any(|n| n["role"] == "Button" && n["label"] == "Save"),
+        "{before}"
+    );
+    assert!(nodes.iter().any(|n| n["value"] == "Ready"));
+
+    ok(
+        &mut client,
+        json!({"op": {"invoke_action": {"node": {"role": "Button", "label": "Save"}, "action": "click"}}}),
+    );
+    let after = ok(
+        &mut client,
+        json!({"op": {"snapshot_tree": {"max_nodes": 2000}}}),
+    );
+    assert!(
+        after["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["value"] == "Saved"),
+        "{after}"
+    );
+    let said = ok(&mut client, json!({"op": "pull_announcements"}));
+    assert!(said.to_string().contains("Saved"), "{said}");
+
+    // A real pointer click through the live window's input path, too.
+    ok(
+        &mut client,
+        json!({"op": {"inject_pointer": {"node": {"label": "Remember me"}}}}),
+    );
+    ok(
+        &mut client,
+        json!({"op": {"assert_node": {"node": {"label": "Remember me"}, "kind": "toggled", "flag": true}}}),
+    );
+
+    let shot = ok(&mut client, json!({"op": "screenshot"}));
+    assert_eq!(shot["image"]["mime"], "image/png");
+    assert!(
+        shot["width"].as_u64().unwrap() > 100 && shot["height"].as_u64().unwrap() > 100,
+        "{}",
+        shot["width"]
+    );
+    let png_bytes = base64::Engine::decode(
+        &base64::engine::general_purpose::STANDARD,
+        shot["image"]["base64"].as_str().unwrap(),
+    )
+    .unwrap();
+    let _ = std::fs::write(
+        std::env::temp_dir().join("automation-egui-live.png"),
+        &png_bytes,
+    );
+    let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+        .read_info()
+        .unwrap();
+    let mut rgba = vec![0; reader.output_buffer_size().unwrap()];
+    reader.next_frame(&mut rgba).unwrap();
+    let first = rgba[..4].to_vec();
+    let distinct = rgba.chunks(4).filter(|p| *p != first.as_slice()).count();
+    assert!(
+        distinct > 1000,
+        "the live screenshot shows the app ({distinct} pixels differ from the corner)"
+    );
+    let windows = ok(&mut client, json!({"op": "list_windows"}));
+    assert_eq!(windows["windows"][0]["title"], "main");
+}

@@ -1,0 +1,199 @@
+//! Screenshots with egui-wgpu: PNG shape, cropping, determinism and the golden image.
+//!
+//! A missing adapter is a failure when `CI` is set; elsewhere the tests say so and skip.
+//! Refresh the golden with `UPDATE_GOLDENS=1 cargo test -p automation-egui --features screenshot`.
+#![cfg(feature = "screenshot")]
+
+use std::path::PathBuf;
+
+use automation_core::{ErrorCode, RecordingWindowOps, Reply, Request, Session};
+use automation_egui::screenshot::{Screenshot, capture};
+use automation_egui::{EguiTarget, demo_target, serve};
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+/// Largest per-channel difference accepted against the golden.
+const TOLERANCE: u8 = 2;
+
+fn gpu_or_skip() -> bool {
+    match automation_egui::screenshot::gpu_info() {
+        Ok(info) => {
+            eprintln!(
+                "screenshot adapter: {} ({:?}, {:?})",
+                info.name, info.backend, info.device_type
+            );
+            true
+        }
+        Err(e) if e.code == ErrorCode::GpuUnavailable && std::env::var_os("CI").is_none() => {
+            eprintln!(
+                "SKIPPED: no GPU adapter ({}); on CI this is a failure",
+                e.message
+            );
+            false
+        }
+        Err(e) => panic!("no GPU adapter on CI: {e:?}"),
+    }
+}
+
+fn session() -> (Session<EguiTarget<'static>>, RecordingWindowOps) {
+    (Session::new(demo_target()), RecordingWindowOps::new())
+}
+
+fn run(s: &mut Session<EguiTarget<'static>>, w: &mut RecordingWindowOps, request: Value) -> Value {
+    let r = Request::from_value(request.clone()).unwrap();
+    match serve(s, w, &r) {
+        Reply::Ok(v) => v,
+        Reply::Err(e) => panic!("{request}: {e:?}"),
+    }
+}
+
+/// The scripted demo state the golden shows.
+fn scripted() -> Screenshot {
+    let (mut s, mut w) = session();
+    run(
+        &mut s,
+        &mut w,
+        json!({"op": {"type_text": {"node": {"role": "TextInput"}, "text": "Ada"}}}),
+    );
+    run(
+        &mut s,
+        &mut w,
+        json!({"op": {"invoke_action": {"node": {"label": "Save"}, "action": "click"}}}),
+    );
+    run(
+        &mut s,
+        &mut w,
+        json!({"op": {"expand": {"node": {"label": "Advanced"}}}}),
+    );
+    run(
+        &mut s,
+        &mut w,
+        json!({"op": {"invoke_action": {"node": {"label": "Remember me"}, "action": "click"}}}),
+    );
+    run(&mut s, &mut w, json!({"op": "settle"}));
+    capture(&mut s.target, None).unwrap()
+}
+
+fn decode(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+#[test]
+fn screenshot_is_a_png_of_the_window() {
+    if !gpu_or_skip() {
+        return;
+    }
+    let (mut s, mut w) = session();
+    let v = run(&mut s, &mut w, json!({"op": "screenshot"}));
+    assert_eq!(v["image"]["mime"], "image/png");
+    assert_eq!(
+        (
+            v["width"].as_u64(),
+            v["height"].as_u64(),
+            v["scale"].as_f64()
+        ),
+        (Some(640), Some(480), Some(1.0))
+    );
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(v["image"]["base64"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let (width, height, rgba) = decode(&bytes);
+    assert_eq!((width, height), (640, 480));
+    let first = &rgba[..4];
+    assert!(rgba.chunks(4).any(|p| p != first), "not a blank image");
+}
+
+#[test]
+fn screenshot_crops_to_a_node_and_scales() {
+    if !gpu_or_skip() {
+        return;
+    }
+    let (mut s, mut w) = session();
+    let v = run(
+        &mut s,
+        &mut w,
+        json!({"op": {"screenshot": {"node": {"label": "Save"}}}}),
+    );
+    let b = run(
+        &mut s,
+        &mut w,
+        json!({"op": {"read_node": {"node": {"label": "Save"}}}}),
+    )["bounds"]
+        .clone();
+    assert_eq!(
+        v["width"].as_f64().unwrap(),
+        b["width"].as_f64().unwrap().ceil()
+    );
+    assert_eq!(
+        v["height"].as_f64().unwrap(),
+        b["height"].as_f64().unwrap().ceil()
+    );
+
+    let mut hi = Session::new(demo_target().with_pixels_per_point(2.0));
+    let v = run(&mut hi, &mut w, json!({"op": "screenshot"}));
+    assert_eq!(
+        (
+            v["width"].as_u64(),
+            v["height"].as_u64(),
+            v["scale"].as_f64()
+        ),
+        (Some(1280), Some(960), Some(2.0))
+    );
+}
+
+#[test]
+fn two_renders_are_byte_identical() {
+    if !gpu_or_skip() {
+        return;
+    }
+    let a = scripted();
+    let b = scripted();
+    assert_eq!(a.png, b.png);
+    // And a second capture of the same target re-renders identically.
+    let (mut s, _) = session();
+    let one = capture(&mut s.target, None).unwrap();
+    let two = capture(&mut s.target, None).unwrap();
+    assert_eq!(one.png, two.png);
+}
+
+#[test]
+fn golden_demo() {
+    if !gpu_or_skip() {
+        return;
+    }
+    let shot = scripted();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/demo.png");
+    if std::env::var_os("UPDATE_GOLDENS").is_some_and(|v| v == "1") {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &shot.png).unwrap();
+        eprintln!("golden refreshed: {}", path.display());
+        return;
+    }
+    let golden = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}; create it with UPDATE_GOLDENS=1", path.display()));
+    let (gw, gh, expected) = decode(&golden);
+    assert_eq!((gw, gh), (shot.width, shot.height), "golden size");
+    let mut worst = 0u8;
+    let mut differing = 0usize;
+    for (a, b) in shot.rgba.iter().zip(&expected) {
+        let d = a.abs_diff(*b);
+        worst = worst.max(d);
+        if d > TOLERANCE {
+            differing += 1;
+        }
+    }
+    if differing > 0 {
+        let out = std::env::temp_dir().join("automation-egui-demo.actual.png");
+        let _ = std::fs::write(&out, &shot.png);
+        panic!(
+            "{differing} channels differ by more than {TOLERANCE} (worst {worst}); actual written to {}; refresh with UPDATE_GOLDENS=1 if intended",
+            out.display()
+        );
+    }
+}
