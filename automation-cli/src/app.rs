@@ -1,0 +1,153 @@
+//! Dispatch: parse, pick the mode, run the verb (or the MCP server), map outcomes to streams
+//! and exit codes. 0 ok; 1 a mode or op that failed; 2 a usage error; `exec` passes its
+//! child's code through.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::time::Duration;
+
+use clap::Parser;
+
+use crate::backend::TargetHandle;
+use crate::cli::{Cli, Mode, Verb};
+use crate::mode;
+use crate::verbs::{self, Outcome};
+
+/// Env var for the log filter (tracing `EnvFilter` syntax; default `warn`). Logs go to stderr.
+pub const LOG_ENV: &str = "AUTOMATION_LOG";
+
+/// Runs the binary with these arguments (the first is the program name); returns the exit code.
+pub fn run<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            // --help / --version go to stdout with 0; usage errors to stderr with 2.
+            let _ = e.print();
+            return u8::try_from(e.exit_code()).unwrap_or(2);
+        }
+    };
+    init_tracing();
+    let top_mode = cli.mode.mode(&cli.token);
+    match cli.verb {
+        None => serve(top_mode.unwrap_or(Mode::Headless)),
+        Some(Verb::Op { mode, token, op }) => {
+            let op_mode = mode.mode(&token);
+            let mode = match (top_mode, op_mode) {
+                (Some(_), Some(_)) => return emit(&usage("give the mode once, either before or after `op`")),
+                (a, b) => a.or(b).unwrap_or(Mode::Headless),
+            };
+            if mode == Mode::List {
+                return emit(&usage("--list cannot be combined with `op`"));
+            }
+            let target = match mode::resolve(&mode).and_then(|r| TargetHandle::spawn(r.factory)) {
+                Ok(t) => t,
+                Err(e) => return emit(&Outcome::error(1, format!("error: {e}"))),
+            };
+            emit(&verbs::op(&target, &op))
+        }
+        Some(Verb::Tools) => emit(&verbs::tools()),
+        Some(Verb::Eval { expr, vars }) => emit(&verbs::eval(&expr, vars.as_deref())),
+        Some(Verb::Transpile { file, detect }) => emit(&verbs::transpile(&file, detect)),
+        Some(Verb::Exec { junit, command }) => crate::exec::run(&command, junit.as_deref()),
+    }
+}
+
+fn usage(message: &str) -> Outcome {
+    Outcome::error(2, format!("error: {message}\n\nFor more information, try '--help'."))
+}
+
+/// Prints an outcome (ignoring a closed pipe) and returns its code.
+pub fn emit(o: &Outcome) -> u8 {
+    if !o.stdout.is_empty() {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", o.stdout);
+        let _ = out.flush();
+    }
+    if !o.stderr.is_empty() {
+        let _ = writeln!(std::io::stderr().lock(), "{}", o.stderr);
+    }
+    o.code
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env(LOG_ENV)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(filter)
+        .try_init();
+}
+
+/// No verb: `--list`, or the MCP server on stdio.
+fn serve(mode: Mode) -> u8 {
+    if mode == Mode::List {
+        return match mode::list() {
+            Ok(apps) => emit(&Outcome::ok(serde_json::to_string_pretty(&apps).unwrap_or_default())),
+            Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
+        };
+    }
+    let resolved = match mode::resolve(&mode) {
+        Ok(r) => r,
+        Err(e) => return emit(&Outcome::error(1, format!("error: {e}"))),
+    };
+    let describe = resolved.describe;
+    let target = match TargetHandle::spawn(resolved.factory) {
+        Ok(t) => t,
+        Err(e) => return emit(&Outcome::error(1, format!("error: {e}"))),
+    };
+    if std::io::stdin().is_terminal() {
+        let _ = writeln!(std::io::stderr().lock(), "{}", banner(&describe));
+    }
+    tracing::info!(target = %describe, "serving MCP on stdio");
+    let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => return emit(&Outcome::error(1, format!("error: cannot start the async runtime: {e}"))),
+    };
+    let result = rt.block_on(crate::mcp::serve_stdio(target));
+    rt.shutdown_timeout(Duration::from_millis(200));
+    match result {
+        Ok(()) => 0,
+        Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
+    }
+}
+
+/// What a person who started the server by hand in a terminal sees on stderr.
+pub fn banner(describe: &str) -> String {
+    format!(
+        "automation {v}: MCP server on stdio, driving {describe} ({n} tools).\n\
+It is meant to be started by an MCP client, which speaks JSON-RPC on its stdin/stdout:\n\
+\x20 Claude Code:  claude mcp add automation -- automation --headless\n\
+\x20 .mcp.json / Cursor:  {{\"mcpServers\": {{\"automation\": {{\"command\": \"automation\", \"args\": [\"--headless\"]}}}}}}\n\
+For a one-shot op from a shell: automation op '{{\"find_node\": {{\"label\": \"Save\"}}}}'\n\
+Waiting for a client on stdin (Ctrl-D to quit).",
+        v = env!("CARGO_PKG_VERSION"),
+        n = automation_core::CATALOG.len(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_banner_says_what_is_served_and_how_to_connect() {
+        let b = banner("the built-in headless demo");
+        assert!(b.contains("MCP server on stdio"));
+        assert!(b.contains("the built-in headless demo"));
+        assert!(b.contains(".mcp.json"));
+        assert!(b.lines().count() <= 8, "a few lines, not a page");
+    }
+
+    #[test]
+    fn help_and_usage_errors_map_to_0_and_2() {
+        assert_eq!(run(["automation", "--version"]), 0);
+        assert_eq!(run(["automation", "--attach", "--list"]), 2);
+        assert_eq!(run(["automation", "eval", "1 < 2"]), 0);
+        assert_eq!(run(["automation", "eval", "1 <"]), 1);
+    }
+}

@@ -1,0 +1,287 @@
+//! What the server drives: a [`Backend`] that answers one [`Request`] with one [`Reply`], and
+//! the one dedicated thread it lives on.
+//!
+//! The backend is built *on* its thread by a [`BackendFactory`], so a `!Send` target (an egui
+//! context, an `Rc`-based tree) never crosses threads; callers hand it plain data over a
+//! channel. One thread, one job at a time: every call is serialised, mutating or not.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+
+use automation_core::fixture::DemoApp;
+use automation_core::{ErrorCode, Op, OpError, RecordingWindowOps, Reply, Request, Session, WindowOps, execute_request};
+use automation_wire::core_bridge::CoreBridgeClient;
+use serde_json::json;
+
+/// Anything that answers requests: the in-process demo, or a live app over the bridge.
+pub trait Backend {
+    /// Serves one request (including the host ops `screenshot` and `list_windows`).
+    fn serve(&mut self, request: &Request) -> Reply;
+}
+
+/// Builds a backend on the target thread.
+pub type BackendFactory = Box<dyn FnOnce() -> Result<Box<dyn Backend>, String> + Send>;
+
+/// The built-in headless demo: automation-egui's demo app (a real egui UI on a simulated
+/// clock: a Save button whose polite status announces "Saved", Cancel, a Name field, …),
+/// served by `automation_egui::serve` (which also answers `list_windows`, and `screenshot`
+/// when built with the `screenshot` feature).
+#[cfg(feature = "egui")]
+pub struct EguiDemo {
+    session: Session<automation_egui::EguiTarget<'static>>,
+    windows: RecordingWindowOps,
+}
+
+#[cfg(feature = "egui")]
+impl EguiDemo {
+    /// A fresh demo.
+    pub fn new() -> Self {
+        Self { session: Session::new(automation_egui::demo_target()), windows: RecordingWindowOps::new() }
+    }
+
+    /// A factory for [`TargetHandle::spawn`].
+    pub fn factory() -> BackendFactory {
+        Box::new(|| Ok(Box::new(EguiDemo::new()) as Box<dyn Backend>))
+    }
+}
+
+#[cfg(feature = "egui")]
+impl Default for EguiDemo {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(feature = "egui")]
+impl Backend for EguiDemo {
+    fn serve(&mut self, request: &Request) -> Reply {
+        automation_egui::serve(&mut self.session, &mut self.windows, request)
+    }
+}
+
+/// The headless demo `--headless` drives: the egui demo (feature `egui`, on by default), else
+/// core's fixture.
+pub fn headless_backend() -> Box<dyn Backend> {
+    #[cfg(feature = "egui")]
+    {
+        Box::new(EguiDemo::new())
+    }
+    #[cfg(not(feature = "egui"))]
+    {
+        Box::new(FixtureDemo::new())
+    }
+}
+
+/// A factory for [`headless_backend`].
+pub fn headless_factory() -> BackendFactory {
+    Box::new(|| Ok(headless_backend()))
+}
+
+/// Core's fixture app as a backend (the demo set as plain data; no toolkit): core's fixture app (a heading, Save/Cancel, a text field, a
+/// checkbox, a list in a scroller, a polite status that announces "Saved", …) behind
+/// `execute`, with this host serving `list_windows`.
+///
+/// Screenshots need a renderer: this demo has none and answers `GPU_UNAVAILABLE` with a hint.
+pub struct FixtureDemo {
+    session: Session<DemoApp>,
+    windows: RecordingWindowOps,
+}
+
+impl FixtureDemo {
+    /// A fresh demo.
+    pub fn new() -> Self {
+        Self { session: Session::new(DemoApp::new()), windows: RecordingWindowOps::new() }
+    }
+
+    /// A factory for [`TargetHandle::spawn`].
+    pub fn factory() -> BackendFactory {
+        Box::new(|| Ok(Box::new(FixtureDemo::new()) as Box<dyn Backend>))
+    }
+}
+
+impl Default for FixtureDemo {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Id of the demo's main window.
+const MAIN_WINDOW: &str = "0";
+
+impl Backend for FixtureDemo {
+    fn serve(&mut self, request: &Request) -> Reply {
+        if let Op::ListWindows(_) = request.op {
+            let mut windows = vec![json!({"id": MAIN_WINDOW, "title": "automation demo", "focused": self.windows.list_windows().is_empty()})];
+            windows.extend(self.windows.list_windows().into_iter().filter_map(|w| serde_json::to_value(w).ok()));
+            return Reply::Ok(json!({ "windows": windows }));
+        }
+        match execute_request(&mut self.session, &mut self.windows, request) {
+            Reply::Err(e) if e.code == ErrorCode::HostRequired && request.op.name() == "screenshot" => Reply::Err(
+                OpError::new(ErrorCode::GpuUnavailable, "this headless demo has no renderer, so it cannot take screenshots")
+                    .with_hint("use snapshot_tree / read_node for what is on screen; screenshots come from an egui target built with the `screenshot` feature or from an attached app"),
+            ),
+            other => other,
+        }
+    }
+}
+
+/// A live app behind the wire bridge (`--attach`, `--attach-pid`, `--connect`).
+pub struct BridgeBackend {
+    client: CoreBridgeClient,
+}
+
+impl BridgeBackend {
+    /// Wraps a connected client.
+    pub fn new(client: CoreBridgeClient) -> Self {
+        Self { client }
+    }
+
+    /// A factory that moves the connected client onto the target thread.
+    pub fn factory(client: CoreBridgeClient) -> BackendFactory {
+        Box::new(move || Ok(Box::new(BridgeBackend::new(client)) as Box<dyn Backend>))
+    }
+}
+
+impl Backend for BridgeBackend {
+    fn serve(&mut self, request: &Request) -> Reply {
+        self.client.request(request)
+    }
+}
+
+struct Job {
+    request: Request,
+    cancelled: Arc<AtomicBool>,
+    reply: tokio::sync::oneshot::Sender<Reply>,
+}
+
+/// The handle callers use to reach the target thread. Cheap to clone.
+#[derive(Clone)]
+pub struct TargetHandle {
+    tx: mpsc::Sender<Job>,
+}
+
+/// A submitted request: await its reply, or cancel it.
+pub struct Pending {
+    cancelled: Arc<AtomicBool>,
+    /// The reply (an error reply if the target thread is gone).
+    pub reply: tokio::sync::oneshot::Receiver<Reply>,
+}
+
+impl Pending {
+    /// Marks the request cancelled: if the target has not started it yet, it never will.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+    }
+
+    /// A handle that cancels this request, usable after `reply` has been moved out.
+    pub fn cancel_flag(&self) -> CancelFlag {
+        CancelFlag(self.cancelled.clone())
+    }
+}
+
+/// Cancels one submitted request.
+#[derive(Clone)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    /// Marks the request cancelled.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+impl TargetHandle {
+    /// Starts the target thread, builds the backend on it, and waits until it is ready.
+    pub fn spawn(factory: BackendFactory) -> Result<TargetHandle, String> {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
+        std::thread::Builder::new()
+            .name("automation-target".into())
+            .spawn(move || {
+                let mut backend = match factory() {
+                    Ok(b) => {
+                        let _ = ready_tx.send(Ok(()));
+                        b
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                while let Ok(job) = rx.recv() {
+                    if job.cancelled.load(Ordering::SeqCst) || job.reply.is_closed() {
+                        tracing::debug!(op = job.request.op.name(), "skipping a cancelled request");
+                        continue;
+                    }
+                    let reply = backend.serve(&job.request);
+                    let _ = job.reply.send(reply);
+                }
+            })
+            .map_err(|e| format!("cannot start the target thread: {e}"))?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(TargetHandle { tx }),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err("the target thread stopped while starting".into()),
+        }
+    }
+
+    /// Queues a request for the target thread.
+    pub fn submit(&self, request: Request) -> Pending {
+        let (reply_tx, reply_rx) = tokio::sync::oneshot::channel();
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let job = Job { request, cancelled: cancelled.clone(), reply: reply_tx };
+        if let Err(mpsc::SendError(job)) = self.tx.send(job) {
+            let _ = job.reply.send(gone());
+        }
+        Pending { cancelled, reply: reply_rx }
+    }
+
+    /// Sends a request and waits for its reply.
+    pub async fn call(&self, request: Request) -> Reply {
+        self.submit(request).reply.await.unwrap_or_else(|_| gone())
+    }
+
+    /// Sends a request and blocks the current (non-async) thread for its reply.
+    pub fn call_blocking(&self, request: Request) -> Reply {
+        self.submit(request).reply.blocking_recv().unwrap_or_else(|_| gone())
+    }
+}
+
+fn gone() -> Reply {
+    Reply::Err(
+        OpError::new(ErrorCode::TargetFailed, "the target thread has stopped")
+            .with_hint("restart the automation server"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demo_serves_find_and_list_windows() {
+        let handle = TargetHandle::spawn(FixtureDemo::factory()).unwrap();
+        let find = Request::from_json(r#"{"op": {"find_node": {"role": "Button", "label": "Save"}}}"#).unwrap();
+        let reply = handle.call_blocking(find);
+        assert!(reply.is_ok(), "{reply:?}");
+        let list = Request::from_json(r#"{"op": "list_windows"}"#).unwrap();
+        let reply = handle.call_blocking(list);
+        assert_eq!(reply.data().unwrap()["windows"][0]["id"], "0");
+    }
+
+    #[test]
+    fn a_cancelled_job_is_skipped() {
+        let handle = TargetHandle::spawn(FixtureDemo::factory()).unwrap();
+        let p = handle.submit(Request::from_json(r#"{"op": "settle"}"#).unwrap());
+        p.cancel();
+        // Either it ran before the flag was seen or it was skipped (the reply is then dropped).
+        let _ = p.reply.blocking_recv();
+    }
+
+    #[test]
+    fn a_failing_factory_is_reported() {
+        let err = TargetHandle::spawn(Box::new(|| Err("no app".to_string()))).err();
+        assert_eq!(err.as_deref(), Some("no app"));
+    }
+}

@@ -1,0 +1,151 @@
+//! The command line: one mutually exclusive group of modes, and the verbs.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Env var holding the bridge token for `--connect` (the form the app's banner prints).
+pub const TOKEN_ENV: &str = "AUTOMATION_TOKEN";
+
+/// Drive desktop apps through their accessibility tree: an MCP server over stdio (the default),
+/// one-shot verbs for scripts, and a runner for any test command's events.
+#[derive(Debug, Parser)]
+#[command(
+    name = "automation",
+    version,
+    about,
+    long_about = None,
+    after_help = "With no verb, `automation` is an MCP server on stdio (headless demo unless a mode says otherwise).\n\
+Exit codes: 0 ok, 1 a mode or op that failed, 2 a usage error.\n\
+Token for --connect: --token, else $AUTOMATION_TOKEN."
+)]
+pub struct Cli {
+    /// Which app to drive.
+    #[command(flatten)]
+    pub mode: ModeArgs,
+
+    /// Token for `--connect`.
+    #[command(flatten)]
+    pub token: TokenArg,
+
+    /// What to do (none: serve MCP on stdio).
+    #[command(subcommand)]
+    pub verb: Option<Verb>,
+}
+
+/// The five modes, declared as one group: at most one may be given.
+#[derive(Debug, Clone, Default, Args)]
+#[group(id = "mode", multiple = false)]
+pub struct ModeArgs {
+    /// Drive the built-in headless demo (the default when no mode is given).
+    #[arg(long)]
+    pub headless: bool,
+
+    /// Attach to the newest live app that installed the automation bridge.
+    #[arg(long)]
+    pub attach: bool,
+
+    /// Attach to the app with this process id.
+    #[arg(long, value_name = "PID")]
+    pub attach_pid: Option<u32>,
+
+    /// Connect to an explicit bridge endpoint (socket path or pipe name).
+    #[arg(long, value_name = "ENDPOINT")]
+    pub connect: Option<String>,
+
+    /// List the live apps (pruning only dead descriptors) and exit.
+    #[arg(long)]
+    pub list: bool,
+}
+
+/// The token for `--connect` (outside the mode group: it goes with `--connect`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct TokenArg {
+    /// Token for --connect [default: $AUTOMATION_TOKEN].
+    #[arg(long, value_name = "T", requires = "connect")]
+    pub token: Option<String>,
+}
+
+/// The resolved mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// The built-in demo, in process.
+    Headless,
+    /// The newest live app.
+    Attach,
+    /// One live app by pid.
+    AttachPid(u32),
+    /// An explicit endpoint, with the token if one was given.
+    Connect { endpoint: String, token: Option<String> },
+    /// List live apps.
+    List,
+}
+
+impl ModeArgs {
+    /// The mode these flags name, or `None` when no mode flag was given.
+    pub fn mode(&self, token: &TokenArg) -> Option<Mode> {
+        if self.headless {
+            Some(Mode::Headless)
+        } else if self.attach {
+            Some(Mode::Attach)
+        } else if let Some(pid) = self.attach_pid {
+            Some(Mode::AttachPid(pid))
+        } else if let Some(endpoint) = &self.connect {
+            Some(Mode::Connect { endpoint: endpoint.clone(), token: token.token.clone() })
+        } else if self.list {
+            Some(Mode::List)
+        } else {
+            None
+        }
+    }
+}
+
+/// The verbs.
+#[derive(Debug, Subcommand)]
+pub enum Verb {
+    /// Run one op and print the reply envelope as JSON (exit 0 ok, 1 error).
+    ///
+    /// The op is a request `{"op": …, "settle"?: …, "window_id"?: …}` or just the op:
+    /// `"snapshot_tree"` or `{"find_node": {"role": "Button", "label": "Save"}}`.
+    Op {
+        /// Which app (the same modes as the server; default headless).
+        #[command(flatten)]
+        mode: ModeArgs,
+        /// Token for `--connect`.
+        #[command(flatten)]
+        token: TokenArg,
+        /// The op or request, as JSON.
+        #[arg(value_name = "OP_JSON")]
+        op: String,
+    },
+    /// Print the op catalog (one entry per MCP tool, with its input schema) as JSON.
+    Tools,
+    /// Evaluate a condition expression: prints `true`/`false`, or the parse error as JSON (exit 1).
+    Eval {
+        /// The expression, e.g. `runtime.attempts < 3 && contains(env.locale, 'en')`.
+        #[arg(value_name = "EXPR")]
+        expr: String,
+        /// Variables as a JSON object.
+        #[arg(long, value_name = "JSON")]
+        vars: Option<String>,
+    },
+    /// Transpile a TypeScript script to JavaScript (or, with --detect, say which it is).
+    Transpile {
+        /// The script.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Only print `typescript` or `javascript`.
+        #[arg(long)]
+        detect: bool,
+    },
+    /// Run a test command with the event pipe in its environment; show its events live,
+    /// write JUnit, exit with its code.
+    Exec {
+        /// Write JUnit XML here (one testcase per step id).
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// The command and its arguments (after `--`).
+        #[arg(value_name = "CMD", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<String>,
+    },
+}

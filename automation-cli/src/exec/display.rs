@@ -1,0 +1,107 @@
+//! Showing a child's events live: an indicatif spinner/bar on a terminal, plain lines
+//! otherwise. Everything goes to stderr, so the child's own stdout stays clean.
+
+use std::io::Write;
+
+use automation_wire::events::{EventKind, LogSource, PipeItem};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// The live view.
+pub struct Display {
+    bar: Option<ProgressBar>,
+}
+
+impl Display {
+    /// A progress bar when `tty`, plain lines otherwise.
+    pub fn new(tty: bool) -> Self {
+        let bar = tty.then(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed}] {msg}") {
+                bar.set_style(style);
+            }
+            bar.enable_steady_tick(std::time::Duration::from_millis(120));
+            bar
+        });
+        Self { bar }
+    }
+
+    fn line(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None => {
+                let _ = writeln!(std::io::stderr().lock(), "{text}");
+            }
+        }
+    }
+
+    /// Shows one item.
+    pub fn show(&mut self, item: &PipeItem) {
+        match item {
+            PipeItem::Log(record) => match record.source {
+                LogSource::EventChannel => match &record.rejected {
+                    Some(why) => self.line(&format!("warning: not an event ({why}): {}", record.message)),
+                    None => self.line(&record.message),
+                },
+                LogSource::LogChannel => self.line(&format!("[{}] {}", record.level.as_str(), record.message)),
+            },
+            PipeItem::Event(event) => self.event(&event.kind),
+        }
+    }
+
+    fn event(&mut self, kind: &EventKind) {
+        let tty = self.bar.is_some();
+        match kind {
+            EventKind::StepStarted { step_name, step_index, total_steps, .. } => {
+                let pos = match (step_index, total_steps) {
+                    (Some(i), Some(n)) => format!(" ({}/{n})", i + 1),
+                    _ => String::new(),
+                };
+                match &self.bar {
+                    Some(bar) => bar.set_message(format!("{step_name}{pos}")),
+                    None => self.line(&format!("step started: {step_name}{pos}")),
+                }
+            }
+            EventKind::StepCompleted { step_name, duration, .. } => {
+                let ms = duration.map(|d| format!(" ({d:.0} ms)")).unwrap_or_default();
+                self.line(&if tty { format!("✓ {step_name}{ms}") } else { format!("step passed: {step_name}{ms}") });
+            }
+            EventKind::StepFailed { step_name, error, .. } => {
+                let why = error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
+                self.line(&if tty { format!("✗ {step_name}{why}") } else { format!("step failed: {step_name}{why}") });
+            }
+            EventKind::Progress { current, total, message } => {
+                let msg = message.clone().unwrap_or_default();
+                match (&self.bar, total) {
+                    (Some(bar), Some(t)) if *t > 0.0 => {
+                        bar.set_length(*t as u64);
+                        bar.set_position(*current as u64);
+                        if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed}] {bar:30} {pos}/{len} {msg}") {
+                            bar.set_style(style);
+                        }
+                        if !msg.is_empty() {
+                            bar.set_message(msg);
+                        }
+                    }
+                    (Some(bar), _) => bar.set_message(msg),
+                    (None, Some(t)) => self.line(&format!("progress: {current}/{t} {msg}")),
+                    (None, None) => self.line(&format!("progress: {current} {msg}")),
+                }
+            }
+            EventKind::Status { message, .. } => self.line(&format!("status: {message}")),
+            EventKind::Screenshot { path, base64, annotation, .. } => {
+                let what = path.clone().or_else(|| base64.as_ref().map(|b| format!("{} bytes inline", b.len() / 4 * 3)));
+                let note = annotation.as_deref().map(|a| format!(" — {a}")).unwrap_or_default();
+                self.line(&format!("screenshot: {}{note}", what.unwrap_or_default()));
+            }
+            EventKind::Data { key, value } => self.line(&format!("data: {key} = {value}")),
+            EventKind::Log { level, message, .. } => self.line(&format!("[{}] {message}", level.as_str())),
+        }
+    }
+
+    /// Clears the bar.
+    pub fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Screenshot budgets: PNGs are downscaled to fit a maximum dimension and a maximum encoded
+//! size before they reach an MCP client (clients reject images over 8000 px, or 2000 px when
+//! a conversation holds many, and results over 1 MB).
+
+use std::io::Cursor;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as B64;
+
+/// Longest side, in pixels, of a returned image by default.
+pub const DEFAULT_MAX_DIMENSION: u32 = 2000;
+/// Largest base64 payload of a returned image by default (bytes).
+pub const DEFAULT_MAX_BYTES: usize = 1_000_000;
+
+/// A decoded RGBA8 image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rgba {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width * height * 4` bytes.
+    pub pixels: Vec<u8>,
+}
+
+/// An image as it will be returned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fitted {
+    /// The PNG, base64.
+    pub base64: String,
+    /// Its width.
+    pub width: u32,
+    /// Its height.
+    pub height: u32,
+    /// Returned pixels per source pixel (1.0 when untouched).
+    pub factor: f64,
+}
+
+/// Decodes any PNG to RGBA8.
+pub fn decode_png(bytes: &[u8]) -> Result<Rgba, String> {
+    let mut decoder = png::Decoder::new(Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder.read_info().map_err(|e| format!("not a PNG: {e}"))?;
+    let size = reader.output_buffer_size().ok_or("PNG too large to decode")?;
+    let mut buf = vec![0u8; size];
+    let info = reader.next_frame(&mut buf).map_err(|e| format!("PNG decode: {e}"))?;
+    buf.truncate(info.buffer_size());
+    let (w, h) = (info.width, info.height);
+    let px = (w as usize) * (h as usize);
+    let pixels = match info.color_type {
+        png::ColorType::Rgba => buf,
+        png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|c| [c[0], c[1], c[2], 255]).collect(),
+        png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+        png::ColorType::GrayscaleAlpha => buf.chunks_exact(2).flat_map(|c| [c[0], c[0], c[0], c[1]]).collect(),
+        png::ColorType::Indexed => return Err("indexed PNG was not expanded".into()),
+    };
+    if pixels.len() != px * 4 {
+        return Err("PNG has an unexpected buffer size".into());
+    }
+    Ok(Rgba { width: w, height: h, pixels })
+}
+
+/// Encodes RGBA8 as PNG.
+pub fn encode_png(img: &Rgba) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, img.width, img.height);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut writer = enc.write_header().map_err(|e| format!("PNG encode: {e}"))?;
+        writer.write_image_data(&img.pixels).map_err(|e| format!("PNG encode: {e}"))?;
+        writer.finish().map_err(|e| format!("PNG encode: {e}"))?;
+    }
+    Ok(out)
+}
+
+/// Area-average downscale to exactly `w × h` (both ≥ 1, not larger than the source).
+pub fn downscale(img: &Rgba, w: u32, h: u32) -> Rgba {
+    let (w, h) = (w.clamp(1, img.width.max(1)), h.clamp(1, img.height.max(1)));
+    let (sw, sh) = (img.width as usize, img.height as usize);
+    let mut pixels = Vec::with_capacity(w as usize * h as usize * 4);
+    for y in 0..h as usize {
+        let y0 = y * sh / h as usize;
+        let y1 = ((y + 1) * sh / h as usize).max(y0 + 1).min(sh);
+        for x in 0..w as usize {
+            let x0 = x * sw / w as usize;
+            let x1 = ((x + 1) * sw / w as usize).max(x0 + 1).min(sw);
+            let mut acc = [0u64; 4];
+            let mut n = 0u64;
+            for sy in y0..y1 {
+                let row = sy * sw * 4;
+                for sx in x0..x1 {
+                    let i = row + sx * 4;
+                    if let Some(p) = img.pixels.get(i..i + 4) {
+                        for (a, v) in acc.iter_mut().zip(p) {
+                            *a += u64::from(*v);
+                        }
+                        n += 1;
+                    }
+                }
+            }
+            let n = n.max(1);
+            pixels.extend(acc.iter().map(|a| u8::try_from(a / n).unwrap_or(u8::MAX)));
+        }
+    }
+    Rgba { width: w, height: h, pixels }
+}
+
+/// Fits a PNG to `max_dimension` and `max_bytes` (base64 length), re-encoding only when needed.
+pub fn fit(png_bytes: &[u8], max_dimension: u32, max_bytes: usize) -> Result<Fitted, String> {
+    let b64_len = png_bytes.len().div_ceil(3) * 4;
+    let img = decode_png(png_bytes)?;
+    let longest = img.width.max(img.height).max(1);
+    if longest <= max_dimension && b64_len <= max_bytes {
+        return Ok(Fitted { base64: B64.encode(png_bytes), width: img.width, height: img.height, factor: 1.0 });
+    }
+    let mut factor = (f64::from(max_dimension.max(1)) / f64::from(longest)).min(1.0);
+    for _ in 0..8 {
+        let w = ((f64::from(img.width) * factor).floor() as u32).max(1);
+        let h = ((f64::from(img.height) * factor).floor() as u32).max(1);
+        let small = downscale(&img, w, h);
+        let encoded = encode_png(&small)?;
+        let len = encoded.len().div_ceil(3) * 4;
+        if len <= max_bytes || (w == 1 && h == 1) {
+            return Ok(Fitted { base64: B64.encode(&encoded), width: w, height: h, factor: f64::from(w) / f64::from(img.width) });
+        }
+        // PNG size scales roughly with area: shrink by the square root of the overshoot.
+        factor *= ((max_bytes as f64 / len as f64).sqrt() * 0.9).min(0.9);
+    }
+    Err(format!("cannot fit the screenshot into {max_bytes} bytes; raise max_bytes or use save_to"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gradient(w: u32, h: u32) -> Rgba {
+        let mut pixels = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                pixels.extend([(x % 256) as u8, (y % 256) as u8, ((x * y) % 251) as u8, 255]);
+            }
+        }
+        Rgba { width: w, height: h, pixels }
+    }
+
+    #[test]
+    fn png_round_trip() {
+        let img = gradient(7, 5);
+        assert_eq!(decode_png(&encode_png(&img).unwrap()).unwrap(), img);
+    }
+
+    #[test]
+    fn small_images_pass_untouched() {
+        let png = encode_png(&gradient(40, 30)).unwrap();
+        let f = fit(&png, 2000, 1_000_000).unwrap();
+        assert_eq!((f.width, f.height, f.factor), (40, 30, 1.0));
+        assert_eq!(B64.decode(f.base64).unwrap(), png);
+    }
+
+    #[test]
+    fn large_images_shrink_to_the_dimension() {
+        let png = encode_png(&gradient(300, 120)).unwrap();
+        let f = fit(&png, 100, 1_000_000).unwrap();
+        assert_eq!((f.width, f.height), (100, 40));
+        assert!((f.factor - 1.0 / 3.0).abs() < 1e-9);
+        let back = decode_png(&B64.decode(f.base64).unwrap()).unwrap();
+        assert_eq!((back.width, back.height), (100, 40));
+    }
+
+    #[test]
+    fn byte_budget_shrinks_further() {
+        let png = encode_png(&gradient(400, 400)).unwrap();
+        let f = fit(&png, 2000, 20_000).unwrap();
+        assert!(f.base64.len() <= 20_000);
+        assert!(f.width < 400);
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        assert!(fit(b"not a png", 10, 10).is_err());
+        assert!(decode_png(&[]).is_err());
+    }
+}

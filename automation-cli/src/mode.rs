@@ -1,0 +1,77 @@
+//! Turning a [`Mode`] into a backend: the headless demo, or a connected bridge client.
+//!
+//! Connecting happens here, before anything is served, so a mode that parses and then fails
+//! (no bridge behind that pid, no token anywhere) is reported at once and exits 1.
+
+use automation_wire::core_bridge::CoreBridgeClient;
+use automation_wire::descriptor::DescriptorDir;
+use automation_wire::probe::{self, PROBE_TIMEOUT, ProbeState};
+use serde_json::{Value, json};
+
+use crate::backend::{BackendFactory, BridgeBackend, headless_factory};
+use crate::cli::{Mode, TOKEN_ENV};
+
+/// A backend ready to be started, with a line saying what it drives.
+pub struct Resolved {
+    /// Builds the backend on the target thread.
+    pub factory: BackendFactory,
+    /// What is being driven, for the banner and logs.
+    pub describe: String,
+}
+
+/// Resolves a driving mode (not `List`) to a backend factory, connecting where needed.
+pub fn resolve(mode: &Mode) -> Result<Resolved, String> {
+    match mode {
+        Mode::Headless => Ok(Resolved { factory: headless_factory(), describe: "the built-in headless demo".into() }),
+        Mode::Attach | Mode::AttachPid(_) => {
+            let pid = match mode {
+                Mode::AttachPid(p) => Some(*p),
+                _ => None,
+            };
+            let dir = DescriptorDir::open_default().map_err(|e| format!("cannot read the descriptor directory: {e}"))?;
+            let (descriptor, _state) = probe::attach(&dir, pid, PROBE_TIMEOUT).map_err(|e| e.to_string())?;
+            let client = CoreBridgeClient::from_descriptor(&descriptor)
+                .map_err(|e| format!("cannot attach to pid {} ({}): {e}", descriptor.pid, descriptor.app))?;
+            Ok(Resolved {
+                factory: BridgeBackend::factory(client),
+                describe: format!("{} (pid {}) over {}", descriptor.app, descriptor.pid, descriptor.address),
+            })
+        }
+        Mode::Connect { endpoint, token } => {
+            let token = match token.clone().or_else(|| std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty())) {
+                Some(t) => t,
+                None => {
+                    return Err(format!(
+                        "--connect needs a token: pass --token T or set ${TOKEN_ENV} (the app prints it at startup)"
+                    ));
+                }
+            };
+            let client = CoreBridgeClient::connect(endpoint, &token).map_err(|e| format!("cannot connect to {endpoint}: {e}"))?;
+            Ok(Resolved { factory: BridgeBackend::factory(client), describe: format!("the app behind {endpoint}") })
+        }
+        Mode::List => Err("--list does not drive an app".into()),
+    }
+}
+
+/// `--list`: the live apps as JSON, newest first (dead descriptors are pruned, busy ones kept).
+pub fn list() -> Result<Value, String> {
+    let dir = DescriptorDir::open_default().map_err(|e| format!("cannot read the descriptor directory: {e}"))?;
+    let live = probe::list_live(&dir, PROBE_TIMEOUT).map_err(|e| e.to_string())?;
+    let apps: Vec<Value> = live
+        .into_iter()
+        .map(|(entry, state)| {
+            let d = entry.descriptor;
+            json!({
+                "pid": d.pid,
+                "app": d.app,
+                "state": match state { ProbeState::Live => "live", ProbeState::Busy => "busy", ProbeState::Dead => "dead" },
+                "transport": d.transport,
+                "address": d.address,
+                "started_unix_ms": d.started_unix_ms,
+                "descriptor": entry.path.display().to_string(),
+                "attach": format!("automation --attach-pid {}", d.pid),
+            })
+        })
+        .collect();
+    Ok(Value::Array(apps))
+}
