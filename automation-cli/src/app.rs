@@ -37,7 +37,9 @@ where
         Some(Verb::Op { mode, token, op }) => {
             let op_mode = mode.mode(&token);
             let mode = match (top_mode, op_mode) {
-                (Some(_), Some(_)) => return emit(&usage("give the mode once, either before or after `op`")),
+                (Some(_), Some(_)) => {
+                    return emit(&usage("give the mode once, either before or after `op`"));
+                }
                 (a, b) => a.or(b).unwrap_or(Mode::Headless),
             };
             if mode == Mode::List {
@@ -57,7 +59,10 @@ where
 }
 
 fn usage(message: &str) -> Outcome {
-    Outcome::error(2, format!("error: {message}\n\nFor more information, try '--help'."))
+    Outcome::error(
+        2,
+        format!("error: {message}\n\nFor more information, try '--help'."),
+    )
 }
 
 /// Prints an outcome (ignoring a closed pipe) and returns its code.
@@ -87,7 +92,9 @@ fn init_tracing() {
 fn serve(mode: Mode) -> u8 {
     if mode == Mode::List {
         return match mode::list() {
-            Ok(apps) => emit(&Outcome::ok(serde_json::to_string_pretty(&apps).unwrap_or_default())),
+            Ok(apps) => emit(&Outcome::ok(
+                serde_json::to_string_pretty(&apps).unwrap_or_default(),
+            )),
             Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
         };
     }
@@ -104,9 +111,18 @@ fn serve(mode: Mode) -> u8 {
         let _ = writeln!(std::io::stderr().lock(), "{}", banner(&describe));
     }
     tracing::info!(target = %describe, "serving MCP on stdio");
-    let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
-        Err(e) => return emit(&Outcome::error(1, format!("error: cannot start the async runtime: {e}"))),
+        Err(e) => {
+            return emit(&Outcome::error(
+                1,
+                format!("error: cannot start the async runtime: {e}"),
+            ));
+        }
     };
     let result = rt.block_on(crate::mcp::serve_stdio(target));
     rt.shutdown_timeout(Duration::from_millis(200));

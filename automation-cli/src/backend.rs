@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
 use automation_core::fixture::DemoApp;
-use automation_core::{ErrorCode, Op, OpError, RecordingWindowOps, Reply, Request, Session, WindowOps, execute_request};
+use automation_core::{
+    ErrorCode, Op, OpError, RecordingWindowOps, Reply, Request, Session, WindowOps, execute_request,
+};
 use automation_wire::core_bridge::CoreBridgeClient;
 use serde_json::json;
 
@@ -37,7 +39,10 @@ pub struct EguiDemo {
 impl EguiDemo {
     /// A fresh demo.
     pub fn new() -> Self {
-        Self { session: Session::new(automation_egui::demo_target()), windows: RecordingWindowOps::new() }
+        Self {
+            session: Session::new(automation_egui::demo_target()),
+            windows: RecordingWindowOps::new(),
+        }
     }
 
     /// A factory for [`TargetHandle::spawn`].
@@ -91,7 +96,10 @@ pub struct FixtureDemo {
 impl FixtureDemo {
     /// A fresh demo.
     pub fn new() -> Self {
-        Self { session: Session::new(DemoApp::new()), windows: RecordingWindowOps::new() }
+        Self {
+            session: Session::new(DemoApp::new()),
+            windows: RecordingWindowOps::new(),
+        }
     }
 
     /// A factory for [`TargetHandle::spawn`].
@@ -112,8 +120,15 @@ const MAIN_WINDOW: &str = "0";
 impl Backend for FixtureDemo {
     fn serve(&mut self, request: &Request) -> Reply {
         if let Op::ListWindows(_) = request.op {
-            let mut windows = vec![json!({"id": MAIN_WINDOW, "title": "automation demo", "focused": self.windows.list_windows().is_empty()})];
-            windows.extend(self.windows.list_windows().into_iter().filter_map(|w| serde_json::to_value(w).ok()));
+            let mut windows = vec![
+                json!({"id": MAIN_WINDOW, "title": "automation demo", "focused": self.windows.list_windows().is_empty()}),
+            ];
+            windows.extend(
+                self.windows
+                    .list_windows()
+                    .into_iter()
+                    .filter_map(|w| serde_json::to_value(w).ok()),
+            );
             return Reply::Ok(json!({ "windows": windows }));
         }
         match execute_request(&mut self.session, &mut self.windows, request) {
@@ -230,11 +245,18 @@ impl TargetHandle {
     pub fn submit(&self, request: Request) -> Pending {
         let (reply_tx, reply_rx) = tokio::sync::oneshot::channel();
         let cancelled = Arc::new(AtomicBool::new(false));
-        let job = Job { request, cancelled: cancelled.clone(), reply: reply_tx };
+        let job = Job {
+            request,
+            cancelled: cancelled.clone(),
+            reply: reply_tx,
+        };
         if let Err(mpsc::SendError(job)) = self.tx.send(job) {
             let _ = job.reply.send(gone());
         }
-        Pending { cancelled, reply: reply_rx }
+        Pending {
+            cancelled,
+            reply: reply_rx,
+        }
     }
 
     /// Sends a request and waits for its reply.
@@ -244,7 +266,10 @@ impl TargetHandle {
 
     /// Sends a request and blocks the current (non-async) thread for its reply.
     pub fn call_blocking(&self, request: Request) -> Reply {
-        self.submit(request).reply.blocking_recv().unwrap_or_else(|_| gone())
+        self.submit(request)
+            .reply
+            .blocking_recv()
+            .unwrap_or_else(|_| gone())
     }
 }
 
@@ -262,7 +287,9 @@ mod tests {
     #[test]
     fn demo_serves_find_and_list_windows() {
         let handle = TargetHandle::spawn(FixtureDemo::factory()).unwrap();
-        let find = Request::from_json(r#"{"op": {"find_node": {"role": "Button", "label": "Save"}}}"#).unwrap();
+        let find =
+            Request::from_json(r#"{"op": {"find_node": {"role": "Button", "label": "Save"}}}"#)
+                .unwrap();
         let reply = handle.call_blocking(find);
         assert!(reply.is_ok(), "{reply:?}");
         let list = Request::from_json(r#"{"op": "list_windows"}"#).unwrap();

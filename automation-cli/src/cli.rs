@@ -76,7 +76,10 @@ pub enum Mode {
     /// One live app by pid.
     AttachPid(u32),
     /// An explicit endpoint, with the token if one was given.
-    Connect { endpoint: String, token: Option<String> },
+    Connect {
+        endpoint: String,
+        token: Option<String>,
+    },
     /// List live apps.
     List,
 }
@@ -91,7 +94,10 @@ impl ModeArgs {
         } else if let Some(pid) = self.attach_pid {
             Some(Mode::AttachPid(pid))
         } else if let Some(endpoint) = &self.connect {
-            Some(Mode::Connect { endpoint: endpoint.clone(), token: token.token.clone() })
+            Some(Mode::Connect {
+                endpoint: endpoint.clone(),
+                token: token.token.clone(),
+            })
         } else if self.list {
             Some(Mode::List)
         } else {

@@ -21,7 +21,9 @@ fn escape(s: &str) -> String {
 
 /// One row per tool: name, access, hints, parameters, description.
 pub fn tools_table() -> String {
-    let mut out = String::from("| Tool | Access | Idempotent | Settle | Parameters | What it does |\n|---|---|---|---|---|---|\n");
+    let mut out = String::from(
+        "| Tool | Access | Idempotent | Settle | Parameters | What it does |\n|---|---|---|---|---|---|\n",
+    );
     for spec in CATALOG {
         let schema = crate::mcp::tools::input_schema(spec);
         let required: Vec<&str> = schema
@@ -35,7 +37,13 @@ pub fn tools_table() -> String {
             .map(|p| {
                 p.keys()
                     .filter(|k| k.as_str() != "window_id" && k.as_str() != "settle")
-                    .map(|k| if required.contains(&k.as_str()) { format!("`{k}`") } else { format!("`{k}`?") })
+                    .map(|k| {
+                        if required.contains(&k.as_str()) {
+                            format!("`{k}`")
+                        } else {
+                            format!("`{k}`?")
+                        }
+                    })
                     .collect()
             })
             .unwrap_or_default();
@@ -49,7 +57,11 @@ pub fn tools_table() -> String {
             spec.name,
             if spec.idempotent { "yes" } else { "no" },
             if spec.accepts_settle { "yes" } else { "no" },
-            if params.is_empty() { "—".to_string() } else { params.join(", ") },
+            if params.is_empty() {
+                "—".to_string()
+            } else {
+                params.join(", ")
+            },
             escape(spec.description),
         );
     }
@@ -60,7 +72,13 @@ pub fn tools_table() -> String {
 pub fn errors_table() -> String {
     let mut out = String::from("| Code | Retry? | Meaning |\n|---|---|---|\n");
     for code in ErrorCode::ALL {
-        let _ = writeln!(out, "| `{}` | {} | {} |", code.as_str(), if code.is_retryable() { "yes" } else { "no" }, escape(code.meaning()));
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} |",
+            code.as_str(),
+            if code.is_retryable() { "yes" } else { "no" },
+            escape(code.meaning())
+        );
     }
     out
 }
@@ -70,7 +88,12 @@ pub fn errors_table() -> String {
 pub fn replace_between(doc: &str, begin: &str, end: &str, body: &str) -> Option<String> {
     let start = doc.find(begin)? + begin.len();
     let stop = start + doc.get(start..)?.find(end)?;
-    Some(format!("{}\n{}{}", doc.get(..start)?, body, doc.get(stop..)?))
+    Some(format!(
+        "{}\n{}{}",
+        doc.get(..start)?,
+        body,
+        doc.get(stop..)?
+    ))
 }
 
 /// The doc with both generated sections refreshed.

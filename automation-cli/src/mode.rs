@@ -22,23 +22,38 @@ pub struct Resolved {
 /// Resolves a driving mode (not `List`) to a backend factory, connecting where needed.
 pub fn resolve(mode: &Mode) -> Result<Resolved, String> {
     match mode {
-        Mode::Headless => Ok(Resolved { factory: headless_factory(), describe: "the built-in headless demo".into() }),
+        Mode::Headless => Ok(Resolved {
+            factory: headless_factory(),
+            describe: "the built-in headless demo".into(),
+        }),
         Mode::Attach | Mode::AttachPid(_) => {
             let pid = match mode {
                 Mode::AttachPid(p) => Some(*p),
                 _ => None,
             };
-            let dir = DescriptorDir::open_default().map_err(|e| format!("cannot read the descriptor directory: {e}"))?;
-            let (descriptor, _state) = probe::attach(&dir, pid, PROBE_TIMEOUT).map_err(|e| e.to_string())?;
-            let client = CoreBridgeClient::from_descriptor(&descriptor)
-                .map_err(|e| format!("cannot attach to pid {} ({}): {e}", descriptor.pid, descriptor.app))?;
+            let dir = DescriptorDir::open_default()
+                .map_err(|e| format!("cannot read the descriptor directory: {e}"))?;
+            let (descriptor, _state) =
+                probe::attach(&dir, pid, PROBE_TIMEOUT).map_err(|e| e.to_string())?;
+            let client = CoreBridgeClient::from_descriptor(&descriptor).map_err(|e| {
+                format!(
+                    "cannot attach to pid {} ({}): {e}",
+                    descriptor.pid, descriptor.app
+                )
+            })?;
             Ok(Resolved {
                 factory: BridgeBackend::factory(client),
-                describe: format!("{} (pid {}) over {}", descriptor.app, descriptor.pid, descriptor.address),
+                describe: format!(
+                    "{} (pid {}) over {}",
+                    descriptor.app, descriptor.pid, descriptor.address
+                ),
             })
         }
         Mode::Connect { endpoint, token } => {
-            let token = match token.clone().or_else(|| std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty())) {
+            let token = match token
+                .clone()
+                .or_else(|| std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty()))
+            {
                 Some(t) => t,
                 None => {
                     return Err(format!(
@@ -46,8 +61,12 @@ pub fn resolve(mode: &Mode) -> Result<Resolved, String> {
                     ));
                 }
             };
-            let client = CoreBridgeClient::connect(endpoint, &token).map_err(|e| format!("cannot connect to {endpoint}: {e}"))?;
-            Ok(Resolved { factory: BridgeBackend::factory(client), describe: format!("the app behind {endpoint}") })
+            let client = CoreBridgeClient::connect(endpoint, &token)
+                .map_err(|e| format!("cannot connect to {endpoint}: {e}"))?;
+            Ok(Resolved {
+                factory: BridgeBackend::factory(client),
+                describe: format!("the app behind {endpoint}"),
+            })
         }
         Mode::List => Err("--list does not drive an app".into()),
     }
@@ -55,7 +74,8 @@ pub fn resolve(mode: &Mode) -> Result<Resolved, String> {
 
 /// `--list`: the live apps as JSON, newest first (dead descriptors are pruned, busy ones kept).
 pub fn list() -> Result<Value, String> {
-    let dir = DescriptorDir::open_default().map_err(|e| format!("cannot read the descriptor directory: {e}"))?;
+    let dir = DescriptorDir::open_default()
+        .map_err(|e| format!("cannot read the descriptor directory: {e}"))?;
     let live = probe::list_live(&dir, PROBE_TIMEOUT).map_err(|e| e.to_string())?;
     let apps: Vec<Value> = live
         .into_iter()

@@ -28,7 +28,12 @@ fn big_screenshot() -> Value {
             pixels.extend([(x / 12) as u8, (y / 4) as u8, 128, 255]);
         }
     }
-    let png = encode_png(&Rgba { width: w, height: h, pixels }).unwrap();
+    let png = encode_png(&Rgba {
+        width: w,
+        height: h,
+        pixels,
+    })
+    .unwrap();
     json!({
         "image": {"mime": "image/png", "base64": base64::engine::general_purpose::STANDARD.encode(png)},
         "width": w, "height": h, "scale": 2.0
@@ -45,7 +50,10 @@ struct App {
 
 impl App {
     fn start() -> App {
-        let base = tempfile::Builder::new().prefix("acli").tempdir_in("/tmp").unwrap();
+        let base = tempfile::Builder::new()
+            .prefix("acli")
+            .tempdir_in("/tmp")
+            .unwrap();
         let mut opts = ServerOptions::new("cli-attach-test");
         opts.base_dir = Some(base.path().to_path_buf());
         let s = CoreBridgeServer::start(opts).unwrap();
@@ -65,7 +73,13 @@ impl App {
                 }
             }
         });
-        App { address, token, stop, thread: Some(thread), base }
+        App {
+            address,
+            token,
+            stop,
+            thread: Some(thread),
+            base,
+        }
     }
 
     fn cli(&self, args: &[&str]) -> (i32, String, String) {
@@ -103,14 +117,25 @@ fn one_shot_ops_reach_the_attached_app_in_every_mode() {
     let (code, out, err) = app.cli(&["--list"]);
     assert_eq!(code, 0, "{err}");
     let listed: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(listed[0]["pid"].as_u64(), Some(u64::from(std::process::id())), "{out}");
+    assert_eq!(
+        listed[0]["pid"].as_u64(),
+        Some(u64::from(std::process::id())),
+        "{out}"
+    );
     assert_eq!(listed[0]["app"], "cli-attach-test");
 
     for args in [
         vec!["op", "--attach-pid", pid.as_str(), FIND_SAVE],
         vec!["--attach-pid", pid.as_str(), "op", FIND_SAVE],
         vec!["op", "--attach", FIND_SAVE],
-        vec!["op", "--connect", app.address.as_str(), "--token", app.token.as_str(), FIND_SAVE],
+        vec![
+            "op",
+            "--connect",
+            app.address.as_str(),
+            "--token",
+            app.token.as_str(),
+            FIND_SAVE,
+        ],
     ] {
         let (code, out, err) = app.cli(&args);
         assert_eq!(code, 0, "{args:?}: {err}");
@@ -126,10 +151,22 @@ fn one_shot_ops_reach_the_attached_app_in_every_mode() {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // A wrong token is a failed mode: exit 1, message on stderr.
-    let (code, out, err) = app.cli(&["op", "--connect", app.address.as_str(), "--token", "wrong", FIND_SAVE]);
+    let (code, out, err) = app.cli(&[
+        "op",
+        "--connect",
+        app.address.as_str(),
+        "--token",
+        "wrong",
+        FIND_SAVE,
+    ]);
     assert_eq!(code, 1, "{out} {err}");
     assert!(out.is_empty() && !err.is_empty());
 }
@@ -146,27 +183,45 @@ async fn mcp_over_attach_with_screenshot_budgets() {
     assert_eq!(client.list_all_tools().await.unwrap().len(), CATALOG.len());
 
     let found = client
-        .call_tool(CallToolRequestParams::new("find_node").with_arguments(json!({"label": "Save"}).as_object().cloned().unwrap()))
+        .call_tool(
+            CallToolRequestParams::new("find_node")
+                .with_arguments(json!({"label": "Save"}).as_object().cloned().unwrap()),
+        )
         .await
         .unwrap();
     assert_eq!(found.is_error, Some(false));
 
     // Default budget: the 3000 px wide capture comes back at most 2000 px wide, scale reported.
-    let shot = client.call_tool(CallToolRequestParams::new("screenshot")).await.unwrap();
+    let shot = client
+        .call_tool(CallToolRequestParams::new("screenshot"))
+        .await
+        .unwrap();
     assert_eq!(shot.is_error, Some(false), "{shot:?}");
     let meta = shot.structured_content.clone().unwrap();
     assert_eq!(meta["width"], 2000);
-    assert!((meta["scale"].as_f64().unwrap() - 2.0 * 2000.0 / 3000.0).abs() < 1e-9, "{meta}");
+    assert!(
+        (meta["scale"].as_f64().unwrap() - 2.0 * 2000.0 / 3000.0).abs() < 1e-9,
+        "{meta}"
+    );
     assert_eq!(meta["original"]["width"], 3000);
-    let image = shot.content.iter().find_map(|c| c.as_image()).expect("an image block");
+    let image = shot
+        .content
+        .iter()
+        .find_map(|c| c.as_image())
+        .expect("an image block");
     assert!(image.data.len() <= 1_000_000);
-    let png = base64::engine::general_purpose::STANDARD.decode(&image.data).unwrap();
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(&image.data)
+        .unwrap();
     assert!(png.starts_with(b"\x89PNG"));
 
     // save_to returns a path instead of pixels.
     let path = app.base.path().join("shot.png");
     let saved = client
-        .call_tool(CallToolRequestParams::new("screenshot").with_arguments(json!({"save_to": path}).as_object().cloned().unwrap()))
+        .call_tool(
+            CallToolRequestParams::new("screenshot")
+                .with_arguments(json!({"save_to": path}).as_object().cloned().unwrap()),
+        )
         .await
         .unwrap();
     assert_eq!(saved.is_error, Some(false), "{saved:?}");

@@ -38,8 +38,14 @@ enum S {
 
 fn check(label: &str, text: &str, want: S) {
     match want {
-        S::Empty => assert!(text.trim().is_empty(), "{label}: expected nothing, got {text:?}"),
-        S::Has(needle) => assert!(text.contains(needle), "{label}: expected {needle:?} in {text:?}"),
+        S::Empty => assert!(
+            text.trim().is_empty(),
+            "{label}: expected nothing, got {text:?}"
+        ),
+        S::Has(needle) => assert!(
+            text.contains(needle),
+            "{label}: expected {needle:?} in {text:?}"
+        ),
         S::Any => {}
     }
 }
@@ -115,7 +121,11 @@ fn exit_codes_and_streams() {
     for (args, code, out, err) in cases {
         let label = args.join(" ");
         let r = run_in(dir.path(), &args);
-        assert_eq!(r.code, code, "{label}: exit code (stdout {:?}, stderr {:?})", r.stdout, r.stderr);
+        assert_eq!(
+            r.code, code,
+            "{label}: exit code (stdout {:?}, stderr {:?})",
+            r.stdout, r.stderr
+        );
         check(&format!("{label} [stdout]"), &r.stdout, out);
         check(&format!("{label} [stderr]"), &r.stderr, err);
     }
@@ -133,7 +143,10 @@ fn the_token_may_come_from_the_environment() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot connect"), "the token was found, the endpoint was not: {err}");
+    assert!(
+        err.contains("cannot connect"),
+        "the token was found, the endpoint was not: {err}"
+    );
 }
 
 #[test]
@@ -143,7 +156,10 @@ fn tools_prints_the_whole_catalog() {
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     let list = v.as_array().unwrap();
     assert_eq!(list.len(), CATALOG.len());
-    assert!(list.iter().all(|t| t["input_schema"]["additionalProperties"] == Value::Bool(false)));
+    assert!(
+        list.iter()
+            .all(|t| t["input_schema"]["additionalProperties"] == Value::Bool(false))
+    );
 }
 
 #[test]
@@ -162,14 +178,18 @@ fn the_server_exits_when_stdin_closes_and_keeps_stdout_for_protocol() {
         if child.try_wait().unwrap().is_some() {
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "the server did not exit after stdin closed");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server did not exit after stdin closed"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&out.stdout);
     for line in stdout.lines() {
-        let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("non-protocol line on stdout {line:?}: {e}"));
+        let v: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("non-protocol line on stdout {line:?}: {e}"));
         assert_eq!(v["jsonrpc"], "2.0");
     }
 }

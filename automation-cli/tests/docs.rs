@@ -14,8 +14,15 @@ fn mcp_doc_tables_match_the_catalog() {
         }
         return;
     }
-    assert!(fresh == doc, "docs/mcp.md is out of date with the catalog; run UPDATE_DOCS=1 cargo test -p automation-cli --test docs");
+    assert!(
+        fresh == doc,
+        "docs/mcp.md is out of date with the catalog; run UPDATE_DOCS=1 cargo test -p automation-cli --test docs"
+    );
     for spec in automation_core::CATALOG {
-        assert!(doc.contains(&format!("| `{}` |", spec.name)), "{} missing", spec.name);
+        assert!(
+            doc.contains(&format!("| `{}` |", spec.name)),
+            "{} missing",
+            spec.name
+        );
     }
 }

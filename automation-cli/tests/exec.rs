@@ -38,19 +38,37 @@ fn exec_writes_junit_and_passes_the_exit_code_through() {
     assert_eq!(out.status.code(), Some(3), "stderr: {stderr}");
     // The child's own output passes through; events are shown as plain lines (no TTY).
     assert!(stdout.contains("plain output from the script"), "{stdout}");
-    assert!(stderr.contains("step failed: click save: Save button not found"), "{stderr}");
+    assert!(
+        stderr.contains("step failed: click save: Save button not found"),
+        "{stderr}"
+    );
     assert!(stderr.contains("step passed: open the app"), "{stderr}");
     assert!(stderr.contains("a log line"), "{stderr}");
 
     let xml = std::fs::read_to_string(&junit).unwrap();
     let doc = roxmltree::Document::parse(&xml).unwrap();
-    let cases: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("testcase")).collect();
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
     assert_eq!(cases.len(), 3, "{xml}");
-    let failures: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("failure")).collect();
+    let failures: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .collect();
     assert_eq!(failures.len(), 1, "{xml}");
-    assert_eq!(failures[0].attribute("message"), Some("Save button not found"));
-    assert_eq!(failures[0].parent().and_then(|p| p.attribute("name")), Some("click save"));
-    let suite = doc.descendants().find(|n| n.has_tag_name("testsuite")).unwrap();
+    assert_eq!(
+        failures[0].attribute("message"),
+        Some("Save button not found")
+    );
+    assert_eq!(
+        failures[0].parent().and_then(|p| p.attribute("name")),
+        Some("click save")
+    );
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite"))
+        .unwrap();
     assert_eq!(suite.attribute("tests"), Some("3"));
     assert_eq!(suite.attribute("failures"), Some("1"));
 

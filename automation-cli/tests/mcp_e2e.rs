@@ -22,8 +22,14 @@ fn args(v: Value) -> JsonObject {
     v.as_object().cloned().unwrap_or_default()
 }
 
-async fn call(client: &Client, name: &'static str, arguments: Value) -> Result<CallToolResult, ServiceError> {
-    client.call_tool(CallToolRequestParams::new(name).with_arguments(args(arguments))).await
+async fn call(
+    client: &Client,
+    name: &'static str,
+    arguments: Value,
+) -> Result<CallToolResult, ServiceError> {
+    client
+        .call_tool(CallToolRequestParams::new(name).with_arguments(args(arguments)))
+        .await
 }
 
 fn structured(r: &CallToolResult) -> &Value {
@@ -40,30 +46,67 @@ async fn the_demo_is_driven_over_mcp() {
 
     // The server says how to use it.
     let info = client.peer_info().expect("server info");
-    assert!(info.instructions.as_deref().unwrap_or_default().contains("snapshot"));
+    assert!(
+        info.instructions
+            .as_deref()
+            .unwrap_or_default()
+            .contains("snapshot")
+    );
 
     // One tool per catalog op, strict, annotated.
     let tools = client.list_all_tools().await.expect("tools/list");
     assert_eq!(tools.len(), CATALOG.len());
     for t in &tools {
-        assert_eq!(t.input_schema.get("additionalProperties"), Some(&json!(false)), "{}", t.name);
-        assert!(t.annotations.as_ref().and_then(|a| a.read_only_hint).is_some(), "{}", t.name);
+        assert_eq!(
+            t.input_schema.get("additionalProperties"),
+            Some(&json!(false)),
+            "{}",
+            t.name
+        );
+        assert!(
+            t.annotations
+                .as_ref()
+                .and_then(|a| a.read_only_hint)
+                .is_some(),
+            "{}",
+            t.name
+        );
     }
 
     // snapshot -> find
     let snap = call(&client, "snapshot_tree", json!({})).await.unwrap();
     assert!(!is_error(&snap), "{snap:?}");
-    assert!(structured(&snap).to_string().contains("\"Save\""), "the snapshot shows the Save button");
-    let found = call(&client, "find_node", json!({"role": "Button", "label": "Save"})).await.unwrap();
+    assert!(
+        structured(&snap).to_string().contains("\"Save\""),
+        "the snapshot shows the Save button"
+    );
+    let found = call(
+        &client,
+        "find_node",
+        json!({"role": "Button", "label": "Save"}),
+    )
+    .await
+    .unwrap();
     assert!(!is_error(&found), "{found:?}");
-    let save = structured(&found)["node"].as_str().expect("a node id string").to_string();
+    let save = structured(&found)["node"]
+        .as_str()
+        .expect("a node id string")
+        .to_string();
 
     // act
-    let click = call(&client, "invoke_action", json!({"node": save, "action": "click", "settle": {"clock_millis": 16}})).await.unwrap();
+    let click = call(
+        &client,
+        "invoke_action",
+        json!({"node": save, "action": "click", "settle": {"clock_millis": 16}}),
+    )
+    .await
+    .unwrap();
     assert!(!is_error(&click), "{click:?}");
 
     // assert: the polite status announced "Saved"
-    let pulled = call(&client, "pull_announcements", json!({})).await.unwrap();
+    let pulled = call(&client, "pull_announcements", json!({}))
+        .await
+        .unwrap();
     assert!(!is_error(&pulled), "{pulled:?}");
     let texts: Vec<&str> = structured(&pulled)["announcements"]
         .as_array()
@@ -71,52 +114,127 @@ async fn the_demo_is_driven_over_mcp() {
         .unwrap_or_default();
     assert!(texts.contains(&"Saved"), "announcements: {texts:?}");
     // …and the node that says so exists (as its value or as its label, depending on the target).
-    let by_value = call(&client, "assert_node", json!({"node": {"value": "Saved"}, "kind": "exists"})).await.unwrap();
-    let by_label = call(&client, "assert_node", json!({"node": {"label": "Saved"}, "kind": "exists"})).await.unwrap();
-    assert!(!is_error(&by_value) || !is_error(&by_label), "{by_value:?} {by_label:?}");
+    let by_value = call(
+        &client,
+        "assert_node",
+        json!({"node": {"value": "Saved"}, "kind": "exists"}),
+    )
+    .await
+    .unwrap();
+    let by_label = call(
+        &client,
+        "assert_node",
+        json!({"node": {"label": "Saved"}, "kind": "exists"}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        !is_error(&by_value) || !is_error(&by_label),
+        "{by_value:?} {by_label:?}"
+    );
 
     // An unknown argument is an isError result that names the field (not a protocol error).
-    let bad = call(&client, "find_node", json!({"lable": "Save"})).await.expect("a result, not a JSON-RPC error");
+    let bad = call(&client, "find_node", json!({"lable": "Save"}))
+        .await
+        .expect("a result, not a JSON-RPC error");
     assert!(is_error(&bad));
     assert_eq!(structured(&bad)["code"], "BAD_REQUEST");
-    assert!(structured(&bad)["message"].as_str().unwrap_or_default().contains("lable"));
-    let text = bad.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default();
-    assert_eq!(serde_json::from_str::<Value>(&text).ok().as_ref(), Some(structured(&bad)), "the text is the same JSON");
+    assert!(
+        structured(&bad)["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("lable")
+    );
+    let text = bad
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .unwrap_or_default();
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).ok().as_ref(),
+        Some(structured(&bad)),
+        "the text is the same JSON"
+    );
 
     // settle where it is not accepted is refused too.
-    let bad = call(&client, "find_node", json!({"label": "Save", "settle": {}})).await.unwrap();
-    assert!(is_error(&bad) && structured(&bad)["message"].as_str().unwrap_or_default().contains("settle"));
+    let bad = call(&client, "find_node", json!({"label": "Save", "settle": {}}))
+        .await
+        .unwrap();
+    assert!(
+        is_error(&bad)
+            && structured(&bad)["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("settle")
+    );
 
     // An ambiguous reference lists candidates.
-    let amb = call(&client, "invoke_action", json!({"node": {"role": "Button"}, "action": "click"})).await.unwrap();
+    let amb = call(
+        &client,
+        "invoke_action",
+        json!({"node": {"role": "Button"}, "action": "click"}),
+    )
+    .await
+    .unwrap();
     assert!(is_error(&amb));
     assert_eq!(structured(&amb)["code"], "AMBIGUOUS");
-    assert!(structured(&amb)["candidates"].as_array().is_some_and(|c| c.len() > 1));
+    assert!(
+        structured(&amb)["candidates"]
+            .as_array()
+            .is_some_and(|c| c.len() > 1)
+    );
 
     // A reference to a node that is not there is NOT_FOUND; a near-miss selector lists candidates.
-    let stale = call(&client, "read_node", json!({"node": "12345"})).await.unwrap();
+    let stale = call(&client, "read_node", json!({"node": "12345"}))
+        .await
+        .unwrap();
     assert!(is_error(&stale));
     assert_eq!(structured(&stale)["code"], "NOT_FOUND");
-    let near = call(&client, "read_node", json!({"node": {"label": "Sav"}})).await.unwrap();
+    let near = call(&client, "read_node", json!({"node": {"label": "Sav"}}))
+        .await
+        .unwrap();
     assert!(is_error(&near));
-    assert!(structured(&near)["candidates"].as_array().is_some_and(|c| !c.is_empty()));
+    assert!(
+        structured(&near)["candidates"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty())
+    );
 
     // An unknown tool is a JSON-RPC error.
     let unknown = call(&client, "no_such_tool", json!({})).await;
     assert!(unknown.is_err(), "{unknown:?}");
 
     // Screenshots: a PNG image block with the scale reported, when the target can render.
-    let shot = call(&client, "screenshot", json!({"max_dimension": 640})).await.unwrap();
+    let shot = call(&client, "screenshot", json!({"max_dimension": 640}))
+        .await
+        .unwrap();
     let must = std::env::var_os("CI").is_some() || cfg!(feature = "screenshot");
     if is_error(&shot) {
-        assert!(!must, "screenshot must work on CI / with the screenshot feature: {:?}", shot.structured_content);
-        let code = structured(&shot)["code"].as_str().unwrap_or_default().to_string();
+        assert!(
+            !must,
+            "screenshot must work on CI / with the screenshot feature: {:?}",
+            shot.structured_content
+        );
+        let code = structured(&shot)["code"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         assert!(code == "UNSUPPORTED" || code == "GPU_UNAVAILABLE", "{code}");
-        eprintln!("note: screenshot skipped, the headless target has no renderer: {}", structured(&shot)["message"]);
+        eprintln!(
+            "note: screenshot skipped, the headless target has no renderer: {}",
+            structured(&shot)["message"]
+        );
     } else {
-        let image = shot.content.iter().find_map(|c| c.as_image()).expect("an image block");
+        let image = shot
+            .content
+            .iter()
+            .find_map(|c| c.as_image())
+            .expect("an image block");
         assert_eq!(image.mime_type, "image/png");
-        let png = base64::engine::general_purpose::STANDARD.decode(&image.data).expect("base64");
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(&image.data)
+            .expect("base64");
         assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
         let meta = structured(&shot);
         assert!(meta["scale"].as_f64().is_some());
@@ -144,26 +262,40 @@ async fn a_cancelled_call_queued_behind_a_slow_one_never_runs() {
     // Let the server start it (it then runs for seconds: 1875 simulated frames).
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     // …so a click queued behind it can be cancelled before it starts.
-    let click = CallToolRequestParams::new("invoke_action")
-        .with_arguments(args(json!({"node": {"role": "Button", "label": "Save"}, "action": "click"})));
+    let click = CallToolRequestParams::new("invoke_action").with_arguments(args(
+        json!({"node": {"role": "Button", "label": "Save"}, "action": "click"}),
+    ));
     let handle = client
-        .send_cancellable_request(ClientRequest::CallToolRequest(CallToolRequest::new(click)), PeerRequestOptions::no_options())
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(CallToolRequest::new(click)),
+            PeerRequestOptions::no_options(),
+        )
         .await
         .expect("send");
     // (rmcp's client writes the request and the cancel from separate tasks: let the request
     // reach the server first, as it would from any real client changing its mind.)
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    handle.cancel(Some("changed my mind".into())).await.expect("cancel");
+    handle
+        .cancel(Some("changed my mind".into()))
+        .await
+        .expect("cancel");
 
     let waited = slow.await.expect("join").expect("the wait replies");
     assert!(is_error(&waited));
     assert_eq!(structured(&waited)["code"], "WAIT_TIMEOUT");
 
     // The cancelled click never ran: nothing announced "Saved".
-    let pulled = call(&client, "pull_announcements", json!({})).await.unwrap();
-    assert!(!structured(&pulled).to_string().contains("\"Saved\""), "{pulled:?}");
+    let pulled = call(&client, "pull_announcements", json!({}))
+        .await
+        .unwrap();
+    assert!(
+        !structured(&pulled).to_string().contains("\"Saved\""),
+        "{pulled:?}"
+    );
     // And the server still works.
-    let found = call(&client, "find_node", json!({"label": "Save"})).await.unwrap();
+    let found = call(&client, "find_node", json!({"label": "Save"}))
+        .await
+        .unwrap();
     assert!(!is_error(&found));
     client.cancel().await.expect("shut down");
 }

@@ -32,6 +32,10 @@ fn python_mcp_sdk_lists_tools_and_drives_the_demo() {
         .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "python client failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}", out.status);
+    assert!(
+        out.status.success(),
+        "python client failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
     assert!(stdout.starts_with("ok "), "{stdout}");
 }

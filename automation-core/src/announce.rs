@@ -131,7 +131,11 @@ impl Announcements {
     /// Entries with `seq > since` (all when `None`).
     pub fn since(&self, since: Option<u64>) -> Vec<Announcement> {
         let since = since.unwrap_or(0);
-        self.ring.iter().filter(|a| a.seq > since).cloned().collect()
+        self.ring
+            .iter()
+            .filter(|a| a.seq > since)
+            .cloned()
+            .collect()
     }
 
     /// The sequence number of the newest entry (0 when none).

@@ -191,8 +191,9 @@ fn strip_null_types(value: &mut Value) {
 
 fn parse_args<T: serde::de::DeserializeOwned>(name: &str, args: Value) -> Result<T, OpError> {
     serde_json::from_value(args).map_err(|e| {
-        OpError::new(ErrorCode::BadRequest, format!("{name}: {e}"))
-            .with_hint(format!("see the `{name}` entry of `automation tools` for its parameters"))
+        OpError::new(ErrorCode::BadRequest, format!("{name}: {e}")).with_hint(format!(
+            "see the `{name}` entry of `automation tools` for its parameters"
+        ))
     })
 }
 
@@ -216,12 +217,19 @@ mod schema_tests {
             let schema = Op::args_schema(spec.name);
             let schema = schema.unwrap_or_else(|| panic!("{} has no schema", spec.name));
             assert_eq!(schema["type"], "object", "{}: {schema}", spec.name);
-            assert_eq!(schema["additionalProperties"], false, "{}: {schema}", spec.name);
+            assert_eq!(
+                schema["additionalProperties"], false,
+                "{}: {schema}",
+                spec.name
+            );
         }
         let find = Op::args_schema("invoke_action").unwrap_or_default();
         assert!(!find.to_string().contains("null"), "{find}");
         let snap = Op::args_schema("snapshot_tree").unwrap_or_default();
         assert_eq!(snap["properties"]["max_depth"]["type"], "integer", "{snap}");
-        assert!(find["required"].as_array().is_some_and(|r| r.len() == 2), "{find}");
+        assert!(
+            find["required"].as_array().is_some_and(|r| r.len() == 2),
+            "{find}"
+        );
     }
 }

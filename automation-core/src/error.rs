@@ -124,7 +124,9 @@ impl ErrorCode {
             Self::BadRequest => "the request is malformed: unknown op or field, wrong type",
             Self::NotFound => "no node, pointer or window matches the reference",
             Self::Ambiguous => "a selector matched several nodes; pick one from `candidates`",
-            Self::BadArgument => "arguments contradict each other or the app's state; nothing was sent",
+            Self::BadArgument => {
+                "arguments contradict each other or the app's state; nothing was sent"
+            }
             Self::UnknownName => "unrecognised action or key name (checked before the node)",
             Self::UnhandledAction => "the node exists but nothing handled the action",
             Self::AssertionFailed => "the assertion was false (or `exists` on a missing node)",
@@ -133,7 +135,9 @@ impl ErrorCode {
             Self::NoGeometry => "the node has no bounds yet but the op needs them",
             Self::HostRequired => "the op needs the window manager or a GPU; the host serves it",
             Self::Unsupported => "the target does not implement this optional capability",
-            Self::InvalidTreeUpdate => "the app sent a malformed tree update; the last good tree is kept",
+            Self::InvalidTreeUpdate => {
+                "the app sent a malformed tree update; the last good tree is kept"
+            }
             Self::GpuUnavailable => "no GPU adapter, not even a software one",
             Self::GpuReadbackFailed => "the GPU device was lost during readback",
             Self::BridgeTimeout => "the app's UI thread did not answer within 15 s",

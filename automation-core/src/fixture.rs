@@ -7,9 +7,15 @@
 //! pinches, and a button that opens a window. Every input it receives is logged with the
 //! clock, so tests can check exactly what `execute` sent.
 
-use accesskit::{Action, ActionData, ActionRequest, Live, Node, NodeId, Rect, Role, Toggled, TreeInfo, TreeUpdate};
+use accesskit::{
+    Action, ActionData, ActionRequest, Live, Node, NodeId, Rect, Role, Toggled, TreeInfo,
+    TreeUpdate,
+};
 
-use crate::input::{ImeEvent, Key, KeyEvent, NamedKey, Point, PointerButton, PointerEvent, PointerKind, PointerPhase, ScrollEvent, ScrollUnit};
+use crate::input::{
+    ImeEvent, Key, KeyEvent, NamedKey, Point, PointerButton, PointerEvent, PointerKind,
+    PointerPhase, ScrollEvent, ScrollUnit,
+};
 use crate::target::{ActionOutcome, ClockKind, OpenWindowRequest, Target, TargetError, WindowOps};
 
 /// Node ids of the demo. Some are full 64-bit hashes, as egui's are.
@@ -50,7 +56,12 @@ pub const ANIMATION_MS: u64 = 300;
 /// Long-press threshold for touch and pen.
 pub const LONG_PRESS_MS: u64 = 500;
 const ROW_HEIGHT: f64 = 25.0;
-const SCROLLER: Rect = Rect { x0: 10.0, y0: 150.0, x1: 390.0, y1: 250.0 };
+const SCROLLER: Rect = Rect {
+    x0: 10.0,
+    y0: 150.0,
+    x1: 390.0,
+    y1: 250.0,
+};
 
 /// Everything the fixture received, stamped with its clock.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,7 +142,11 @@ impl DemoApp {
             scroll_y: 0.0,
             zoom: 1.0,
             rows: (0..20)
-                .map(|i| Row { id: ids::ROW_BASE + i, label: format!("Row {}", i + 1), selected: false })
+                .map(|i| Row {
+                    id: ids::ROW_BASE + i,
+                    label: format!("Row {}", i + 1),
+                    selected: false,
+                })
                 .collect(),
             menu_for: None,
             focus: ids::ROOT,
@@ -166,11 +181,21 @@ impl DemoApp {
 
     fn row_rect(&self, index: usize) -> Rect {
         let y = SCROLLER.y0 + index as f64 * ROW_HEIGHT - self.scroll_y;
-        Rect { x0: SCROLLER.x0, y0: y, x1: SCROLLER.x1, y1: y + ROW_HEIGHT }
+        Rect {
+            x0: SCROLLER.x0,
+            y0: y,
+            x1: SCROLLER.x1,
+            y1: y + ROW_HEIGHT,
+        }
     }
 
     fn layout(&self) -> Vec<(NodeId, Rect)> {
-        let r = |x0, y0, w, h| Rect { x0, y0, x1: x0 + w, y1: y0 + h };
+        let r = |x0, y0, w, h| Rect {
+            x0,
+            y0,
+            x1: x0 + w,
+            y1: y0 + h,
+        };
         let mut out = vec![
             (ids::SAVE, r(10.0, 110.0, 80.0, 30.0)),
             (ids::CANCEL, r(100.0, 110.0, 80.0, 30.0)),
@@ -185,7 +210,13 @@ impl DemoApp {
         if let Some(i) = self.menu_for {
             let row = self.row_rect(i);
             out.insert(0, (ids::MENU_RENAME, r(row.x0 + 20.0, row.y1, 100.0, 20.0)));
-            out.insert(1, (ids::MENU_DELETE, r(row.x0 + 20.0, row.y1 + 20.0, 100.0, 20.0)));
+            out.insert(
+                1,
+                (
+                    ids::MENU_DELETE,
+                    r(row.x0 + 20.0, row.y1 + 20.0, 100.0, 20.0),
+                ),
+            );
         }
         for (i, row) in self.rows.iter().enumerate() {
             let rect = self.row_rect(i);
@@ -208,7 +239,8 @@ impl DemoApp {
     }
 
     fn tooltip_visible(&self) -> bool {
-        self.hover_save_since.is_some_and(|t| self.clock_ms.saturating_sub(t) >= TOOLTIP_DWELL_MS)
+        self.hover_save_since
+            .is_some_and(|t| self.clock_ms.saturating_sub(t) >= TOOLTIP_DWELL_MS)
     }
 
     fn progress(&self) -> f64 {
@@ -216,7 +248,10 @@ impl DemoApp {
             return 100.0;
         }
         match self.animation_start {
-            Some(start) => ((self.clock_ms - start.min(self.clock_ms)) as f64 / ANIMATION_MS as f64 * 100.0).min(100.0),
+            Some(start) => {
+                ((self.clock_ms - start.min(self.clock_ms)) as f64 / ANIMATION_MS as f64 * 100.0)
+                    .min(100.0)
+            }
             None => 0.0,
         }
     }
@@ -228,7 +263,11 @@ impl DemoApp {
             ids::CANCEL => self.status = "Cancelled".into(),
             ids::REMEMBER => self.remember = !self.remember,
             ids::SELECT_ALL => {
-                self.select_all = if self.select_all == Toggled::True { Toggled::False } else { Toggled::True }
+                self.select_all = if self.select_all == Toggled::True {
+                    Toggled::False
+                } else {
+                    Toggled::True
+                }
             }
             ids::DETAILS => self.details_open = !self.details_open,
             ids::ANIMATE => {
@@ -236,7 +275,9 @@ impl DemoApp {
                 self.animation_done = false;
             }
             ids::OPEN_WINDOW => {
-                let id = windows.open_window(OpenWindowRequest { title: "Second window".into() });
+                let id = windows.open_window(OpenWindowRequest {
+                    title: "Second window".into(),
+                });
                 self.opened_windows.push(id);
             }
             ids::MENU_RENAME | ids::MENU_DELETE => {
@@ -286,21 +327,41 @@ impl DemoApp {
 
     fn build(&self) -> TreeUpdate {
         let mut nodes = Vec::new();
-        let rect = |id: NodeId| self.layout().into_iter().find(|(n, _)| *n == id).map(|(_, r)| r);
+        let rect = |id: NodeId| {
+            self.layout()
+                .into_iter()
+                .find(|(n, _)| *n == id)
+                .map(|(_, r)| r)
+        };
         let mut push = |id: NodeId, node: Node| nodes.push((id, node));
 
         let mut heading = Node::new(Role::Heading);
         heading.set_label("Automation demo");
         heading.set_level(1);
-        heading.set_bounds(Rect { x0: 10.0, y0: 10.0, x1: 390.0, y1: 40.0 });
+        heading.set_bounds(Rect {
+            x0: 10.0,
+            y0: 10.0,
+            x1: 390.0,
+            y1: 40.0,
+        });
         heading.push_child(ids::HEADING_TEXT);
         let mut heading_text = Node::new(Role::Label);
-        heading_text.set_bounds(Rect { x0: 10.0, y0: 10.0, x1: 200.0, y1: 40.0 });
+        heading_text.set_bounds(Rect {
+            x0: 10.0,
+            y0: 10.0,
+            x1: 200.0,
+            y1: 40.0,
+        });
         heading_text.push_child(ids::HEADING_RUN);
         let mut run = Node::new(Role::TextRun);
         run.set_value("Automation demo");
         run.set_character_lengths(vec![1; "Automation demo".len()]);
-        run.set_bounds(Rect { x0: 10.0, y0: 10.0, x1: 200.0, y1: 40.0 });
+        run.set_bounds(Rect {
+            x0: 10.0,
+            y0: 10.0,
+            x1: 200.0,
+            y1: 40.0,
+        });
 
         let button = |label: &str, id: NodeId| {
             let mut b = Node::new(Role::Button);
@@ -320,7 +381,12 @@ impl DemoApp {
 
         let mut name_label = Node::new(Role::Label);
         name_label.set_value("Name");
-        name_label.set_bounds(Rect { x0: 10.0, y0: 50.0, x1: 70.0, y1: 70.0 });
+        name_label.set_bounds(Rect {
+            x0: 10.0,
+            y0: 50.0,
+            x1: 70.0,
+            y1: 70.0,
+        });
         let mut field = Node::new(Role::TextInput);
         field.set_labelled_by(vec![ids::NAME_LABEL]);
         field.set_value(format!("{}{}", self.name, self.preedit));
@@ -342,7 +408,15 @@ impl DemoApp {
             }
             c
         };
-        let remember = checkbox("Remember me", ids::REMEMBER, if self.remember { Toggled::True } else { Toggled::False });
+        let remember = checkbox(
+            "Remember me",
+            ids::REMEMBER,
+            if self.remember {
+                Toggled::True
+            } else {
+                Toggled::False
+            },
+        );
         let select_all = checkbox("Select all", ids::SELECT_ALL, self.select_all);
 
         let mut scroller = Node::new(Role::ScrollView);
@@ -369,12 +443,21 @@ impl DemoApp {
         let mut status = Node::new(Role::Label);
         status.set_value(self.status.clone());
         status.set_live(Live::Polite);
-        status.set_bounds(Rect { x0: 200.0, y0: 110.0, x1: 390.0, y1: 140.0 });
+        status.set_bounds(Rect {
+            x0: 200.0,
+            y0: 110.0,
+            x1: 390.0,
+            y1: 140.0,
+        });
 
         let mut details = Node::new(Role::Button);
         details.set_label("Details");
         details.set_expanded(self.details_open);
-        details.add_action(if self.details_open { Action::Collapse } else { Action::Expand });
+        details.add_action(if self.details_open {
+            Action::Collapse
+        } else {
+            Action::Expand
+        });
         details.add_action(Action::Click);
         if let Some(r) = rect(ids::DETAILS) {
             details.set_bounds(r);
@@ -397,15 +480,30 @@ impl DemoApp {
         let mut progress = Node::new(Role::ProgressIndicator);
         progress.set_label("Progress");
         progress.set_numeric_value(self.progress());
-        progress.set_bounds(Rect { x0: 120.0, y0: 350.0, x1: 320.0, y1: 370.0 });
+        progress.set_bounds(Rect {
+            x0: 120.0,
+            y0: 350.0,
+            x1: 320.0,
+            y1: 370.0,
+        });
 
         let mut zoom = Node::new(Role::Label);
         zoom.set_value(format!("Zoom {:.2}", self.zoom));
-        zoom.set_bounds(Rect { x0: 220.0, y0: 320.0, x1: 390.0, y1: 340.0 });
+        zoom.set_bounds(Rect {
+            x0: 220.0,
+            y0: 320.0,
+            x1: 390.0,
+            y1: 340.0,
+        });
 
         let mut root = Node::new(Role::Window);
         root.set_label("Demo");
-        root.set_bounds(Rect { x0: 0.0, y0: 0.0, x1: 400.0, y1: 600.0 });
+        root.set_bounds(Rect {
+            x0: 0.0,
+            y0: 0.0,
+            x1: 400.0,
+            y1: 600.0,
+        });
         let mut children = vec![
             ids::HEADING,
             ids::NAME_LABEL,
@@ -421,15 +519,31 @@ impl DemoApp {
         if self.details_open {
             let mut body = Node::new(Role::Label);
             body.set_value("Hidden details");
-            body.set_bounds(Rect { x0: 10.0, y0: 290.0, x1: 390.0, y1: 310.0 });
+            body.set_bounds(Rect {
+                x0: 10.0,
+                y0: 290.0,
+                x1: 390.0,
+                y1: 310.0,
+            });
             push(ids::DETAILS_BODY, body);
             children.push(ids::DETAILS_BODY);
         }
-        children.extend([ids::SLIDER, ids::ZOOM, ids::ANIMATE, ids::PROGRESS, ids::OPEN_WINDOW]);
+        children.extend([
+            ids::SLIDER,
+            ids::ZOOM,
+            ids::ANIMATE,
+            ids::PROGRESS,
+            ids::OPEN_WINDOW,
+        ]);
         if self.tooltip_visible() {
             let mut tip = Node::new(Role::Tooltip);
             tip.set_label("Save the document");
-            tip.set_bounds(Rect { x0: 10.0, y0: 142.0, x1: 150.0, y1: 160.0 });
+            tip.set_bounds(Rect {
+                x0: 10.0,
+                y0: 142.0,
+                x1: 150.0,
+                y1: 160.0,
+            });
             push(ids::TOOLTIP, tip);
             children.push(ids::TOOLTIP);
         }
@@ -498,7 +612,9 @@ impl DemoApp {
             _ => {}
         }
         match (e.phase, e.button) {
-            (PointerPhase::Down, Some(PointerButton::Primary)) => self.press = target.map(|t| (t, e.position)),
+            (PointerPhase::Down, Some(PointerButton::Primary)) => {
+                self.press = target.map(|t| (t, e.position))
+            }
             (PointerPhase::Up, Some(PointerButton::Primary)) => {
                 let press = self.press.take();
                 match (press, target) {
@@ -546,7 +662,11 @@ impl DemoApp {
                 } else if let Some(t) = self.touches.iter_mut().find(|t| t.0 == e.pointer_id) {
                     let dy = t.2.y - e.position.y;
                     t.2 = e.position;
-                    if SCROLLER.x0 <= t.1.x && t.1.x < SCROLLER.x1 && SCROLLER.y0 <= t.1.y && t.1.y < SCROLLER.y1 {
+                    if SCROLLER.x0 <= t.1.x
+                        && t.1.x < SCROLLER.x1
+                        && SCROLLER.y0 <= t.1.y
+                        && t.1.y < SCROLLER.y1
+                    {
                         self.scroll_by(dy);
                     }
                 }
@@ -584,8 +704,13 @@ impl Target for DemoApp {
         Some(self.build())
     }
 
-    fn action(&mut self, req: ActionRequest, windows: &mut dyn WindowOps) -> Result<ActionOutcome, TargetError> {
-        self.log.push((self.clock_ms, Received::Action(req.clone())));
+    fn action(
+        &mut self,
+        req: ActionRequest,
+        windows: &mut dyn WindowOps,
+    ) -> Result<ActionOutcome, TargetError> {
+        self.log
+            .push((self.clock_ms, Received::Action(req.clone())));
         let id = req.target_node;
         self.dirty = true;
         let outcome = match req.action {
@@ -654,7 +779,11 @@ impl Target for DemoApp {
         Ok(outcome)
     }
 
-    fn pointer(&mut self, e: &PointerEvent, windows: &mut dyn WindowOps) -> Result<(), TargetError> {
+    fn pointer(
+        &mut self,
+        e: &PointerEvent,
+        windows: &mut dyn WindowOps,
+    ) -> Result<(), TargetError> {
         self.log.push((self.clock_ms, Received::Pointer(e.clone())));
         match e.kind {
             PointerKind::Mouse => self.mouse(e, windows),
@@ -671,7 +800,10 @@ impl Target for DemoApp {
         match e.key {
             Key::Named(NamedKey::Tab) => {
                 let order = Self::focusable();
-                let next = order.iter().position(|f| *f == self.focus).map_or(0, |i| (i + 1) % order.len());
+                let next = order
+                    .iter()
+                    .position(|f| *f == self.focus)
+                    .map_or(0, |i| (i + 1) % order.len());
                 self.focus = order[next];
                 self.dirty = true;
             }
@@ -704,7 +836,11 @@ impl Target for DemoApp {
         self.log.push((self.clock_ms, Received::Scroll(e.clone())));
         let p = e.position;
         if SCROLLER.x0 <= p.x && p.x < SCROLLER.x1 && SCROLLER.y0 <= p.y && p.y < SCROLLER.y1 {
-            let unit = if e.unit == ScrollUnit::Lines { ROW_HEIGHT } else { 1.0 };
+            let unit = if e.unit == ScrollUnit::Lines {
+                ROW_HEIGHT
+            } else {
+                1.0
+            };
             self.scroll_by(e.dy * unit);
         }
         Ok(())
@@ -740,7 +876,10 @@ impl Target for DemoApp {
     }
 
     fn is_animating(&self) -> bool {
-        self.animate_forever || self.animation_start.is_some_and(|s| self.clock_ms < s.saturating_add(ANIMATION_MS))
+        self.animate_forever
+            || self
+                .animation_start
+                .is_some_and(|s| self.clock_ms < s.saturating_add(ANIMATION_MS))
     }
 
     fn relayout(&mut self, _windows: &mut dyn WindowOps) -> Result<(), TargetError> {

@@ -109,7 +109,11 @@ impl<T: Target, W: WindowOps> Harness<T, W> {
         let mut session = Session::new(target);
         session.sync()?;
         session.mirror.require_state()?;
-        Ok(Self { session, windows, settle: SettleSpec::default() })
+        Ok(Self {
+            session,
+            windows,
+            settle: SettleSpec::default(),
+        })
     }
 
     /// The target.
@@ -159,7 +163,11 @@ impl<T: Target, W: WindowOps> Harness<T, W> {
         Ok(self.session.resolve(&node.into())?.id.into())
     }
 
-    fn node_op(&mut self, node: impl Into<NodeTarget>, make: impl FnOnce(NodeTarget) -> Op) -> Result<&mut Self, OpError> {
+    fn node_op(
+        &mut self,
+        node: impl Into<NodeTarget>,
+        make: impl FnOnce(NodeTarget) -> Op,
+    ) -> Result<&mut Self, OpError> {
         let op = make(node.into());
         self.run(op)?;
         Ok(self)
@@ -167,7 +175,12 @@ impl<T: Target, W: WindowOps> Harness<T, W> {
 
     /// Clicks (AccessKit `Click`).
     pub fn click(&mut self, node: impl Into<NodeTarget>) -> Result<&mut Self, OpError> {
-        self.node_op(node, |node| Op::InvokeAction(ops::InvokeAction { node, action: "click".into() }))
+        self.node_op(node, |node| {
+            Op::InvokeAction(ops::InvokeAction {
+                node,
+                action: "click".into(),
+            })
+        })
     }
 
     /// Clicks with real pointer input at the node's centre.
@@ -203,20 +216,42 @@ impl<T: Target, W: WindowOps> Harness<T, W> {
     }
 
     /// Types text into a node, one key per character.
-    pub fn type_text(&mut self, node: impl Into<NodeTarget>, text: &str) -> Result<&mut Self, OpError> {
+    pub fn type_text(
+        &mut self,
+        node: impl Into<NodeTarget>,
+        text: &str,
+    ) -> Result<&mut Self, OpError> {
         let text = text.to_string();
-        self.node_op(node, |node| Op::TypeText(ops::TypeText { node: Some(node), text }))
+        self.node_op(node, |node| {
+            Op::TypeText(ops::TypeText {
+                node: Some(node),
+                text,
+            })
+        })
     }
 
     /// Sets a text value.
-    pub fn set_value(&mut self, node: impl Into<NodeTarget>, value: &str) -> Result<&mut Self, OpError> {
+    pub fn set_value(
+        &mut self,
+        node: impl Into<NodeTarget>,
+        value: &str,
+    ) -> Result<&mut Self, OpError> {
         let value = FieldValue::Text(value.to_string());
         self.node_op(node, |node| Op::SetValue(ops::SetValue { node, value }))
     }
 
     /// Sets a numeric value.
-    pub fn set_number(&mut self, node: impl Into<NodeTarget>, value: f64) -> Result<&mut Self, OpError> {
-        self.node_op(node, |node| Op::SetValue(ops::SetValue { node, value: FieldValue::Number(value) }))
+    pub fn set_number(
+        &mut self,
+        node: impl Into<NodeTarget>,
+        value: f64,
+    ) -> Result<&mut Self, OpError> {
+        self.node_op(node, |node| {
+            Op::SetValue(ops::SetValue {
+                node,
+                value: FieldValue::Number(value),
+            })
+        })
     }
 
     /// Expands.
@@ -245,10 +280,19 @@ impl<T: Target, W: WindowOps> Harness<T, W> {
     }
 
     /// Drags one node onto another.
-    pub fn drag(&mut self, from: impl Into<NodeTarget>, to: impl Into<NodeTarget>) -> Result<&mut Self, OpError> {
+    pub fn drag(
+        &mut self,
+        from: impl Into<NodeTarget>,
+        to: impl Into<NodeTarget>,
+    ) -> Result<&mut Self, OpError> {
         let to = to.into();
         self.node_op(from, |node| {
-            Op::DragNode(ops::DragNode { node, to_node: Some(to), to_x: None, to_y: None })
+            Op::DragNode(ops::DragNode {
+                node,
+                to_node: Some(to),
+                to_x: None,
+                to_y: None,
+            })
         })
     }
 
@@ -266,9 +310,18 @@ impl<T: Target, W: WindowOps> Harness<T, W> {
 
     /// Waits (on the simulated clock) until a node matching the selector exists.
     pub fn wait_for(&mut self, selector: &Selector, budget_ms: u64) -> Result<&mut Self, OpError> {
-        let settle = SettleSpec { settle_timeout_ms: budget_ms, ..self.settle };
-        let condition = ops::Condition::NodeExists { role: selector.role.clone(), label: selector.label.clone() };
-        self.run_with(Op::WaitForCondition(ops::WaitForCondition { condition }), &settle)?;
+        let settle = SettleSpec {
+            settle_timeout_ms: budget_ms,
+            ..self.settle
+        };
+        let condition = ops::Condition::NodeExists {
+            role: selector.role.clone(),
+            label: selector.label.clone(),
+        };
+        self.run_with(
+            Op::WaitForCondition(ops::WaitForCondition { condition }),
+            &settle,
+        )?;
         Ok(self)
     }
 
@@ -279,7 +332,10 @@ impl<T: Target, W: WindowOps> Harness<T, W> {
 
     /// Typed assertions on one node.
     pub fn expect(&self, node: impl Into<NodeTarget>) -> Expect<'_, T, W> {
-        Expect { harness: self, node: node.into() }
+        Expect {
+            harness: self,
+            node: node.into(),
+        }
     }
 }
 
@@ -290,8 +346,18 @@ pub struct Expect<'h, T: Target, W: WindowOps> {
 }
 
 impl<T: Target, W: WindowOps> Expect<'_, T, W> {
-    fn check(&self, kind: AssertKind, value: Option<String>, flag: Option<bool>) -> Result<(), OpError> {
-        let op = ops::AssertNode { node: self.node.clone(), kind, value, flag };
+    fn check(
+        &self,
+        kind: AssertKind,
+        value: Option<String>,
+        flag: Option<bool>,
+    ) -> Result<(), OpError> {
+        let op = ops::AssertNode {
+            node: self.node.clone(),
+            kind,
+            value,
+            flag,
+        };
         crate::execute::assert_only(&self.harness.session, &op)
     }
 

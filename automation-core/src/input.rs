@@ -58,12 +58,25 @@ pub struct Modifiers {
 
 impl Modifiers {
     /// Modifiers from the five request flags, with `command` resolved for `platform`.
-    pub fn resolve(ctrl: bool, shift: bool, alt: bool, meta: bool, command: bool, platform: Platform) -> Self {
+    pub fn resolve(
+        ctrl: bool,
+        shift: bool,
+        alt: bool,
+        meta: bool,
+        command: bool,
+        platform: Platform,
+    ) -> Self {
         let (ctrl, meta) = match platform {
             Platform::MacOs => (ctrl, meta || command),
             Platform::Other => (ctrl || command, meta),
         };
-        Self { ctrl, shift, alt, meta, command }
+        Self {
+            ctrl,
+            shift,
+            alt,
+            meta,
+            command,
+        }
     }
 
     /// No modifier held.
@@ -170,11 +183,18 @@ impl Key {
             return Ok(Key::Named(NamedKey::F(n)));
         }
         let close = crate::text_match::closest(&norm, KEY_NAMES.iter().map(|(n, _)| *n), 3);
-        Err(OpError::new(ErrorCode::UnknownName, format!("unknown key name {name:?}"))
-            .with_hint(format!(
-                "use a single character, F1..F35, or a named key such as {}",
-                if close.is_empty() { "enter, tab, escape, arrowup".to_string() } else { close.join(", ") }
-            )))
+        Err(
+            OpError::new(ErrorCode::UnknownName, format!("unknown key name {name:?}")).with_hint(
+                format!(
+                    "use a single character, F1..F35, or a named key such as {}",
+                    if close.is_empty() {
+                        "enter, tab, escape, arrowup".to_string()
+                    } else {
+                        close.join(", ")
+                    }
+                ),
+            ),
+        )
     }
 
     /// The key a character is typed with (letters map to their upper-case key).
@@ -233,8 +253,18 @@ pub fn keystrokes_for_text(text: &str) -> Vec<KeyEvent> {
             Key::Named(NamedKey::Enter) => "\r".to_string(),
             _ => c.to_string(),
         };
-        out.push(KeyEvent { key, pressed: true, text: Some(text), modifiers });
-        out.push(KeyEvent { key, pressed: false, text: None, modifiers });
+        out.push(KeyEvent {
+            key,
+            pressed: true,
+            text: Some(text),
+            modifiers,
+        });
+        out.push(KeyEvent {
+            key,
+            pressed: false,
+            text: None,
+            modifiers,
+        });
     }
     out
 }

@@ -21,7 +21,9 @@ mod validate;
 
 pub use catalog::{Access, CATALOG, Op, OpSpec};
 pub use error::{Candidate, ErrorCode, OpError, OpResult};
-pub use execute::{PointerRecord, Pointers, Resolved, Session, SettleReport, execute, execute_request};
+pub use execute::{
+    PointerRecord, Pointers, Resolved, Session, SettleReport, execute, execute_request,
+};
 pub use input::{Key, Modifiers, NamedKey, Platform, Point, PointerButton, PointerKind};
 pub use node_ref::{NodeKey, NodeTarget, Selector};
 pub use request::{Reply, Request, WindowId};

@@ -110,8 +110,11 @@ impl Mirror {
     /// The tree, or a `TARGET_FAILED` error when the app never produced one.
     pub fn require_state(&self) -> Result<&TreeState, OpError> {
         self.state().ok_or_else(|| {
-            OpError::new(ErrorCode::TargetFailed, "the app has not produced an accessibility tree yet")
-                .with_hint("make sure the app enables AccessKit, then retry after a settle")
+            OpError::new(
+                ErrorCode::TargetFailed,
+                "the app has not produced an accessibility tree yet",
+            )
+            .with_hint("make sure the app enables AccessKit, then retry after a settle")
         })
     }
 
@@ -153,7 +156,12 @@ impl Mirror {
     /// Validates then applies an update. A malformed update changes nothing.
     pub fn apply(&mut self, mut update: TreeUpdate) -> Result<(), OpError> {
         self.drop_unchanged(&mut update);
-        validate_update(&update, self.state(), self.len, &self.labels.labelled_by_rev)?;
+        validate_update(
+            &update,
+            self.state(),
+            self.len,
+            &self.labels.labelled_by_rev,
+        )?;
         let mut changes = Changes {
             announcements: &mut self.announcements,
             touched: Vec::new(),
@@ -176,7 +184,12 @@ impl Mirror {
                 self.tree = Some(tree);
             }
         }
-        let Changes { touched, removed, added, .. } = changes;
+        let Changes {
+            touched,
+            removed,
+            added,
+            ..
+        } = changes;
         if touched.is_empty() && removed.is_empty() {
             return Ok(());
         }
@@ -204,10 +217,14 @@ impl Mirror {
         let Some(state) = self.state() else {
             return;
         };
-        let root_unchanged = update.tree.as_ref().is_none_or(|t| t.root == state.root().locate().0);
+        let root_unchanged = update
+            .tree
+            .as_ref()
+            .is_none_or(|t| t.root == state.root().locate().0);
         update.nodes.retain(|(id, node)| {
             // The root's entry also carries "this is the root"; keep it when the root moves.
-            let keep_for_root = !root_unchanged && update.tree.as_ref().is_some_and(|t| t.root == *id);
+            let keep_for_root =
+                !root_unchanged && update.tree.as_ref().is_some_and(|t| t.root == *id);
             keep_for_root
                 || state
                     .node_by_tree_local_id(*id, TreeId::ROOT)

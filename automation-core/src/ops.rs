@@ -20,6 +20,34 @@ macro_rules! args {
         #[cfg_attr(feature = "schemars", derive(JsonSchema))]
         pub struct $name { $( $(#[$fm])* pub $field: $ty, )* }
     };
+    // `+ modifiers` adds the five modifier flags (strict structs cannot `flatten` them in).
+    ($(#[doc = $doc:literal])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? } + modifiers) => {
+        args!($(#[doc = $doc])* $name {
+            $( $(#[$fm])* $field: $ty, )*
+            /// Hold Control.
+            #[serde(default, skip_serializing_if = "is_false")]
+            ctrl: bool,
+            /// Hold Shift.
+            #[serde(default, skip_serializing_if = "is_false")]
+            shift: bool,
+            /// Hold Alt.
+            #[serde(default, skip_serializing_if = "is_false")]
+            alt: bool,
+            /// Hold Meta.
+            #[serde(default, skip_serializing_if = "is_false")]
+            meta: bool,
+            /// Hold the accelerator (Ctrl on Windows/Linux, ⌘ on macOS).
+            #[serde(default, skip_serializing_if = "is_false")]
+            command: bool,
+        });
+
+        impl $name {
+            /// The modifiers held, with `command` resolved for `platform`.
+            pub fn modifiers(&self, platform: crate::input::Platform) -> crate::input::Modifiers {
+                crate::input::Modifiers::resolve(self.ctrl, self.shift, self.alt, self.meta, self.command, platform)
+            }
+        }
+    };
 }
 
 fn is_false(b: &bool) -> bool {
@@ -199,22 +227,7 @@ args!(
         /// Send wheel notches (lines) instead of pixels.
         #[serde(default, skip_serializing_if = "is_false")]
         lines: bool,
-        /// Hold Control.
-        #[serde(default, skip_serializing_if = "is_false")]
-        ctrl: bool,
-        /// Hold Shift.
-        #[serde(default, skip_serializing_if = "is_false")]
-        shift: bool,
-        /// Hold Alt.
-        #[serde(default, skip_serializing_if = "is_false")]
-        alt: bool,
-        /// Hold Meta.
-        #[serde(default, skip_serializing_if = "is_false")]
-        meta: bool,
-        /// Hold the accelerator (Ctrl on Windows/Linux, ⌘ on macOS).
-        #[serde(default, skip_serializing_if = "is_false")]
-        command: bool,
-    }
+    } + modifiers
 );
 
 /// What `inject_pointer` does.
@@ -265,22 +278,7 @@ args!(
         /// Pen tilt [x, y] in degrees (pen only).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tilt: Option<[f32; 2]>,
-        /// Hold Control.
-        #[serde(default, skip_serializing_if = "is_false")]
-        ctrl: bool,
-        /// Hold Shift.
-        #[serde(default, skip_serializing_if = "is_false")]
-        shift: bool,
-        /// Hold Alt.
-        #[serde(default, skip_serializing_if = "is_false")]
-        alt: bool,
-        /// Hold Meta.
-        #[serde(default, skip_serializing_if = "is_false")]
-        meta: bool,
-        /// Hold the accelerator (Ctrl on Windows/Linux, ⌘ on macOS).
-        #[serde(default, skip_serializing_if = "is_false")]
-        command: bool,
-    }
+    } + modifiers
 );
 
 /// Phase of `inject_key`.
@@ -308,22 +306,7 @@ args!(
         /// press (default), down or up.
         #[serde(default)]
         phase: KeyPhase,
-        /// Hold Control.
-        #[serde(default, skip_serializing_if = "is_false")]
-        ctrl: bool,
-        /// Hold Shift.
-        #[serde(default, skip_serializing_if = "is_false")]
-        shift: bool,
-        /// Hold Alt.
-        #[serde(default, skip_serializing_if = "is_false")]
-        alt: bool,
-        /// Hold Meta.
-        #[serde(default, skip_serializing_if = "is_false")]
-        meta: bool,
-        /// Hold the accelerator (Ctrl on Windows/Linux, ⌘ on macOS).
-        #[serde(default, skip_serializing_if = "is_false")]
-        command: bool,
-    }
+    } + modifiers
 );
 
 args!(

@@ -41,7 +41,11 @@ impl Op {
                 let Some((name, args)) = map.into_iter().next() else {
                     return Err(shape_error());
                 };
-                let args = if args.is_null() { Value::Object(Default::default()) } else { args };
+                let args = if args.is_null() {
+                    Value::Object(Default::default())
+                } else {
+                    args
+                };
                 Op::from_parts(&name, args)
             }
             _ => Err(shape_error()),
@@ -54,7 +58,9 @@ fn shape_error() -> OpError {
         ErrorCode::BadRequest,
         "`op` must be an op name or an object with exactly one op name as its key",
     )
-    .with_hint(r#"e.g. "op": "snapshot_tree" or "op": {"find_node": {"role": "Button", "label": "Save"}}"#)
+    .with_hint(
+        r#"e.g. "op": "snapshot_tree" or "op": {"find_node": {"role": "Button", "label": "Save"}}"#,
+    )
 }
 
 /// A window id (decimal string on the wire).
@@ -99,14 +105,21 @@ pub struct Request {
 impl Request {
     /// A request for one op with default settle.
     pub fn new(op: Op) -> Self {
-        Self { window_id: None, op, settle: None }
+        Self {
+            window_id: None,
+            op,
+            settle: None,
+        }
     }
 
     /// Parses and validates a request: strict fields, and `settle` only on ops that accept it.
     pub fn from_json(text: &str) -> Result<Request, OpError> {
         let value: Value = serde_json::from_str(text).map_err(|e| {
-            OpError::new(ErrorCode::BadRequest, format!("request is not valid JSON: {e}"))
-                .with_hint(r#"send {"op": <op>, "settle"?: {...}, "window_id"?: "..."}"#)
+            OpError::new(
+                ErrorCode::BadRequest,
+                format!("request is not valid JSON: {e}"),
+            )
+            .with_hint(r#"send {"op": <op>, "settle"?: {...}, "window_id"?: "..."}"#)
         })?;
         Self::from_value(value)
     }
@@ -114,14 +127,18 @@ impl Request {
     /// [`Request::from_json`] on an already-parsed value.
     pub fn from_value(value: Value) -> Result<Request, OpError> {
         let Value::Object(mut map) = value else {
-            return Err(OpError::new(ErrorCode::BadRequest, "request must be a JSON object")
-                .with_hint(r#"send {"op": <op>, "settle"?: {...}, "window_id"?: "..."}"#));
+            return Err(
+                OpError::new(ErrorCode::BadRequest, "request must be a JSON object")
+                    .with_hint(r#"send {"op": <op>, "settle"?: {...}, "window_id"?: "..."}"#),
+            );
         };
         let op = match map.remove("op") {
             Some(op) => Op::from_json(op)?,
             None => {
-                return Err(OpError::new(ErrorCode::BadRequest, "request has no `op` field")
-                    .with_hint(r#"e.g. {"op": "snapshot_tree"}"#));
+                return Err(
+                    OpError::new(ErrorCode::BadRequest, "request has no `op` field")
+                        .with_hint(r#"e.g. {"op": "snapshot_tree"}"#),
+                );
             }
         };
         let settle = match map.remove("settle") {
@@ -142,10 +159,16 @@ impl Request {
         if let Some(field) = map.keys().next() {
             return Err(OpError::new(
                 ErrorCode::BadRequest,
-                format!("unknown request field `{field}`, expected one of `op`, `settle`, `window_id`"),
+                format!(
+                    "unknown request field `{field}`, expected one of `op`, `settle`, `window_id`"
+                ),
             ));
         }
-        let request = Request { window_id, op, settle };
+        let request = Request {
+            window_id,
+            op,
+            settle,
+        };
         request.check_settle()?;
         Ok(request)
     }

@@ -138,7 +138,10 @@ pub const ACTIONS: &[(Action, &str)] = &[
 
 /// The snake_case name of an action.
 pub fn action_name(action: Action) -> &'static str {
-    ACTIONS.iter().find(|(a, _)| *a == action).map_or("unknown", |(_, n)| n)
+    ACTIONS
+        .iter()
+        .find(|(a, _)| *a == action)
+        .map_or("unknown", |(_, n)| n)
 }
 
 /// The role's name as AccessKit spells it (`Button`, `CheckBox`, …).
@@ -155,7 +158,8 @@ pub fn role_matches(role: Role, wanted: &str) -> bool {
     impl std::fmt::Write for Eq<'_> {
         fn write_str(&mut self, s: &str) -> std::fmt::Result {
             let b = s.as_bytes();
-            if self.ok && self.rest.len() >= b.len() && self.rest[..b.len()].eq_ignore_ascii_case(b) {
+            if self.ok && self.rest.len() >= b.len() && self.rest[..b.len()].eq_ignore_ascii_case(b)
+            {
                 self.rest = &self.rest[b.len()..];
             } else {
                 self.ok = false;
@@ -163,7 +167,10 @@ pub fn role_matches(role: Role, wanted: &str) -> bool {
             Ok(())
         }
     }
-    let mut eq = Eq { rest: wanted.as_bytes(), ok: true };
+    let mut eq = Eq {
+        rest: wanted.as_bytes(),
+        ok: true,
+    };
     let _ = std::fmt::write(&mut eq, format_args!("{role:?}"));
     eq.ok && eq.rest.is_empty()
 }
@@ -183,7 +190,10 @@ pub fn text_info(node: &NodeRef) -> Option<TextInfo> {
     if !node.supports_text_ranges() {
         return None;
     }
-    let runs: Vec<NodeRef> = node.children().filter(|c| c.role() == Role::TextRun).collect();
+    let runs: Vec<NodeRef> = node
+        .children()
+        .filter(|c| c.role() == Role::TextRun)
+        .collect();
     Some(TextInfo {
         run_count: runs.len(),
         document_text: node.document_range().text(),

@@ -68,16 +68,28 @@ pub trait Target {
     fn take_tree_update(&mut self) -> Option<TreeUpdate>;
 
     /// An AccessKit action request for a node that exists in the last tree.
-    fn action(&mut self, request: ActionRequest, windows: &mut dyn WindowOps) -> Result<ActionOutcome, TargetError>;
+    fn action(
+        &mut self,
+        request: ActionRequest,
+        windows: &mut dyn WindowOps,
+    ) -> Result<ActionOutcome, TargetError>;
 
     /// One pointer sample.
-    fn pointer(&mut self, event: &PointerEvent, windows: &mut dyn WindowOps) -> Result<(), TargetError>;
+    fn pointer(
+        &mut self,
+        event: &PointerEvent,
+        windows: &mut dyn WindowOps,
+    ) -> Result<(), TargetError>;
 
     /// One key transition.
     fn key(&mut self, event: &KeyEvent, windows: &mut dyn WindowOps) -> Result<(), TargetError>;
 
     /// One scroll.
-    fn scroll(&mut self, event: &ScrollEvent, windows: &mut dyn WindowOps) -> Result<(), TargetError>;
+    fn scroll(
+        &mut self,
+        event: &ScrollEvent,
+        windows: &mut dyn WindowOps,
+    ) -> Result<(), TargetError>;
 
     /// One IME event.
     fn ime(&mut self, event: &ImeEvent, windows: &mut dyn WindowOps) -> Result<(), TargetError>;
@@ -192,7 +204,11 @@ impl WindowOps for RecordingWindowOps {
         for w in &mut self.windows {
             w.focused = false;
         }
-        self.windows.push(WindowInfo { id, title: request.title.clone(), focused: true });
+        self.windows.push(WindowInfo {
+            id,
+            title: request.title.clone(),
+            focused: true,
+        });
         self.opened.push(request);
         id
     }

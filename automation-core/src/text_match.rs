@@ -31,7 +31,11 @@ pub fn score(wanted: &str, candidate: &str) -> usize {
 }
 
 /// Up to `n` candidates closest to `wanted`, best first, dropping ones that share little.
-pub fn closest<'a>(wanted: &str, candidates: impl Iterator<Item = &'a str>, n: usize) -> Vec<&'a str> {
+pub fn closest<'a>(
+    wanted: &str,
+    candidates: impl Iterator<Item = &'a str>,
+    n: usize,
+) -> Vec<&'a str> {
     let limit = 2 + wanted.chars().count().max(3) / 2 + 1;
     let mut scored: Vec<(usize, &str)> = candidates
         .map(|c| (score(wanted, c), c))
@@ -55,7 +59,10 @@ mod tests {
     #[test]
     fn closest_prefers_near_names() {
         let names = ["snapshot_tree", "find_node", "read_node"];
-        assert_eq!(closest("find_nod", names.iter().copied(), 2)[0], "find_node");
+        assert_eq!(
+            closest("find_nod", names.iter().copied(), 2)[0],
+            "find_node"
+        );
         assert!(closest("zzzzzzzzzz", names.iter().copied(), 2).is_empty());
     }
 }

@@ -53,27 +53,40 @@ pub fn validate_update(
 ) -> Result<(), OpError> {
     let current = Current(current);
     if update.tree_id != TreeId::ROOT {
-        return Err(invalid("the update targets a subtree (tree_id is not ROOT); subtrees are not supported".into()));
+        return Err(invalid(
+            "the update targets a subtree (tree_id is not ROOT); subtrees are not supported".into(),
+        ));
     }
     let root = match (&update.tree, current.root()) {
         (Some(info), _) => info.root,
         (None, Some(root)) => root,
         (None, None) => {
-            return Err(invalid("the first update has no tree info (TreeUpdate::tree must be Some)".into()));
+            return Err(invalid(
+                "the first update has no tree info (TreeUpdate::tree must be Some)".into(),
+            ));
         }
     };
 
     let mut in_update: HashMap<NodeId, usize> = HashMap::with_capacity(update.nodes.len());
     for (index, (id, node)) in update.nodes.iter().enumerate() {
         if in_update.insert(*id, index).is_some() {
-            return Err(invalid(format!("node {} appears twice in the update", id.0)));
+            return Err(invalid(format!(
+                "node {} appears twice in the update",
+                id.0
+            )));
         }
         if node.tree_id().is_some() {
-            return Err(invalid(format!("node {} grafts a subtree; subtrees are not supported", id.0)));
+            return Err(invalid(format!(
+                "node {} grafts a subtree; subtrees are not supported",
+                id.0
+            )));
         }
         // accesskit_consumer unwraps a text run's value whenever it reads text.
         if node.role() == Role::TextRun && node.value().is_none() {
-            return Err(invalid(format!("text run {} has no value (its text)", id.0)));
+            return Err(invalid(format!(
+                "text run {} has no value (its text)",
+                id.0
+            )));
         }
     }
 
@@ -81,7 +94,10 @@ pub fn validate_update(
     for (id, node) in &update.nodes {
         for child in node.children() {
             if *child == root {
-                return Err(invalid(format!("node {} lists the root {} as a child", id.0, root.0)));
+                return Err(invalid(format!(
+                    "node {} lists the root {} as a child",
+                    id.0, root.0
+                )));
             }
             if let Some(first) = new_parent.insert(*child, *id) {
                 return Err(invalid(format!(
@@ -98,7 +114,10 @@ pub fn validate_update(
         }
     }
     if !in_update.contains_key(&root) && !current.exists(root) {
-        return Err(invalid(format!("the root {} is not in the update or the tree", root.0)));
+        return Err(invalid(format!(
+            "the root {} is not in the update or the tree",
+            root.0
+        )));
     }
 
     // Every node of the update, and the focus, must hang from the root afterwards.
@@ -108,7 +127,11 @@ pub fn validate_update(
         }
         let old = current.parent(id)?;
         // An old parent that is in the update but no longer lists this node detaches it.
-        if in_update.contains_key(&old) { None } else { Some(old) }
+        if in_update.contains_key(&old) {
+            None
+        } else {
+            Some(old)
+        }
     };
     let mut reachable: HashSet<NodeId> = HashSet::with_capacity(update.nodes.len() + 1);
     reachable.insert(root);
@@ -142,7 +165,10 @@ pub fn validate_update(
     }
     let focus = update.focus;
     if !(in_update.contains_key(&focus) || current.exists(focus)) || !hangs_from_root(focus) {
-        return Err(invalid(format!("the focus {} is not a node of the tree after the update", focus.0)));
+        return Err(invalid(format!(
+            "the focus {} is not a node of the tree after the update",
+            focus.0
+        )));
     }
     // A root change that promotes a node of the current tree: accesskit_consumer keeps the old
     // parent's child link when that parent stays and is not in the update (the root becomes its

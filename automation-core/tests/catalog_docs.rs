@@ -27,7 +27,9 @@ fn yes_no(b: bool) -> &'static str {
 
 /// The op table, one row per catalog entry, in catalog order.
 fn ops_table() -> String {
-    let mut out = String::from("| op | access | settle | idempotent | description |\n|---|---|---|---|---|\n");
+    let mut out = String::from(
+        "| op | access | settle | idempotent | description |\n|---|---|---|---|---|\n",
+    );
     for spec in CATALOG {
         let access = match spec.access {
             Access::ReadOnly => "read-only",
@@ -79,7 +81,8 @@ fn between<'a>(doc: &'a str, begin: &str, end: &str) -> Option<&'a str> {
 #[test]
 fn docs_core_md_matches_catalog_and_codes() {
     let path = docs_path();
-    let doc = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let doc = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let ops = ops_table();
     let codes = codes_table();
     let regenerated = splice(&doc, OPS_BEGIN, OPS_END, &ops)
@@ -94,7 +97,8 @@ fn docs_core_md_matches_catalog_and_codes() {
         return;
     }
     if std::env::var("UPDATE_DOCS").as_deref() == Ok("1") {
-        std::fs::write(&path, &regenerated).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        std::fs::write(&path, &regenerated)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
         eprintln!("rewrote the generated tables of {}", path.display());
         return;
     }
@@ -123,7 +127,11 @@ fn catalog_names_are_distinct_and_total_34() {
             "op name {:?} appears twice in CATALOG",
             spec.name
         );
-        assert!(!spec.description.trim().is_empty(), "{} has no description", spec.name);
+        assert!(
+            !spec.description.trim().is_empty(),
+            "{} has no description",
+            spec.name
+        );
         assert!(
             !spec.description.contains('\n'),
             "{}: the description must be one line",
@@ -146,8 +154,8 @@ fn catalog_names_are_distinct_and_total_34() {
 /// The smallest argument object each op accepts (`{}` when every field is optional).
 fn minimal_args(name: &str) -> Value {
     match name {
-        "read_node" | "inspect_node" | "focus_node" | "expand" | "collapse" | "right_click" | "scroll"
-        | "drag_node" | "fling" | "long_press" => json!({"node": "1"}),
+        "read_node" | "inspect_node" | "focus_node" | "expand" | "collapse" | "right_click"
+        | "scroll" | "drag_node" | "fling" | "long_press" => json!({"node": "1"}),
         "assert_node" => json!({"node": "1", "kind": "exists"}),
         "invoke_action" => json!({"node": "1", "action": "click"}),
         "set_value" => json!({"node": "1", "value": "x"}),
@@ -173,7 +181,12 @@ fn every_catalog_entry_has_an_op() {
             )
         });
         assert_eq!(op.name(), spec.name);
-        assert_eq!(op.spec(), spec, "{}: Op::spec disagrees with CATALOG", spec.name);
+        assert_eq!(
+            op.spec(),
+            spec,
+            "{}: Op::spec disagrees with CATALOG",
+            spec.name
+        );
         // The wire form round-trips: bare name for field-less ops, {name: args} otherwise.
         let wire = serde_json::to_value(&op).unwrap();
         assert_eq!(
@@ -201,18 +214,29 @@ fn error_codes_are_distinct_and_documented() {
 /// new method without docs fails here).
 #[test]
 fn docs_name_every_target_method() {
-    let src = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/target.rs")).unwrap();
+    let src =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/target.rs"))
+            .unwrap();
     let body = between(&src, "pub trait Target {", "\n}\n").expect("trait Target in target.rs");
     let doc = std::fs::read_to_string(docs_path()).unwrap();
     let mut methods = Vec::new();
     for line in body.lines() {
         if let Some(rest) = line.trim().strip_prefix("fn ") {
-            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
             methods.push(name);
         }
     }
-    assert!(methods.len() >= 10, "parsed too few Target methods: {methods:?}");
-    let missing: Vec<_> = methods.iter().filter(|m| !doc.contains(&format!("fn {m}("))).collect();
+    assert!(
+        methods.len() >= 10,
+        "parsed too few Target methods: {methods:?}"
+    );
+    let missing: Vec<_> = methods
+        .iter()
+        .filter(|m| !doc.contains(&format!("fn {m}(")))
+        .collect();
     assert!(
         missing.is_empty(),
         "docs/core.md does not show Target methods {missing:?}"

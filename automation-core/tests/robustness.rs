@@ -17,13 +17,14 @@ use accesskit::{Action, Live, Node, NodeId, Rect, Role, Toggled, TreeId, TreeInf
 use automation_core::fixture::{DemoApp, ids};
 use automation_core::mirror::Mirror;
 use automation_core::ops::{
-    AdvanceClock, AssertKind, AssertNode, Condition, DragNode, FieldValue, Fling, InjectKey, InjectPointer,
-    InjectTouchSequence, InvokeAction, KeyPhase, LongPress, NoArgs, NodeArgs, Pinch, PointerAction, PullAnnouncements,
-    Scroll, SetValue, SnapshotTree, TouchStep, TypeIme, TypeText, WaitForCondition,
+    AdvanceClock, AssertKind, AssertNode, Condition, DragNode, FieldValue, Fling, InjectKey,
+    InjectPointer, InjectTouchSequence, InvokeAction, KeyPhase, LongPress, NoArgs, NodeArgs, Pinch,
+    PointerAction, PullAnnouncements, Scroll, SetValue, SnapshotTree, TouchStep, TypeIme, TypeText,
+    WaitForCondition,
 };
 use automation_core::{
-    CATALOG, ErrorCode, NodeKey, NodeTarget, Op, PointerButton, PointerKind, RecordingWindowOps, Reply, Request,
-    Selector, Session, SettleSpec, execute, execute_request,
+    CATALOG, ErrorCode, NodeKey, NodeTarget, Op, PointerButton, PointerKind, RecordingWindowOps,
+    Reply, Request, Selector, Session, SettleSpec, execute, execute_request,
 };
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -61,7 +62,9 @@ fn check_ref(path: &str, v: &Value) -> Result<(), String> {
         Value::Null => Ok(()),
         Value::String(s) => match s.parse::<u64>() {
             Ok(n) if n.to_string() == *s => Ok(()),
-            _ => Err(format!("{path}: node reference {s:?} is not a canonical decimal u64")),
+            _ => Err(format!(
+                "{path}: node reference {s:?} is not a canonical decimal u64"
+            )),
         },
         other => Err(format!("{path}: node reference {other} is not a string")),
     }
@@ -88,7 +91,11 @@ fn check_json(path: &str, v: &Value) -> Result<(), String> {
                     if item.as_u64().is_none_or(|n| n > F64_EXACT) {
                         return Err(format!("{p}: pointer id {item} is not a small integer"));
                     }
-                } else if k.ends_with("pointer_id") || k == "seq" || k == "last_seq" || k == "version" {
+                } else if k.ends_with("pointer_id")
+                    || k == "seq"
+                    || k == "last_seq"
+                    || k == "version"
+                {
                     // Counters: numbers, but never beyond what an f64 holds exactly.
                     if !item.is_null() && item.as_u64().is_none_or(|n| n > F64_EXACT) {
                         return Err(format!("{p}: counter {item} does not survive an f64 parse"));
@@ -100,7 +107,9 @@ fn check_json(path: &str, v: &Value) -> Result<(), String> {
                 }
                 if REF_LIST_KEYS.contains(&k.as_str()) {
                     let Some(list) = item.as_array() else {
-                        return Err(format!("{p}: expected a list of node references, got {item}"));
+                        return Err(format!(
+                            "{p}: expected a list of node references, got {item}"
+                        ));
                     };
                     for (i, r) in list.iter().enumerate() {
                         check_ref(&format!("{p}[{i}]"), r)?;
@@ -400,8 +409,16 @@ fn arb_request_value() -> impl Strategy<Value = Value> {
 fn fields_of(op: &str) -> &'static [&'static str] {
     match op {
         "snapshot_tree" => &["max_depth", "root", "max_nodes"],
-        "read_node" | "inspect_node" | "focus_node" | "expand" | "collapse" | "right_click" | "screenshot" => &["node"],
-        "find_node" => &["role", "label", "label_contains", "value", "author_id", "nth"],
+        "read_node" | "inspect_node" | "focus_node" | "expand" | "collapse" | "right_click"
+        | "screenshot" => &["node"],
+        "find_node" => &[
+            "role",
+            "label",
+            "label_contains",
+            "value",
+            "author_id",
+            "nth",
+        ],
         "assert_node" => &["node", "kind", "value", "flag"],
         "layout_tree" => &["max_depth", "include_debug"],
         "pull_announcements" => &["since_seq"],
@@ -426,7 +443,9 @@ fn fields_of(op: &str) -> &'static [&'static str] {
             "meta",
             "command",
         ],
-        "inject_key" => &["key", "text", "phase", "ctrl", "shift", "alt", "meta", "command"],
+        "inject_key" => &[
+            "key", "text", "phase", "ctrl", "shift", "alt", "meta", "command",
+        ],
         "type_text" => &["node", "text"],
         "type_ime" => &["node", "preedit", "commit"],
         "drag_node" => &["node", "to_node", "to_x", "to_y"],
@@ -474,7 +493,16 @@ fn id_strings() -> Vec<String> {
 }
 
 fn selector_value() -> impl Strategy<Value = Value> {
-    let field = prop::sample::select(&["role", "label", "label_contains", "value", "author_id", "nth"][..]);
+    let field = prop::sample::select(
+        &[
+            "role",
+            "label",
+            "label_contains",
+            "value",
+            "author_id",
+            "nth",
+        ][..],
+    );
     let val = prop_oneof![
         4 => plausible_string().prop_map(Value::String),
         1 => nasty_number(),
@@ -585,7 +613,8 @@ fn condition_value() -> impl Strategy<Value = Value> {
                 }
                 v
             }),
-        (node_value(), plausible_string()).prop_map(|(n, e)| json!({"kind": "node_value", "node": n, "expected": e})),
+        (node_value(), plausible_string())
+            .prop_map(|(n, e)| json!({"kind": "node_value", "node": n, "expected": e})),
         node_value().prop_map(|n| json!({"kind": "node_gone", "node": n})),
         nasty_number().prop_map(|v| json!({"kind": "at_version_at_least", "version": v})),
         arb_json(),
@@ -596,12 +625,14 @@ fn value_for(field: &str) -> BoxedStrategy<Value> {
     let junk = json_leaf();
     match field {
         "node" | "root" | "to_node" => node_value().boxed(),
-        "x" | "y" | "dx" | "dy" | "to_x" | "to_y" | "scale" | "start_distance" | "pressure" => prop_oneof![
-            3 => (-100.0..500.0f64).prop_map(|n| json!(n)),
-            2 => nasty_number(),
-            1 => junk,
-        ]
-        .boxed(),
+        "x" | "y" | "dx" | "dy" | "to_x" | "to_y" | "scale" | "start_distance" | "pressure" => {
+            prop_oneof![
+                3 => (-100.0..500.0f64).prop_map(|n| json!(n)),
+                2 => nasty_number(),
+                1 => junk,
+            ]
+            .boxed()
+        }
         "max_depth" | "max_nodes" | "nth" | "since_seq" | "pointer_id" | "version" => prop_oneof![
             3 => (0u64..50).prop_map(|n| json!(n)),
             2 => nasty_number(),
@@ -622,11 +653,13 @@ fn value_for(field: &str) -> BoxedStrategy<Value> {
         ]
         .boxed(),
         "condition" => condition_value().boxed(),
-        "ctrl" | "shift" | "alt" | "meta" | "command" | "lines" | "include_debug" | "flag" => prop_oneof![
-            6 => any::<bool>().prop_map(Value::Bool),
-            1 => junk,
-        ]
-        .boxed(),
+        "ctrl" | "shift" | "alt" | "meta" | "command" | "lines" | "include_debug" | "flag" => {
+            prop_oneof![
+                6 => any::<bool>().prop_map(Value::Bool),
+                1 => junk,
+            ]
+            .boxed()
+        }
         "value" => prop_oneof![
             3 => plausible_string().prop_map(Value::String),
             2 => nasty_number(),
@@ -899,7 +932,17 @@ fn raw_node() -> impl Strategy<Value = RawNode> {
         prop::collection::vec(raw_id(), 0..4),
         prop::collection::vec(raw_id(), 0..2),
         prop::option::of([raw_f64(), raw_f64(), raw_f64(), raw_f64()]),
-        prop::option::weighted(0.2, [raw_f64(), raw_f64(), raw_f64(), raw_f64(), raw_f64(), raw_f64()]),
+        prop::option::weighted(
+            0.2,
+            [
+                raw_f64(),
+                raw_f64(),
+                raw_f64(),
+                raw_f64(),
+                raw_f64(),
+                raw_f64(),
+            ],
+        ),
         (
             any::<bool>(),
             prop::bool::weighted(0.1),
@@ -992,7 +1035,11 @@ impl RawUpdate {
             }
         }
         // Text runs must carry their text.
-        if self.nodes.iter().any(|n| n.role == Role::TextRun && n.value.is_none()) {
+        if self
+            .nodes
+            .iter()
+            .any(|n| n.role == Role::TextRun && n.value.is_none())
+        {
             return false;
         }
         // accesskit_consumer unwraps every `labelled_by` target when it computes a label.
@@ -1286,7 +1333,11 @@ fn known_malformed_updates_are_refused_and_tree_kept() {
             Some(ErrorCode::InvalidTreeUpdate),
             "{what}: {reply:?}"
         );
-        assert_eq!(full_snapshot(&mut s, &mut w), before, "{what}: tree changed");
+        assert_eq!(
+            full_snapshot(&mut s, &mut w),
+            before,
+            "{what}: tree changed"
+        );
         poke(&mut s, &mut w);
     }
     // A label reference to a node the tree will not have (accesskit_consumer unwraps it when
@@ -1324,7 +1375,11 @@ fn known_malformed_updates_are_refused_and_tree_kept() {
             Some(ErrorCode::InvalidTreeUpdate),
             "{what}: {reply:?}"
         );
-        assert_eq!(full_snapshot(&mut s, &mut w), before, "{what}: tree changed");
+        assert_eq!(
+            full_snapshot(&mut s, &mut w),
+            before,
+            "{what}: tree changed"
+        );
         poke(&mut s, &mut w);
     }
     // The same removal is fine when the field goes too, or stops naming the label.
@@ -1423,7 +1478,10 @@ fn known_malformed_updates_are_refused_and_tree_kept() {
     let mut new_root = Node::new(Role::Window);
     new_root.set_children(vec![ids::SAVE]);
     let reroot = |order_ok: bool| {
-        let mut nodes = vec![(ids::ROOT, new_root.clone()), (ids::SAVE, Node::new(Role::Button))];
+        let mut nodes = vec![
+            (ids::ROOT, new_root.clone()),
+            (ids::SAVE, Node::new(Role::Button)),
+        ];
         if order_ok {
             nodes.reverse();
         }
@@ -1443,10 +1501,15 @@ fn known_malformed_updates_are_refused_and_tree_kept() {
         Some(ids::SAVE),
         "refused update left the tree as it was"
     );
-    mirror.apply(reroot(true)).expect("old parent first: accepted");
+    mirror
+        .apply(reroot(true))
+        .expect("old parent first: accepted");
     assert_eq!(mirror.state().map(|s| s.root().locate().0), Some(ids::ROOT));
     assert_eq!(
-        mirror.node(ids::SAVE).and_then(|n| n.parent()).map(|p| p.locate().0),
+        mirror
+            .node(ids::SAVE)
+            .and_then(|n| n.parent())
+            .map(|p| p.locate().0),
         Some(ids::ROOT)
     );
 
@@ -1460,7 +1523,10 @@ fn known_malformed_updates_are_refused_and_tree_kept() {
         focus: NodeId(1),
     });
     let reply = full_snapshot(&mut s, &mut w);
-    assert_eq!(reply.err().map(|e| e.code), Some(ErrorCode::InvalidTreeUpdate));
+    assert_eq!(
+        reply.err().map(|e| e.code),
+        Some(ErrorCode::InvalidTreeUpdate)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1528,7 +1594,11 @@ fn valid_op() -> impl Strategy<Value = Op> {
             PointerAction::Up,
             PointerAction::Move,
         ]),
-        prop::sample::select(vec![PointerKind::Mouse, PointerKind::Touch, PointerKind::Pen]),
+        prop::sample::select(vec![
+            PointerKind::Mouse,
+            PointerKind::Touch,
+            PointerKind::Pen,
+        ]),
         prop::sample::select(vec![PointerButton::Primary, PointerButton::Secondary]),
         prop::option::weighted(0.3, 1u64..6),
     )
@@ -1554,7 +1624,11 @@ fn valid_op() -> impl Strategy<Value = Op> {
                     PointerButton::Primary
                 },
                 kind,
-                pointer_id: if kind == PointerKind::Mouse { None } else { pointer_id },
+                pointer_id: if kind == PointerKind::Mouse {
+                    None
+                } else {
+                    pointer_id
+                },
                 pressure: None,
                 tilt: None,
                 ctrl: false,
@@ -1587,16 +1661,22 @@ fn valid_op() -> impl Strategy<Value = Op> {
         Op::InjectTouchSequence(InjectTouchSequence { steps })
     });
     let condition = prop_oneof![
-        prop::sample::select(vec!["Save the document", "Saved", "Row 1", "Nope"]).prop_map(|l| Condition::NodeExists {
-            role: None,
-            label: Some(l.into())
+        prop::sample::select(vec!["Save the document", "Saved", "Row 1", "Nope"]).prop_map(|l| {
+            Condition::NodeExists {
+                role: None,
+                label: Some(l.into()),
+            }
         }),
         Just(Condition::NodeValue {
             node: NodeTarget::from(ids::NAME_FIELD),
             expected: "ab".into()
         }),
-        prop::sample::select(vec![ids::TOOLTIP, ids::MENU, NodeId(123_456_789_012_345_678)])
-            .prop_map(|id| Condition::NodeGone { node: id.into() }),
+        prop::sample::select(vec![
+            ids::TOOLTIP,
+            ids::MENU,
+            NodeId(123_456_789_012_345_678)
+        ])
+        .prop_map(|id| Condition::NodeGone { node: id.into() }),
         (0u64..40).prop_map(|version| Condition::AtVersionAtLeast { version }),
     ];
     prop_oneof![
@@ -1616,34 +1696,55 @@ fn valid_op() -> impl Strategy<Value = Op> {
                 "press"
             ])
         )
-            .prop_map(|(node, a)| Op::InvokeAction(InvokeAction { node, action: a.into() })),
+            .prop_map(|(node, a)| Op::InvokeAction(InvokeAction {
+                node,
+                action: a.into()
+            })),
         (prop::option::of(t()), "[a-zA-Z \\n\\t]{0,8}|\\PC{0,4}")
             .prop_map(|(node, text)| Op::TypeText(TypeText { node, text })),
-        (t(), -200.0..200.0f64, -200.0..200.0f64, any::<bool>()).prop_map(|(node, dx, dy, lines)| Op::Scroll(Scroll {
-            node,
-            dx,
-            dy,
-            at: None,
-            lines,
-            ctrl: false,
-            shift: false,
-            alt: false,
-            meta: false,
-            command: false,
-        })),
+        (t(), -200.0..200.0f64, -200.0..200.0f64, any::<bool>()).prop_map(
+            |(node, dx, dy, lines)| Op::Scroll(Scroll {
+                node,
+                dx,
+                dy,
+                at: None,
+                lines,
+                ctrl: false,
+                shift: false,
+                alt: false,
+                meta: false,
+                command: false,
+            })
+        ),
         pointer,
         steps,
-        (t(), 0.2..4.0f64, prop::option::of(16u64..400)).prop_map(|(node, scale, over_ms)| Op::Pinch(Pinch {
-            node,
-            scale,
-            start_distance: None,
-            over_ms
-        })),
-        (t(), -300.0..300.0f64, -300.0..300.0f64, prop::option::of(16u64..300))
-            .prop_map(|(node, dx, dy, over_ms)| Op::Fling(Fling { node, dx, dy, over_ms })),
+        (t(), 0.2..4.0f64, prop::option::of(16u64..400)).prop_map(|(node, scale, over_ms)| {
+            Op::Pinch(Pinch {
+                node,
+                scale,
+                start_distance: None,
+                over_ms,
+            })
+        }),
         (
             t(),
-            prop::sample::select(vec![PointerKind::Touch, PointerKind::Pen, PointerKind::Mouse])
+            -300.0..300.0f64,
+            -300.0..300.0f64,
+            prop::option::of(16u64..300)
+        )
+            .prop_map(|(node, dx, dy, over_ms)| Op::Fling(Fling {
+                node,
+                dx,
+                dy,
+                over_ms
+            })),
+        (
+            t(),
+            prop::sample::select(vec![
+                PointerKind::Touch,
+                PointerKind::Pen,
+                PointerKind::Mouse
+            ])
         )
             .prop_map(|(node, kind)| Op::LongPress(LongPress {
                 node,
@@ -1688,27 +1789,31 @@ fn valid_op() -> impl Strategy<Value = Op> {
                 meta: false,
                 command: false
             })),
-        (prop::option::of("[a-z]{0,3}"), prop::option::of("[a-z]{1,3}")).prop_map(|(preedit, commit)| Op::TypeIme(
-            TypeIme {
+        (
+            prop::option::of("[a-z]{0,3}"),
+            prop::option::of("[a-z]{1,3}")
+        )
+            .prop_map(|(preedit, commit)| Op::TypeIme(TypeIme {
                 node: Some(NodeTarget::from(ids::NAME_FIELD)),
                 preedit,
                 commit
-            }
-        )),
+            })),
         Just(Op::Settle(NoArgs {})),
         condition.prop_map(|condition| Op::WaitForCondition(WaitForCondition { condition })),
         (0u64..500).prop_map(|millis| Op::AdvanceClock(AdvanceClock { millis })),
         t().prop_map(|node| Op::RightClick(NodeArgs { node })),
         t().prop_map(|node| Op::FocusNode(NodeArgs { node })),
-        (1u64..6).prop_map(|pointer_id| Op::CancelPointer(automation_core::ops::CancelPointer { pointer_id })),
+        (1u64..6).prop_map(
+            |pointer_id| Op::CancelPointer(automation_core::ops::CancelPointer { pointer_id })
+        ),
         Just(Op::QueryPointers(NoArgs {})),
-        (prop::option::of(0u32..3), prop::option::of(1usize..30)).prop_map(|(max_depth, max_nodes)| Op::SnapshotTree(
-            SnapshotTree {
+        (prop::option::of(0u32..3), prop::option::of(1usize..30)).prop_map(
+            |(max_depth, max_nodes)| Op::SnapshotTree(SnapshotTree {
                 max_depth,
                 root: None,
                 max_nodes
-            }
-        )),
+            })
+        ),
         t().prop_map(|node| Op::ReadNode(NodeArgs { node })),
         Just(Op::PullAnnouncements(PullAnnouncements { since_seq: None })),
         Just(Op::ListLiveRegions(NoArgs {})),
@@ -1784,8 +1889,10 @@ fn huge_time_values_do_not_panic() {
         let mut s = session();
         s.target.animate_forever = true;
         let mut w = RecordingWindowOps::new();
-        let req = Request::from_value(json!({"op": "settle", "settle": {"clock_millis": max, "max_anim_frames": 4}}))
-            .unwrap();
+        let req = Request::from_value(
+            json!({"op": "settle", "settle": {"clock_millis": max, "max_anim_frames": 4}}),
+        )
+        .unwrap();
         run_request(&mut s, &mut w, &req)
     });
     if forever.is_err() {

@@ -4,7 +4,9 @@
 use accesskit::{Node, NodeId, Role, TreeInfo, TreeUpdate};
 use automation_core::fixture::{DemoApp, Received, ids};
 use automation_core::input::{Key, NamedKey, PointerPhase};
-use automation_core::{ErrorCode, OpError, RecordingWindowOps, Reply, Request, Session, execute_request};
+use automation_core::{
+    ErrorCode, OpError, RecordingWindowOps, Reply, Request, Session, execute_request,
+};
 use serde_json::{Value, json};
 
 struct Rig {
@@ -14,7 +16,10 @@ struct Rig {
 
 impl Rig {
     fn new() -> Self {
-        Self { s: Session::new(DemoApp::new()), w: RecordingWindowOps::new() }
+        Self {
+            s: Session::new(DemoApp::new()),
+            w: RecordingWindowOps::new(),
+        }
     }
 
     fn reply(&mut self, request: Value) -> Reply {
@@ -79,7 +84,11 @@ fn unknown_op_suggests_close_names() {
 fn settle_on_a_read_only_op_is_refused() {
     let mut r = Rig::new();
     let e = r.err(json!({"op": {"find_node": {"label": "Save"}}, "settle": {}}));
-    assert!(e.message.contains("does not accept `settle`"), "{}", e.message);
+    assert!(
+        e.message.contains("does not accept `settle`"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -115,7 +124,10 @@ fn label_resolves_through_labelled_by() {
     let mut r = Rig::new();
     let v = r.ok(json!({"op": {"read_node": {"node": key(ids::NAME_FIELD)}}}));
     assert_eq!(v["label"], "Name");
-    assert!(v.get("raw_label").is_none(), "raw label is absent, so raw_label is omitted");
+    assert!(
+        v.get("raw_label").is_none(),
+        "raw label is absent, so raw_label is omitted"
+    );
     let v = r.ok(json!({"op": {"find_node": {"label": "Name", "role": "TextInput"}}}));
     assert_eq!(v["node"], key(ids::NAME_FIELD));
 }
@@ -147,13 +159,19 @@ fn assert_arguments_are_checked() {
     let mut r = Rig::new();
     let e = r.err(json!({"op": {"assert_node": {"node": key(ids::SAVE), "kind": "label_equals"}}}));
     assert_eq!(e.code, ErrorCode::BadArgument);
-    let e = r.err(json!({"op": {"assert_node": {"node": key(ids::SAVE), "kind": "toggled", "value": "x"}}}));
+    let e = r.err(
+        json!({"op": {"assert_node": {"node": key(ids::SAVE), "kind": "toggled", "value": "x"}}}),
+    );
     assert_eq!(e.code, ErrorCode::BadArgument);
     let e = r.err(json!({"op": {"assert_node": {"node": key(ids::SAVE), "kind": "frobbed"}}}));
     assert_eq!(e.code, ErrorCode::BadRequest);
     let e = r.err(json!({"op": {"assert_node": {"node": key(ids::SAVE), "kind": "label_equals", "value": "Cancel"}}}));
     assert_eq!(e.code, ErrorCode::AssertionFailed);
-    assert!(e.message.contains("Save") && e.message.contains("Cancel"), "{}", e.message);
+    assert!(
+        e.message.contains("Save") && e.message.contains("Cancel"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -167,7 +185,9 @@ fn text_runs_are_not_children_but_addressable() {
     r.ok(json!({"op": {"assert_node": {"node": key(ids::HEADING_TEXT), "kind": "document_text_equals", "value": "Automation demo"}}}));
     let v = r.ok(json!({"op": {"read_node": {"node": key(ids::HEADING_RUN)}}}));
     assert_eq!(v["role"], "TextRun");
-    let e = r.err(json!({"op": {"assert_node": {"node": key(ids::SAVE), "kind": "supports_text_ranges"}}}));
+    let e = r.err(
+        json!({"op": {"assert_node": {"node": key(ids::SAVE), "kind": "supports_text_ranges"}}}),
+    );
     assert_eq!(e.code, ErrorCode::AssertionFailed);
 }
 
@@ -176,7 +196,8 @@ fn text_runs_are_not_children_but_addressable() {
 #[test]
 fn ambiguous_selector_lists_candidates_and_nth_picks() {
     let mut r = Rig::new();
-    let e = r.err(json!({"op": {"invoke_action": {"node": {"role": "CheckBox"}, "action": "click"}}}));
+    let e =
+        r.err(json!({"op": {"invoke_action": {"node": {"role": "CheckBox"}, "action": "click"}}}));
     assert_eq!(e.code, ErrorCode::Ambiguous);
     assert_eq!(e.candidates.len(), 2);
     assert!(e.hint.unwrap_or_default().contains("nth"));
@@ -189,7 +210,13 @@ fn not_found_names_the_closest_candidates() {
     let mut r = Rig::new();
     let e = r.err(json!({"op": {"invoke_action": {"node": {"role": "Button", "label": "Sav"}, "action": "click"}}}));
     assert_eq!(e.code, ErrorCode::NotFound);
-    assert_eq!(e.candidates.first().and_then(|c| c.label.clone()).as_deref(), Some("Save"));
+    assert_eq!(
+        e.candidates
+            .first()
+            .and_then(|c| c.label.clone())
+            .as_deref(),
+        Some("Save")
+    );
 }
 
 #[test]
@@ -248,7 +275,9 @@ fn every_id_survives_an_f64_round_trip() {
         if id.is_null() {
             continue;
         }
-        let s = id.as_str().unwrap_or_else(|| panic!("id {id} is not a string"));
+        let s = id
+            .as_str()
+            .unwrap_or_else(|| panic!("id {id} is not a string"));
         let n: u64 = s.parse().unwrap();
         r.ok(json!({"op": {"read_node": {"node": s}}}));
         assert_eq!(n.to_string(), s);
@@ -276,7 +305,10 @@ fn action_aliases_map_to_click_and_context_menu() {
     r.ok(json!({"op": {"invoke_action": {"node": key(ids::SAVE), "action": "press"}}}));
     r.ok(json!({"op": {"invoke_action": {"node": {"label": "Row 1"}, "action": "context_menu"}}}));
     r.ok(json!({"op": {"find_node": {"role": "Menu"}}}));
-    assert!(r.ok(json!({"op": {"find_node": {"role": "MenuItem", "label": "Rename"}}}))["node"].is_string());
+    assert!(
+        r.ok(json!({"op": {"find_node": {"role": "MenuItem", "label": "Rename"}}}))["node"]
+            .is_string()
+    );
 }
 
 #[test]
@@ -284,7 +316,11 @@ fn unhandled_action_lists_advertised_actions() {
     let mut r = Rig::new();
     let e = r.err(json!({"op": {"invoke_action": {"node": key(ids::SAVE), "action": "expand"}}}));
     assert_eq!(e.code, ErrorCode::UnhandledAction);
-    assert!(e.message.contains("click") && e.message.contains("focus"), "{}", e.message);
+    assert!(
+        e.message.contains("click") && e.message.contains("focus"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -332,7 +368,8 @@ fn clock_moves_exactly_clock_millis_plus_16_per_frame() {
 fn frame_cap_is_silent_success() {
     let mut r = Rig::new();
     r.s.target.animate_forever = true;
-    let v = r.ok(json!({"op": "settle", "settle": {"max_anim_frames": 3, "settle_timeout_ms": 10000}}));
+    let v =
+        r.ok(json!({"op": "settle", "settle": {"max_anim_frames": 3, "settle_timeout_ms": 10000}}));
     assert_eq!(v["settled"]["frames"], 3);
     assert_eq!(v["settled"]["still_animating"], true);
 }
@@ -372,7 +409,11 @@ fn wait_budget_160_resolves_a_128_dwell_and_80_times_out() {
     hover_save(&mut r);
     let e = r.err(json!({"op": {"wait_for_condition": {"condition": {"kind": "node_exists", "role": "Tooltip"}}}, "settle": {"settle_timeout_ms": 80}}));
     assert_eq!(e.code, ErrorCode::WaitTimeout);
-    assert_eq!(r.app().clock_ms, 80, "the budget is spent as simulated frames");
+    assert_eq!(
+        r.app().clock_ms,
+        80,
+        "the budget is spent as simulated frames"
+    );
 }
 
 #[test]
@@ -389,7 +430,9 @@ fn node_gone_is_true_at_once_for_a_never_seen_id() {
 #[test]
 fn node_value_and_version_conditions() {
     let mut r = Rig::new();
-    let version = r.ok(json!({"op": "snapshot_tree"}))["version"].as_u64().unwrap();
+    let version = r.ok(json!({"op": "snapshot_tree"}))["version"]
+        .as_u64()
+        .unwrap();
     r.ok(json!({"op": {"invoke_action": {"node": key(ids::SAVE), "action": "click"}}}));
     r.ok(json!({"op": {"wait_for_condition": {"condition": {"kind": "node_value", "node": key(ids::STATUS), "expected": "Saved"}}}}));
     r.ok(json!({"op": {"wait_for_condition": {"condition": {"kind": "at_version_at_least", "version": version + 1}}}}));
@@ -405,7 +448,10 @@ fn every_op_hands_the_clock_back() {
         json!({"op": {"advance_clock": {"millis": 10}}}),
     ] {
         let _ = r.reply(req);
-        assert_eq!(r.app().log.last().map(|(_, e)| e), Some(&Received::ResumeRealTime));
+        assert_eq!(
+            r.app().log.last().map(|(_, e)| e),
+            Some(&Received::ResumeRealTime)
+        );
     }
 }
 
@@ -448,11 +494,18 @@ fn type_text_is_one_key_per_character() {
         (Key::Named(NamedKey::Tab), Some("\t"), false),
         (Key::Character('!'), Some("!"), false),
     ];
-    assert_eq!(presses.len(), expect.len(), "\\r\\n is one Enter: {presses:?}");
+    assert_eq!(
+        presses.len(),
+        expect.len(),
+        "\\r\\n is one Enter: {presses:?}"
+    );
     for (got, want) in presses.iter().zip(expect) {
         assert_eq!((got.0, got.2.as_deref(), got.3), want);
     }
-    assert!(keys.iter().filter(|k| !k.1).all(|k| k.2.is_none()), "releases carry no text");
+    assert!(
+        keys.iter().filter(|k| !k.1).all(|k| k.2.is_none()),
+        "releases carry no text"
+    );
     // The Tab moved focus out of the field (it takes no tabs), so `!` landed elsewhere.
     assert_eq!(r.app().name(), "aB c");
 }
@@ -506,7 +559,9 @@ fn command_is_ctrl_on_linux_and_meta_on_macos() {
     r.ok(json!({"op": "snapshot_tree"}));
     let from = r.log_len();
     r.ok(json!({"op": {"inject_key": {"key": "s", "command": true}}}));
-    let Some((_, Received::Key(k))) = r.app().log.get(from) else { panic!("no key") };
+    let Some((_, Received::Key(k))) = r.app().log.get(from) else {
+        panic!("no key")
+    };
     assert_eq!(k.modifiers.ctrl, cfg!(not(target_os = "macos")));
     assert_eq!(k.modifiers.meta, cfg!(target_os = "macos"));
     assert!(k.modifiers.command);
@@ -578,8 +633,14 @@ fn bad_touch_step_sends_nothing() {
     ] {
         let from = r.log_len();
         let e = r.err(json!({"op": {"inject_touch_sequence": {"steps": steps}}}));
-        assert!(matches!(e.code, ErrorCode::NotFound | ErrorCode::BadArgument), "{e:?}");
-        let sent = r.app().log[from..].iter().filter(|(_, e)| matches!(e, Received::Pointer(_))).count();
+        assert!(
+            matches!(e.code, ErrorCode::NotFound | ErrorCode::BadArgument),
+            "{e:?}"
+        );
+        let sent = r.app().log[from..]
+            .iter()
+            .filter(|(_, e)| matches!(e, Received::Pointer(_)))
+            .count();
         assert_eq!(sent, 0, "nothing is sent for {steps}");
     }
 }
@@ -595,7 +656,10 @@ fn touch_sequence_pans_the_list_and_reports_slots() {
     assert_eq!(r.app().scroll_y(), 80.0);
     let id = v["slots"]["0"].as_u64().unwrap();
     let p = r.ok(json!({"op": "query_pointers"}));
-    assert_eq!(p["pointers"][0]["pointer_id"], id, "a sequence without its up leaves the finger down");
+    assert_eq!(
+        p["pointers"][0]["pointer_id"], id,
+        "a sequence without its up leaves the finger down"
+    );
     r.ok(json!({"op": {"cancel_pointer": {"pointer_id": id}}}));
     assert_eq!(r.ok(json!({"op": "query_pointers"}))["pointers"], json!([]));
     let e = r.err(json!({"op": {"cancel_pointer": {"pointer_id": id}}}));
@@ -610,9 +674,18 @@ fn pinch_lands_both_fingers_before_either_moves() {
     r.ok(json!({"op": {"pinch": {"node": {"label": "Items"}, "scale": 2.0}}}));
     let phases: Vec<PointerPhase> = r.app().log[from..]
         .iter()
-        .filter_map(|(_, e)| if let Received::Pointer(p) = e { Some(p.phase) } else { None })
+        .filter_map(|(_, e)| {
+            if let Received::Pointer(p) = e {
+                Some(p.phase)
+            } else {
+                None
+            }
+        })
         .collect();
-    assert_eq!(&phases[..3], &[PointerPhase::Down, PointerPhase::Down, PointerPhase::Move]);
+    assert_eq!(
+        &phases[..3],
+        &[PointerPhase::Down, PointerPhase::Down, PointerPhase::Move]
+    );
     assert!((r.app().zoom() - 2.0).abs() < 1e-9);
 }
 
@@ -625,7 +698,9 @@ fn fling_spreads_samples_one_frame_apart() {
     assert_eq!(v["samples"], 5);
     let stamps: Vec<u64> = r.app().log[from..]
         .iter()
-        .filter_map(|(t, e)| matches!(e, Received::Pointer(p) if p.phase == PointerPhase::Move).then_some(*t))
+        .filter_map(|(t, e)| {
+            matches!(e, Received::Pointer(p) if p.phase == PointerPhase::Move).then_some(*t)
+        })
         .collect();
     assert_eq!(stamps.len(), 5);
     assert!(stamps.windows(2).all(|w| w[1] - w[0] == 16), "{stamps:?}");
@@ -640,7 +715,13 @@ fn long_press_holds_exactly_the_threshold() {
     assert_eq!(v["held_ms"], 500);
     let stamps: Vec<(u64, PointerPhase)> = r.app().log[from..]
         .iter()
-        .filter_map(|(t, e)| if let Received::Pointer(p) = e { Some((*t, p.phase)) } else { None })
+        .filter_map(|(t, e)| {
+            if let Received::Pointer(p) = e {
+                Some((*t, p.phase))
+            } else {
+                None
+            }
+        })
         .collect();
     assert_eq!(stamps.len(), 2);
     assert_eq!(stamps[1].0 - stamps[0].0, 500);
@@ -653,7 +734,10 @@ fn drag_reorders_rows() {
     let mut r = Rig::new();
     r.ok(json!({"op": {"drag_node": {"node": {"label": "Row 1"}, "to_node": {"label": "Row 3"}}}}));
     let snap = r.ok(json!({"op": {"snapshot_tree": {"root": {"label": "Items"}, "max_depth": 1}}}));
-    let labels: Vec<&str> = snap["nodes"].as_array().unwrap()[1..4].iter().map(|n| n["label"].as_str().unwrap()).collect();
+    let labels: Vec<&str> = snap["nodes"].as_array().unwrap()[1..4]
+        .iter()
+        .map(|n| n["label"].as_str().unwrap())
+        .collect();
     assert_eq!(labels, ["Row 2", "Row 3", "Row 1"]);
     let e = r.err(json!({"op": {"drag_node": {"node": {"label": "Row 1"}}}}));
     assert_eq!(e.code, ErrorCode::BadArgument);
@@ -668,7 +752,13 @@ fn scroll_wheel_pixels_and_lines_with_modifiers() {
     assert_eq!(r.app().scroll_y(), 30.0);
     r.ok(json!({"op": {"scroll": {"node": {"label": "Items"}, "dy": 2, "lines": true, "ctrl": true}}}));
     assert_eq!(r.app().scroll_y(), 80.0);
-    let last = r.app().log.iter().rev().find_map(|(_, e)| if let Received::Scroll(s) = e { Some(s.clone()) } else { None });
+    let last = r.app().log.iter().rev().find_map(|(_, e)| {
+        if let Received::Scroll(s) = e {
+            Some(s.clone())
+        } else {
+            None
+        }
+    });
     let last = last.unwrap();
     assert!(last.modifiers.ctrl);
     assert_eq!(last.unit, automation_core::input::ScrollUnit::Lines);
@@ -680,13 +770,21 @@ fn scroll_wheel_pixels_and_lines_with_modifiers() {
 fn announcement_rules() {
     let mut r = Rig::new();
     // Initial empty status: blank names are not recorded.
-    assert_eq!(r.ok(json!({"op": "pull_announcements"}))["announcements"], json!([]));
+    assert_eq!(
+        r.ok(json!({"op": "pull_announcements"}))["announcements"],
+        json!([])
+    );
     r.ok(json!({"op": {"invoke_action": {"node": key(ids::SAVE), "action": "click"}}}));
     // The same name again is not a change.
     r.ok(json!({"op": {"invoke_action": {"node": key(ids::SAVE), "action": "click"}}}));
     r.ok(json!({"op": {"invoke_action": {"node": key(ids::CANCEL), "action": "click"}}}));
     let v = r.ok(json!({"op": "pull_announcements"}));
-    let texts: Vec<&str> = v["announcements"].as_array().unwrap().iter().map(|a| a["text"].as_str().unwrap()).collect();
+    let texts: Vec<&str> = v["announcements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["text"].as_str().unwrap())
+        .collect();
     assert_eq!(texts, ["Saved", "Cancelled"]);
     let seq = v["announcements"][0]["seq"].as_u64().unwrap();
     let v = r.ok(json!({"op": {"pull_announcements": {"since_seq": seq}}}));
@@ -695,15 +793,30 @@ fn announcement_rules() {
     assert_eq!(regions["regions"][0]["node"], key(ids::STATUS));
 }
 
-fn live_tree(label_hidden: bool, clipped: bool, role: Role, text: &str, politeness_only: bool) -> TreeUpdate {
+fn live_tree(
+    label_hidden: bool,
+    clipped: bool,
+    role: Role,
+    text: &str,
+    politeness_only: bool,
+) -> TreeUpdate {
     let mut root = Node::new(Role::Window);
     root.set_children(vec![NodeId(2)]);
     let mut clip = Node::new(Role::ScrollView);
     clip.set_clips_children();
-    clip.set_bounds(accesskit::Rect { x0: 0.0, y0: 0.0, x1: 100.0, y1: 100.0 });
+    clip.set_bounds(accesskit::Rect {
+        x0: 0.0,
+        y0: 0.0,
+        x1: 100.0,
+        y1: 100.0,
+    });
     clip.set_children(vec![NodeId(3)]);
     let mut live = Node::new(role);
-    live.set_live(if politeness_only { accesskit::Live::Assertive } else { accesskit::Live::Polite });
+    live.set_live(if politeness_only {
+        accesskit::Live::Assertive
+    } else {
+        accesskit::Live::Polite
+    });
     if role == Role::Label {
         live.set_value(text);
     } else {
@@ -714,7 +827,12 @@ fn live_tree(label_hidden: bool, clipped: bool, role: Role, text: &str, politene
         live.set_hidden();
     }
     let y = if clipped { 500.0 } else { 10.0 };
-    live.set_bounds(accesskit::Rect { x0: 0.0, y0: y, x1: 50.0, y1: y + 10.0 });
+    live.set_bounds(accesskit::Rect {
+        x0: 0.0,
+        y0: y,
+        x1: 50.0,
+        y1: y + 10.0,
+    });
     TreeUpdate {
         nodes: vec![(NodeId(1), root), (NodeId(2), clip), (NodeId(3), live)],
         tree: Some(TreeInfo::new(NodeId(1))),
@@ -728,7 +846,11 @@ fn announced_after(first: TreeUpdate, second: TreeUpdate) -> Vec<String> {
     m.apply(first).unwrap();
     let before = m.announcements.last_seq();
     m.apply(second).unwrap();
-    m.announcements.since(Some(before)).into_iter().map(|a| a.text).collect()
+    m.announcements
+        .since(Some(before))
+        .into_iter()
+        .map(|a| a.text)
+        .collect()
 }
 
 #[test]
@@ -736,15 +858,24 @@ fn announcement_filters() {
     let label = |t: &str| live_tree(false, false, Role::Label, t, false);
     assert_eq!(announced_after(label("a"), label("b")), ["b"]);
     // Hidden: not heard.
-    assert!(announced_after(label("a"), live_tree(true, false, Role::Label, "b", false)).is_empty());
+    assert!(
+        announced_after(label("a"), live_tree(true, false, Role::Label, "b", false)).is_empty()
+    );
     // Scrolled out of view: not heard; scrolled back in: an arrival.
-    assert!(announced_after(label("a"), live_tree(false, true, Role::Label, "b", false)).is_empty());
-    assert_eq!(announced_after(live_tree(false, true, Role::Label, "b", false), label("b")), ["b"]);
+    assert!(
+        announced_after(label("a"), live_tree(false, true, Role::Label, "b", false)).is_empty()
+    );
+    assert_eq!(
+        announced_after(live_tree(false, true, Role::Label, "b", false), label("b")),
+        ["b"]
+    );
     // A non-Label whose text is only a value: not heard.
     let group = |t: &str| live_tree(false, false, Role::Group, t, false);
     assert!(announced_after(group("a"), group("b")).is_empty());
     // A change of politeness alone: not heard.
-    assert!(announced_after(label("a"), live_tree(false, false, Role::Label, "a", true)).is_empty());
+    assert!(
+        announced_after(label("a"), live_tree(false, false, Role::Label, "a", true)).is_empty()
+    );
     // Blank: not heard.
     assert!(announced_after(label("a"), label("  ")).is_empty());
 }
@@ -774,11 +905,27 @@ fn malformed_updates_are_errors_and_keep_the_last_good_tree() {
     let bad = [
         ("missing root", update(vec![(2, vec![])], Some(99), 2)),
         ("dangling child", update(vec![(1, vec![5555])], Some(1), 1)),
-        ("duplicate child", update(vec![(1, vec![2, 2]), (2, vec![])], Some(1), 1)),
-        ("child of two parents", update(vec![(1, vec![2, 3]), (2, vec![4]), (3, vec![4]), (4, vec![])], Some(1), 1)),
+        (
+            "duplicate child",
+            update(vec![(1, vec![2, 2]), (2, vec![])], Some(1), 1),
+        ),
+        (
+            "child of two parents",
+            update(
+                vec![(1, vec![2, 3]), (2, vec![4]), (3, vec![4]), (4, vec![])],
+                Some(1),
+                1,
+            ),
+        ),
         ("missing focus", update(vec![(1, vec![])], Some(1), 77)),
-        ("cycle", update(vec![(1, vec![2]), (2, vec![3]), (3, vec![2])], Some(1), 1)),
-        ("root as child", update(vec![(1, vec![2]), (2, vec![1])], Some(1), 1)),
+        (
+            "cycle",
+            update(vec![(1, vec![2]), (2, vec![3]), (3, vec![2])], Some(1), 1),
+        ),
+        (
+            "root as child",
+            update(vec![(1, vec![2]), (2, vec![1])], Some(1), 1),
+        ),
         ("orphan", update(vec![(1, vec![]), (9, vec![])], Some(1), 1)),
     ];
     for (what, u) in bad {
@@ -796,9 +943,11 @@ fn first_update_without_tree_info_is_an_error() {
     let e = m.apply(update(vec![(1, vec![])], None, 1)).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidTreeUpdate);
     assert!(m.state().is_none());
-    m.apply(update(vec![(1, vec![2]), (2, vec![])], Some(1), 2)).unwrap();
+    m.apply(update(vec![(1, vec![2]), (2, vec![])], Some(1), 2))
+        .unwrap();
     // Incremental update: reparent 2 under a new node 3.
-    m.apply(update(vec![(1, vec![3]), (3, vec![2])], None, 2)).unwrap();
+    m.apply(update(vec![(1, vec![3]), (3, vec![2])], None, 2))
+        .unwrap();
     assert_eq!(m.len(), 3);
 }
 
@@ -811,7 +960,12 @@ fn snapshot_budget_truncates_and_says_how_to_see_the_rest() {
     assert_eq!(v["truncated"], true);
     assert_eq!(v["nodes"].as_array().unwrap().len(), 5);
     assert!(v["note"].as_str().unwrap().contains("root"));
-    let listed: Vec<&Value> = v["nodes"].as_array().unwrap().iter().map(|n| &n["id"]).collect();
+    let listed: Vec<&Value> = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| &n["id"])
+        .collect();
     for n in v["nodes"].as_array().unwrap() {
         for c in n["children"].as_array().unwrap() {
             assert!(listed.contains(&c), "no dangling child ids");
@@ -834,10 +988,25 @@ fn snapshot_budget_truncates_and_says_how_to_see_the_rest() {
 #[test]
 fn host_ops_and_optional_capabilities() {
     let mut r = Rig::new();
-    assert_eq!(r.err(json!({"op": "list_windows"})).code, ErrorCode::HostRequired);
-    assert_eq!(r.err(json!({"op": "screenshot"})).code, ErrorCode::HostRequired);
-    assert_eq!(r.err(json!({"op": {"screenshot": {"node": "4444"}}})).code, ErrorCode::NotFound);
-    for op in [json!("layout_tree"), json!("get_overlays"), json!("get_shortcuts"), json!({"set_density": {"density": "touch"}}), json!({"inspect_node": {"node": key(ids::SAVE)}})] {
+    assert_eq!(
+        r.err(json!({"op": "list_windows"})).code,
+        ErrorCode::HostRequired
+    );
+    assert_eq!(
+        r.err(json!({"op": "screenshot"})).code,
+        ErrorCode::HostRequired
+    );
+    assert_eq!(
+        r.err(json!({"op": {"screenshot": {"node": "4444"}}})).code,
+        ErrorCode::NotFound
+    );
+    for op in [
+        json!("layout_tree"),
+        json!("get_overlays"),
+        json!("get_shortcuts"),
+        json!({"set_density": {"density": "touch"}}),
+        json!({"inspect_node": {"node": key(ids::SAVE)}}),
+    ] {
         let e = r.err(json!({"op": op}));
         assert_eq!(e.code, ErrorCode::Unsupported, "{op}");
         assert!(e.hint.is_some());
@@ -862,7 +1031,10 @@ fn typing_focus_tab_and_ime() {
     r.ok(json!({"op": {"assert_node": {"node": {"label": "Name"}, "kind": "value_equals", "value": "ni"}}}));
     r.ok(json!({"op": {"type_ime": {"commit": "你"}}}));
     r.ok(json!({"op": {"assert_node": {"node": {"label": "Name"}, "kind": "value_equals", "value": "你"}}}));
-    assert_eq!(r.err(json!({"op": {"type_ime": {}}})).code, ErrorCode::BadArgument);
+    assert_eq!(
+        r.err(json!({"op": {"type_ime": {}}})).code,
+        ErrorCode::BadArgument
+    );
     r.ok(json!({"op": {"inject_key": {"key": "tab"}}}));
     r.ok(json!({"op": {"assert_node": {"node": {"label": "Remember me"}, "kind": "focused"}}}));
     r.ok(json!({"op": {"inject_key": {"key": "space"}}}));
@@ -874,8 +1046,14 @@ fn reply_envelope_shape() {
     let ok = serde_json::to_value(Reply::Ok(json!({"a": 1}))).unwrap();
     assert_eq!(ok, json!({"status": "ok", "data": {"a": 1}}));
     let err = serde_json::to_value(Reply::error(ErrorCode::NotFound, "x")).unwrap();
-    assert_eq!(err, json!({"status": "err", "code": "NOT_FOUND", "message": "x"}));
+    assert_eq!(
+        err,
+        json!({"status": "err", "code": "NOT_FOUND", "message": "x"})
+    );
     // Replies are lenient on unknown fields.
-    let back: Reply = serde_json::from_value(json!({"status": "err", "code": "NOT_FOUND", "message": "x", "new_field": 1})).unwrap();
+    let back: Reply = serde_json::from_value(
+        json!({"status": "err", "code": "NOT_FOUND", "message": "x", "new_field": 1}),
+    )
+    .unwrap();
     assert_eq!(back.err().unwrap().code, ErrorCode::NotFound);
 }

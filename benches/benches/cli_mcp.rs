@@ -29,7 +29,10 @@ use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 type Client = RunningService<RoleClient, ()>;
 
 fn find_args() -> JsonObject {
-    serde_json::json!({"role": "Button", "label": "Save"}).as_object().cloned().unwrap_or_default()
+    serde_json::json!({"role": "Button", "label": "Save"})
+        .as_object()
+        .cloned()
+        .unwrap_or_default()
 }
 
 fn automation_bin() -> Option<PathBuf> {
@@ -39,13 +42,20 @@ fn automation_bin() -> Option<PathBuf> {
     // target/<profile>/deps/cli_mcp-… → target/<profile>/automation, else target/release/automation
     let exe = std::env::current_exe().ok()?;
     let profile_dir = exe.parent()?.parent()?;
-    [profile_dir.join("automation"), profile_dir.parent()?.join("release").join("automation")]
-        .into_iter()
-        .find(|p| p.is_file())
+    [
+        profile_dir.join("automation"),
+        profile_dir.parent()?.join("release").join("automation"),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
 }
 
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap()
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 fn duplex_client(rt: &tokio::runtime::Runtime) -> Client {
@@ -66,12 +76,16 @@ fn stdio_client(rt: &tokio::runtime::Runtime, bin: &PathBuf) -> Client {
         let cmd = tokio::process::Command::new(bin).configure(|c| {
             c.arg("--headless");
         });
-        ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap()
+        ().serve(TokioChildProcess::new(cmd).unwrap())
+            .await
+            .unwrap()
     })
 }
 
 fn call(rt: &tokio::runtime::Runtime, client: &Client) {
-    let r = rt.block_on(client.call_tool(CallToolRequestParams::new("find_node").with_arguments(find_args())));
+    let r = rt.block_on(
+        client.call_tool(CallToolRequestParams::new("find_node").with_arguments(find_args())),
+    );
     assert!(r.is_ok_and(|r| r.is_error == Some(false)));
 }
 
@@ -98,7 +112,9 @@ fn percentiles(name: &str, n: usize, mut f: impl FnMut()) {
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("cli_mcp");
-    let request = Request::from_json(r#"{"op": {"find_node": {"role": "Button", "label": "Save"}}}"#).unwrap();
+    let request =
+        Request::from_json(r#"{"op": {"find_node": {"role": "Button", "label": "Save"}}}"#)
+            .unwrap();
     // The floor: the same backend the target thread runs (`execute` on the headless demo, plus
     // the host wrapper), called directly.
     let mut backend = headless_backend();
@@ -115,7 +131,9 @@ fn bench(c: &mut Criterion) {
         Some(client) => {
             g.bench_function("mcp_stdio_find_node", |b| b.iter(|| call(&rt, client)));
         }
-        None => println!("note: mcp_stdio_find_node skipped: build the binary first (cargo build --release -p automation-cli) or set AUTOMATION_BIN"),
+        None => println!(
+            "note: mcp_stdio_find_node skipped: build the binary first (cargo build --release -p automation-cli) or set AUTOMATION_BIN"
+        ),
     }
     g.finish();
 

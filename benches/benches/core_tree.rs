@@ -19,8 +19,8 @@ use accesskit::{Action, ActionRequest, Node, NodeId, Rect, Role, TreeInfo, TreeU
 use automation_core::input::{ImeEvent, KeyEvent, PointerEvent, ScrollEvent};
 use automation_core::mirror::Mirror;
 use automation_core::{
-    ActionOutcome, ClockKind, Op, RecordingWindowOps, Selector, Session, SettleSpec, Target, TargetError, WindowOps,
-    execute,
+    ActionOutcome, ClockKind, Op, RecordingWindowOps, Selector, Session, SettleSpec, Target,
+    TargetError, WindowOps, execute,
 };
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use kittest::{AccessKitNode, NodeT, Queryable};
@@ -95,7 +95,12 @@ fn build_tree(variant: u32) -> (TreeUpdate, String) {
             n.add_action(Action::Click);
             n.add_action(Action::Focus);
         }
-        n.set_bounds(rect((i % 40) as f64 * 40.0, (i / 40) as f64 * 20.0, 38.0, 18.0));
+        n.set_bounds(rect(
+            (i % 40) as f64 * 40.0,
+            (i / 40) as f64 * 20.0,
+            38.0,
+            18.0,
+        ));
         parents_children.entry(parent).or_default().push(id);
         leaf_nodes.push((id, n));
         last_label = label;
@@ -130,7 +135,11 @@ impl Target for StaticTarget {
     fn take_tree_update(&mut self) -> Option<TreeUpdate> {
         self.pending.take()
     }
-    fn action(&mut self, _: ActionRequest, _: &mut dyn WindowOps) -> Result<ActionOutcome, TargetError> {
+    fn action(
+        &mut self,
+        _: ActionRequest,
+        _: &mut dyn WindowOps,
+    ) -> Result<ActionOutcome, TargetError> {
         Ok(ActionOutcome::Unhandled)
     }
     fn pointer(&mut self, _: &PointerEvent, _: &mut dyn WindowOps) -> Result<(), TargetError> {
@@ -195,7 +204,9 @@ fn core_tree(c: &mut Criterion) {
     assert_eq!(session.mirror.len(), NODES);
     let state = kittest::State::new(full.clone());
     let kroot = KNode(state.root());
-    let hit = kroot.query_by_label(&last_label).expect("kittest finds the last node");
+    let hit = kroot
+        .query_by_label(&last_label)
+        .expect("kittest finds the last node");
     assert_eq!(data["node"], hit.0.locate().0.0.to_string());
     {
         // The changed update really changes CHANGED nodes and applies cleanly.
@@ -233,7 +244,11 @@ fn core_tree(c: &mut Criterion) {
             || {
                 // Alternate, so every update differs from the mirror in exactly CHANGED nodes.
                 flip.set(!flip.get());
-                if flip.get() { changed.clone() } else { full.clone() }
+                if flip.get() {
+                    changed.clone()
+                } else {
+                    full.clone()
+                }
             },
             |u| populated.apply(u).unwrap(),
             BatchSize::LargeInput,
@@ -248,15 +263,20 @@ fn core_tree(c: &mut Criterion) {
         b.iter_batched(
             || {
                 flip.set(!flip.get());
-                if flip.get() { changed.clone() } else { full.clone() }
+                if flip.get() {
+                    changed.clone()
+                } else {
+                    full.clone()
+                }
             },
             |mut u| {
                 u.nodes
                     .retain(|(id, node)| populated.node(*id).is_none_or(|old| old.data() != node));
-                if populated
-                    .state()
-                    .is_some_and(|s| u.tree.as_ref().is_some_and(|t| t.root == s.root().locate().0))
-                {
+                if populated.state().is_some_and(|s| {
+                    u.tree
+                        .as_ref()
+                        .is_some_and(|t| t.root == s.root().locate().0)
+                }) {
                     u.tree = None;
                 }
                 populated.apply(u).unwrap()
@@ -267,23 +287,39 @@ fn core_tree(c: &mut Criterion) {
     g.finish();
 
     let mut g = c.benchmark_group("execute");
-    let snapshot = Op::from_parts("snapshot_tree", serde_json::json!({"max_nodes": 20000})).unwrap();
+    let snapshot =
+        Op::from_parts("snapshot_tree", serde_json::json!({"max_nodes": 20000})).unwrap();
     let reply = execute(&mut session, &mut windows, &snapshot, &settle);
     assert_eq!(
-        reply.data().expect("snapshot ok")["nodes"].as_array().map(Vec::len),
+        reply.data().expect("snapshot ok")["nodes"]
+            .as_array()
+            .map(Vec::len),
         Some(NODES)
     );
     g.bench_function("snapshot_tree_20000", |b| {
         b.iter(|| black_box(execute(&mut session, &mut windows, &snapshot, &settle)))
     });
     g.bench_function("find_node_last_label", |b| {
-        b.iter(|| black_box(execute(&mut session, &mut windows, black_box(&find), &settle)))
+        b.iter(|| {
+            black_box(execute(
+                &mut session,
+                &mut windows,
+                black_box(&find),
+                &settle,
+            ))
+        })
     });
     g.finish();
 
     let mut g = c.benchmark_group("kittest");
     g.bench_function("query_by_label_last", |b| {
-        b.iter(|| black_box(kroot.query_by_label(black_box(&last_label)).map(|n| n.0.locate().0)))
+        b.iter(|| {
+            black_box(
+                kroot
+                    .query_by_label(black_box(&last_label))
+                    .map(|n| n.0.locate().0),
+            )
+        })
     });
     g.bench_function("state_new", |b| {
         b.iter_batched(|| full.clone(), kittest::State::new, BatchSize::LargeInput)
@@ -296,7 +332,11 @@ fn core_tree(c: &mut Criterion) {
         b.iter_batched(
             || {
                 flip.set(!flip.get());
-                if flip.get() { changed.clone() } else { full.clone() }
+                if flip.get() {
+                    changed.clone()
+                } else {
+                    full.clone()
+                }
             },
             |u| kstate.update(u),
             BatchSize::LargeInput,

@@ -39,10 +39,15 @@ impl Display {
         match item {
             PipeItem::Log(record) => match record.source {
                 LogSource::EventChannel => match &record.rejected {
-                    Some(why) => self.line(&format!("warning: not an event ({why}): {}", record.message)),
+                    Some(why) => self.line(&format!(
+                        "warning: not an event ({why}): {}",
+                        record.message
+                    )),
                     None => self.line(&record.message),
                 },
-                LogSource::LogChannel => self.line(&format!("[{}] {}", record.level.as_str(), record.message)),
+                LogSource::LogChannel => {
+                    self.line(&format!("[{}] {}", record.level.as_str(), record.message))
+                }
             },
             PipeItem::Event(event) => self.event(&event.kind),
         }
@@ -51,7 +56,12 @@ impl Display {
     fn event(&mut self, kind: &EventKind) {
         let tty = self.bar.is_some();
         match kind {
-            EventKind::StepStarted { step_name, step_index, total_steps, .. } => {
+            EventKind::StepStarted {
+                step_name,
+                step_index,
+                total_steps,
+                ..
+            } => {
                 let pos = match (step_index, total_steps) {
                     (Some(i), Some(n)) => format!(" ({}/{n})", i + 1),
                     _ => String::new(),
@@ -61,21 +71,46 @@ impl Display {
                     None => self.line(&format!("step started: {step_name}{pos}")),
                 }
             }
-            EventKind::StepCompleted { step_name, duration, .. } => {
-                let ms = duration.map(|d| format!(" ({d:.0} ms)")).unwrap_or_default();
-                self.line(&if tty { format!("✓ {step_name}{ms}") } else { format!("step passed: {step_name}{ms}") });
+            EventKind::StepCompleted {
+                step_name,
+                duration,
+                ..
+            } => {
+                let ms = duration
+                    .map(|d| format!(" ({d:.0} ms)"))
+                    .unwrap_or_default();
+                self.line(&if tty {
+                    format!("✓ {step_name}{ms}")
+                } else {
+                    format!("step passed: {step_name}{ms}")
+                });
             }
-            EventKind::StepFailed { step_name, error, .. } => {
-                let why = error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
-                self.line(&if tty { format!("✗ {step_name}{why}") } else { format!("step failed: {step_name}{why}") });
+            EventKind::StepFailed {
+                step_name, error, ..
+            } => {
+                let why = error
+                    .as_deref()
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default();
+                self.line(&if tty {
+                    format!("✗ {step_name}{why}")
+                } else {
+                    format!("step failed: {step_name}{why}")
+                });
             }
-            EventKind::Progress { current, total, message } => {
+            EventKind::Progress {
+                current,
+                total,
+                message,
+            } => {
                 let msg = message.clone().unwrap_or_default();
                 match (&self.bar, total) {
                     (Some(bar), Some(t)) if *t > 0.0 => {
                         bar.set_length(*t as u64);
                         bar.set_position(*current as u64);
-                        if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed}] {bar:30} {pos}/{len} {msg}") {
+                        if let Ok(style) = ProgressStyle::with_template(
+                            "{spinner} [{elapsed}] {bar:30} {pos}/{len} {msg}",
+                        ) {
                             bar.set_style(style);
                         }
                         if !msg.is_empty() {
@@ -88,13 +123,27 @@ impl Display {
                 }
             }
             EventKind::Status { message, .. } => self.line(&format!("status: {message}")),
-            EventKind::Screenshot { path, base64, annotation, .. } => {
-                let what = path.clone().or_else(|| base64.as_ref().map(|b| format!("{} bytes inline", b.len() / 4 * 3)));
-                let note = annotation.as_deref().map(|a| format!(" — {a}")).unwrap_or_default();
+            EventKind::Screenshot {
+                path,
+                base64,
+                annotation,
+                ..
+            } => {
+                let what = path.clone().or_else(|| {
+                    base64
+                        .as_ref()
+                        .map(|b| format!("{} bytes inline", b.len() / 4 * 3))
+                });
+                let note = annotation
+                    .as_deref()
+                    .map(|a| format!(" — {a}"))
+                    .unwrap_or_default();
                 self.line(&format!("screenshot: {}{note}", what.unwrap_or_default()));
             }
             EventKind::Data { key, value } => self.line(&format!("data: {key} = {value}")),
-            EventKind::Log { level, message, .. } => self.line(&format!("[{}] {message}", level.as_str())),
+            EventKind::Log { level, message, .. } => {
+                self.line(&format!("[{}] {message}", level.as_str()))
+            }
         }
     }
 

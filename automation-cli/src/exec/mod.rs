@@ -61,12 +61,18 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
         Ok(s) => exit_code(s),
         Err(e) => {
             say(&format!("error: cannot run {program}: {e}"));
-            if e.kind() == std::io::ErrorKind::NotFound { 127 } else { 126 }
+            if e.kind() == std::io::ErrorKind::NotFound {
+                127
+            } else {
+                126
+            }
         }
     };
     let (passed, failed, unfinished) = log.counts();
     if passed + failed + unfinished > 0 {
-        say(&format!("steps: {passed} passed, {failed} failed, {unfinished} unfinished; exit code {code}"));
+        say(&format!(
+            "steps: {passed} passed, {failed} failed, {unfinished} unfinished; exit code {code}"
+        ));
     }
     if let Some(path) = junit {
         let report = log.to_junit(&command.join(" "), started.elapsed());
@@ -75,7 +81,10 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
             .map_err(|e| e.to_string())
             .and_then(|xml| std::fs::write(path, xml).map_err(|e| e.to_string()));
         if let Err(e) = written {
-            say(&format!("error: cannot write JUnit to {}: {e}", path.display()));
+            say(&format!(
+                "error: cannot write JUnit to {}: {e}",
+                path.display()
+            ));
             return if code == 0 { 1 } else { code };
         }
     }

@@ -42,9 +42,15 @@ impl StepLog {
     /// Records one event (non-step events are ignored).
     pub fn record(&mut self, event: &EventKind) {
         let (id, name) = match event {
-            EventKind::StepStarted { step_id, step_name, .. }
-            | EventKind::StepCompleted { step_id, step_name, .. }
-            | EventKind::StepFailed { step_id, step_name, .. } => (step_id, step_name),
+            EventKind::StepStarted {
+                step_id, step_name, ..
+            }
+            | EventKind::StepCompleted {
+                step_id, step_name, ..
+            }
+            | EventKind::StepFailed {
+                step_id, step_name, ..
+            } => (step_id, step_name),
             _ => return,
         };
         let step = self.entry(id, name);
@@ -55,11 +61,15 @@ impl StepLog {
             }
             EventKind::StepCompleted { duration, .. } => {
                 step.state = StepState::Passed;
-                step.duration_ms = duration.or_else(|| step.started.map(|s| s.elapsed().as_secs_f64() * 1000.0));
+                step.duration_ms =
+                    duration.or_else(|| step.started.map(|s| s.elapsed().as_secs_f64() * 1000.0));
             }
-            EventKind::StepFailed { error, duration, .. } => {
+            EventKind::StepFailed {
+                error, duration, ..
+            } => {
                 step.state = StepState::Failed(error.clone());
-                step.duration_ms = duration.or_else(|| step.started.map(|s| s.elapsed().as_secs_f64() * 1000.0));
+                step.duration_ms =
+                    duration.or_else(|| step.started.map(|s| s.elapsed().as_secs_f64() * 1000.0));
             }
             _ => {}
         }
@@ -116,7 +126,11 @@ impl StepLog {
                     s
                 }
             };
-            let name = if step.name.is_empty() { step.id.clone() } else { step.name.clone() };
+            let name = if step.name.is_empty() {
+                step.id.clone()
+            } else {
+                step.name.clone()
+            };
             let mut case = TestCase::new(name, status);
             case.set_classname(step.id.clone());
             if let Some(ms) = step.duration_ms.filter(|m| m.is_finite() && *m >= 0.0) {
@@ -137,24 +151,49 @@ mod tests {
     use super::*;
 
     fn started(id: &str) -> EventKind {
-        EventKind::StepStarted { step_id: id.into(), step_name: format!("step {id}"), step_index: None, total_steps: None }
+        EventKind::StepStarted {
+            step_id: id.into(),
+            step_name: format!("step {id}"),
+            step_index: None,
+            total_steps: None,
+        }
     }
 
     #[test]
     fn steps_become_cases_in_order() {
         let mut log = StepLog::default();
         log.record(&started("a"));
-        log.record(&EventKind::StepCompleted { step_id: "a".into(), step_name: "step a".into(), duration: Some(5.0), step_index: None, total_steps: None });
+        log.record(&EventKind::StepCompleted {
+            step_id: "a".into(),
+            step_name: "step a".into(),
+            duration: Some(5.0),
+            step_index: None,
+            total_steps: None,
+        });
         log.record(&started("b"));
-        log.record(&EventKind::StepFailed { step_id: "b".into(), step_name: "step b".into(), error: Some("boom".into()), duration: None });
+        log.record(&EventKind::StepFailed {
+            step_id: "b".into(),
+            step_name: "step b".into(),
+            error: Some("boom".into()),
+            duration: None,
+        });
         log.record(&started("c"));
         assert_eq!(log.counts(), (1, 1, 1));
-        let xml = log.to_junit("suite", Duration::from_millis(10)).to_string().unwrap();
+        let xml = log
+            .to_junit("suite", Duration::from_millis(10))
+            .to_string()
+            .unwrap();
         let doc = roxmltree::Document::parse(&xml).unwrap();
-        let cases: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("testcase")).collect();
+        let cases: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .collect();
         assert_eq!(cases.len(), 3);
         assert_eq!(cases[0].attribute("classname"), Some("a"));
-        let failure = cases[1].children().find(|n| n.has_tag_name("failure")).unwrap();
+        let failure = cases[1]
+            .children()
+            .find(|n| n.has_tag_name("failure"))
+            .unwrap();
         assert_eq!(failure.attribute("message"), Some("boom"));
         assert!(cases[2].children().any(|n| n.has_tag_name("error")));
     }

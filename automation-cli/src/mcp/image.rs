@@ -41,23 +41,37 @@ pub fn decode_png(bytes: &[u8]) -> Result<Rgba, String> {
     let mut decoder = png::Decoder::new(Cursor::new(bytes));
     decoder.set_transformations(png::Transformations::normalize_to_color8());
     let mut reader = decoder.read_info().map_err(|e| format!("not a PNG: {e}"))?;
-    let size = reader.output_buffer_size().ok_or("PNG too large to decode")?;
+    let size = reader
+        .output_buffer_size()
+        .ok_or("PNG too large to decode")?;
     let mut buf = vec![0u8; size];
-    let info = reader.next_frame(&mut buf).map_err(|e| format!("PNG decode: {e}"))?;
+    let info = reader
+        .next_frame(&mut buf)
+        .map_err(|e| format!("PNG decode: {e}"))?;
     buf.truncate(info.buffer_size());
     let (w, h) = (info.width, info.height);
     let px = (w as usize) * (h as usize);
     let pixels = match info.color_type {
         png::ColorType::Rgba => buf,
-        png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|c| [c[0], c[1], c[2], 255]).collect(),
+        png::ColorType::Rgb => buf
+            .chunks_exact(3)
+            .flat_map(|c| [c[0], c[1], c[2], 255])
+            .collect(),
         png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g, 255]).collect(),
-        png::ColorType::GrayscaleAlpha => buf.chunks_exact(2).flat_map(|c| [c[0], c[0], c[0], c[1]]).collect(),
+        png::ColorType::GrayscaleAlpha => buf
+            .chunks_exact(2)
+            .flat_map(|c| [c[0], c[0], c[0], c[1]])
+            .collect(),
         png::ColorType::Indexed => return Err("indexed PNG was not expanded".into()),
     };
     if pixels.len() != px * 4 {
         return Err("PNG has an unexpected buffer size".into());
     }
-    Ok(Rgba { width: w, height: h, pixels })
+    Ok(Rgba {
+        width: w,
+        height: h,
+        pixels,
+    })
 }
 
 /// Encodes RGBA8 as PNG.
@@ -68,7 +82,9 @@ pub fn encode_png(img: &Rgba) -> Result<Vec<u8>, String> {
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
         let mut writer = enc.write_header().map_err(|e| format!("PNG encode: {e}"))?;
-        writer.write_image_data(&img.pixels).map_err(|e| format!("PNG encode: {e}"))?;
+        writer
+            .write_image_data(&img.pixels)
+            .map_err(|e| format!("PNG encode: {e}"))?;
         writer.finish().map_err(|e| format!("PNG encode: {e}"))?;
     }
     Ok(out)
@@ -103,7 +119,11 @@ pub fn downscale(img: &Rgba, w: u32, h: u32) -> Rgba {
             pixels.extend(acc.iter().map(|a| u8::try_from(a / n).unwrap_or(u8::MAX)));
         }
     }
-    Rgba { width: w, height: h, pixels }
+    Rgba {
+        width: w,
+        height: h,
+        pixels,
+    }
 }
 
 /// Fits a PNG to `max_dimension` and `max_bytes` (base64 length), re-encoding only when needed.
@@ -112,7 +132,12 @@ pub fn fit(png_bytes: &[u8], max_dimension: u32, max_bytes: usize) -> Result<Fit
     let img = decode_png(png_bytes)?;
     let longest = img.width.max(img.height).max(1);
     if longest <= max_dimension && b64_len <= max_bytes {
-        return Ok(Fitted { base64: B64.encode(png_bytes), width: img.width, height: img.height, factor: 1.0 });
+        return Ok(Fitted {
+            base64: B64.encode(png_bytes),
+            width: img.width,
+            height: img.height,
+            factor: 1.0,
+        });
     }
     let mut factor = (f64::from(max_dimension.max(1)) / f64::from(longest)).min(1.0);
     for _ in 0..8 {
@@ -122,12 +147,19 @@ pub fn fit(png_bytes: &[u8], max_dimension: u32, max_bytes: usize) -> Result<Fit
         let encoded = encode_png(&small)?;
         let len = encoded.len().div_ceil(3) * 4;
         if len <= max_bytes || (w == 1 && h == 1) {
-            return Ok(Fitted { base64: B64.encode(&encoded), width: w, height: h, factor: f64::from(w) / f64::from(img.width) });
+            return Ok(Fitted {
+                base64: B64.encode(&encoded),
+                width: w,
+                height: h,
+                factor: f64::from(w) / f64::from(img.width),
+            });
         }
         // PNG size scales roughly with area: shrink by the square root of the overshoot.
         factor *= ((max_bytes as f64 / len as f64).sqrt() * 0.9).min(0.9);
     }
-    Err(format!("cannot fit the screenshot into {max_bytes} bytes; raise max_bytes or use save_to"))
+    Err(format!(
+        "cannot fit the screenshot into {max_bytes} bytes; raise max_bytes or use save_to"
+    ))
 }
 
 #[cfg(test)]
@@ -141,7 +173,11 @@ mod tests {
                 pixels.extend([(x % 256) as u8, (y % 256) as u8, ((x * y) % 251) as u8, 255]);
             }
         }
-        Rgba { width: w, height: h, pixels }
+        Rgba {
+            width: w,
+            height: h,
+            pixels,
+        }
     }
 
     #[test]

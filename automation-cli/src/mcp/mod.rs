@@ -10,8 +10,8 @@ use automation_core::{ErrorCode, OpError, Reply};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -39,11 +39,18 @@ pub struct AutomationServer {
 impl AutomationServer {
     /// A server over a running target thread.
     pub fn new(target: TargetHandle) -> Self {
-        Self { target, tools: Arc::new(tools::tools()) }
+        Self {
+            target,
+            tools: Arc::new(tools::tools()),
+        }
     }
 
     /// Runs one tool call to completion (no cancellation); used by tests and the bench.
-    pub async fn call(&self, name: &str, arguments: Option<rmcp::model::JsonObject>) -> Result<CallToolResult, McpError> {
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<rmcp::model::JsonObject>,
+    ) -> Result<CallToolResult, McpError> {
         let call = match tools::parse_call(name, arguments) {
             Ok(c) => c,
             Err(CallError::UnknownTool(n)) => return Err(unknown_tool(&n)),
@@ -55,7 +62,10 @@ impl AutomationServer {
 }
 
 fn unknown_tool(name: &str) -> McpError {
-    McpError::invalid_params(format!("unknown tool {name:?}; list the tools with tools/list"), None)
+    McpError::invalid_params(
+        format!("unknown tool {name:?}; list the tools with tools/list"),
+        None,
+    )
 }
 
 impl ServerHandler for AutomationServer {
@@ -104,7 +114,9 @@ impl ServerHandler for AutomationServer {
 /// An op error as an `isError` result: structured `{code, message, hint?, candidates?}` and the
 /// same JSON as text.
 pub fn error_result(e: &OpError) -> CallToolResult {
-    CallToolResult::structured_error(serde_json::to_value(e).unwrap_or_else(|_| json!({"code": e.code, "message": e.message})))
+    CallToolResult::structured_error(
+        serde_json::to_value(e).unwrap_or_else(|_| json!({"code": e.code, "message": e.message})),
+    )
 }
 
 /// A reply as a tool result.
@@ -124,27 +136,44 @@ pub fn to_result(reply: Reply, shot: Option<&ShotOptions>) -> CallToolResult {
 /// block within budget (or a saved file), plus its metadata.
 fn screenshot_result(data: Value, shot: &ShotOptions) -> Result<CallToolResult, OpError> {
     let Value::Object(mut meta) = data else {
-        return Err(OpError::new(ErrorCode::TargetFailed, "screenshot reply is not an object"));
+        return Err(OpError::new(
+            ErrorCode::TargetFailed,
+            "screenshot reply is not an object",
+        ));
     };
     let image = meta.remove("image").unwrap_or(Value::Null);
-    let b64 = image.get("base64").and_then(Value::as_str).unwrap_or_default();
-    let png = B64
-        .decode(b64)
-        .map_err(|e| OpError::new(ErrorCode::TargetFailed, format!("screenshot reply carries no valid base64 PNG: {e}")))?;
+    let b64 = image
+        .get("base64")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let png = B64.decode(b64).map_err(|e| {
+        OpError::new(
+            ErrorCode::TargetFailed,
+            format!("screenshot reply carries no valid base64 PNG: {e}"),
+        )
+    })?;
     let scale = meta.get("scale").and_then(Value::as_f64).unwrap_or(1.0);
     if let Some(path) = &shot.save_to {
         std::fs::write(path, &png).map_err(|e| {
-            OpError::new(ErrorCode::BadArgument, format!("cannot write {path}: {e}")).with_hint("pass a writable path in save_to")
+            OpError::new(ErrorCode::BadArgument, format!("cannot write {path}: {e}"))
+                .with_hint("pass a writable path in save_to")
         })?;
         meta.insert("path".into(), json!(path));
         meta.insert("bytes".into(), json!(png.len()));
         return Ok(CallToolResult::structured(Value::Object(meta)));
     }
-    let fitted = image::fit(&png, shot.max_dimension, shot.max_bytes).map_err(|e| OpError::new(ErrorCode::TargetFailed, e))?;
+    let fitted = image::fit(&png, shot.max_dimension, shot.max_bytes)
+        .map_err(|e| OpError::new(ErrorCode::TargetFailed, e))?;
     if fitted.factor < 1.0 {
         let mut original = Map::new();
-        original.insert("width".into(), meta.get("width").cloned().unwrap_or(Value::Null));
-        original.insert("height".into(), meta.get("height").cloned().unwrap_or(Value::Null));
+        original.insert(
+            "width".into(),
+            meta.get("width").cloned().unwrap_or(Value::Null),
+        );
+        original.insert(
+            "height".into(),
+            meta.get("height").cloned().unwrap_or(Value::Null),
+        );
         original.insert("scale".into(), json!(scale));
         meta.insert("original".into(), Value::Object(original));
         meta.insert("width".into(), json!(fitted.width));
@@ -173,6 +202,9 @@ pub async fn serve_stdio(target: TargetHandle) -> Result<(), String> {
         }
         Err(e) => return Err(format!("MCP handshake failed: {e}")),
     };
-    running.waiting().await.map_err(|e| format!("MCP server stopped: {e}"))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| format!("MCP server stopped: {e}"))?;
     Ok(())
 }

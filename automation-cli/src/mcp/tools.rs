@@ -23,7 +23,11 @@ pub struct ShotOptions {
 
 impl Default for ShotOptions {
     fn default() -> Self {
-        Self { max_dimension: DEFAULT_MAX_DIMENSION, max_bytes: DEFAULT_MAX_BYTES, save_to: None }
+        Self {
+            max_dimension: DEFAULT_MAX_DIMENSION,
+            max_bytes: DEFAULT_MAX_BYTES,
+            save_to: None,
+        }
     }
 }
 
@@ -58,7 +62,8 @@ pub fn tool(spec: &OpSpec) -> Tool {
         .destructive(false)
         .idempotent(spec.idempotent)
         .open_world(false);
-    Tool::new(spec.name, spec.description, Arc::new(input_schema(spec))).with_annotations(annotations)
+    Tool::new(spec.name, spec.description, Arc::new(input_schema(spec)))
+        .with_annotations(annotations)
 }
 
 /// The tool's input schema: the op's own arguments (strict), plus `window_id`, plus `settle`
@@ -118,14 +123,27 @@ pub fn input_schema(spec: &OpSpec) -> JsonObject {
 fn simplify_nullable(v: &mut Value) {
     let Value::Object(m) = v else { return };
     if let Some(Value::Array(types)) = m.get("type") {
-        let rest: Vec<Value> = types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
+        let rest: Vec<Value> = types
+            .iter()
+            .filter(|t| t.as_str() != Some("null"))
+            .cloned()
+            .collect();
         if rest.len() == 1 && types.len() == 2 {
-            m.insert("type".into(), rest.into_iter().next().unwrap_or(Value::Null));
+            m.insert(
+                "type".into(),
+                rest.into_iter().next().unwrap_or(Value::Null),
+            );
         }
     }
     for key in ["anyOf", "oneOf"] {
-        let Some(Value::Array(arms)) = m.get(key) else { continue };
-        let rest: Vec<Value> = arms.iter().filter(|a| a.get("type").and_then(Value::as_str) != Some("null")).cloned().collect();
+        let Some(Value::Array(arms)) = m.get(key) else {
+            continue;
+        };
+        let rest: Vec<Value> = arms
+            .iter()
+            .filter(|a| a.get("type").and_then(Value::as_str) != Some("null"))
+            .cloned()
+            .collect();
         if rest.len() == 1 && arms.len() == 2 {
             m.remove(key);
             if let Some(Value::Object(inner)) = rest.into_iter().next() {
@@ -162,30 +180,55 @@ pub fn parse_call(name: &str, arguments: Option<JsonObject>) -> Result<Call, Cal
     };
     let mut args = arguments.unwrap_or_default();
     let window_id = args.remove("window_id").unwrap_or(Value::Null);
-    let settle = if spec.accepts_settle { args.remove("settle").unwrap_or(Value::Null) } else { Value::Null };
-    let shot = if spec.name == "screenshot" { Some(shot_options(&mut args)?) } else { None };
+    let settle = if spec.accepts_settle {
+        args.remove("settle").unwrap_or(Value::Null)
+    } else {
+        Value::Null
+    };
+    let shot = if spec.name == "screenshot" {
+        Some(shot_options(&mut args)?)
+    } else {
+        None
+    };
     let mut op = Map::new();
     op.insert(spec.name.into(), Value::Object(args));
-    let request = Request::from_value(json!({"op": op, "settle": settle, "window_id": window_id})).map_err(CallError::Op)?;
+    let request = Request::from_value(json!({"op": op, "settle": settle, "window_id": window_id}))
+        .map_err(CallError::Op)?;
     Ok(Call { request, shot })
 }
 
 fn shot_options(args: &mut JsonObject) -> Result<ShotOptions, CallError> {
     let bad = |field: &str, want: &str| {
         CallError::Op(
-            OpError::new(ErrorCode::BadRequest, format!("screenshot: `{field}` must be {want}"))
-                .with_hint("see the screenshot tool's input schema"),
+            OpError::new(
+                ErrorCode::BadRequest,
+                format!("screenshot: `{field}` must be {want}"),
+            )
+            .with_hint("see the screenshot tool's input schema"),
         )
     };
     let mut o = ShotOptions::default();
     if let Some(v) = args.remove("max_dimension").filter(|v| !v.is_null()) {
-        o.max_dimension = v.as_u64().and_then(|n| u32::try_from(n).ok()).filter(|n| *n >= 1).ok_or_else(|| bad("max_dimension", "a positive integer"))?;
+        o.max_dimension = v
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|n| *n >= 1)
+            .ok_or_else(|| bad("max_dimension", "a positive integer"))?;
     }
     if let Some(v) = args.remove("max_bytes").filter(|v| !v.is_null()) {
-        o.max_bytes = v.as_u64().and_then(|n| usize::try_from(n).ok()).filter(|n| *n >= 1024).ok_or_else(|| bad("max_bytes", "an integer ≥ 1024"))?;
+        o.max_bytes = v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|n| *n >= 1024)
+            .ok_or_else(|| bad("max_bytes", "an integer ≥ 1024"))?;
     }
     if let Some(v) = args.remove("save_to").filter(|v| !v.is_null()) {
-        o.save_to = Some(v.as_str().filter(|s| !s.is_empty()).ok_or_else(|| bad("save_to", "a file path"))?.to_string());
+        o.save_to = Some(
+            v.as_str()
+                .filter(|s| !s.is_empty())
+                .ok_or_else(|| bad("save_to", "a file path"))?
+                .to_string(),
+        );
     }
     Ok(o)
 }
@@ -199,9 +242,23 @@ mod tests {
         let tools = tools();
         assert_eq!(tools.len(), CATALOG.len());
         for t in &tools {
-            assert_eq!(t.input_schema.get("additionalProperties"), Some(&json!(false)), "{}", t.name);
-            assert_eq!(t.input_schema.get("type"), Some(&json!("object")), "{}", t.name);
-            let props = t.input_schema.get("properties").and_then(Value::as_object).unwrap();
+            assert_eq!(
+                t.input_schema.get("additionalProperties"),
+                Some(&json!(false)),
+                "{}",
+                t.name
+            );
+            assert_eq!(
+                t.input_schema.get("type"),
+                Some(&json!("object")),
+                "{}",
+                t.name
+            );
+            let props = t
+                .input_schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .unwrap();
             assert!(props.contains_key("window_id"));
             let s = spec(&t.name).unwrap();
             assert_eq!(props.contains_key("settle"), s.accepts_settle, "{}", t.name);
@@ -221,10 +278,14 @@ mod tests {
 
     #[test]
     fn calls_become_requests() {
-        let args = json!({"role": "Button", "label": "Save"}).as_object().cloned();
+        let args = json!({"role": "Button", "label": "Save"})
+            .as_object()
+            .cloned();
         let call = parse_call("find_node", args).unwrap();
         assert_eq!(call.request.op.name(), "find_node");
-        let args = json!({"node": "5", "action": "click", "settle": {"clock_millis": 10}}).as_object().cloned();
+        let args = json!({"node": "5", "action": "click", "settle": {"clock_millis": 10}})
+            .as_object()
+            .cloned();
         let call = parse_call("invoke_action", args).unwrap();
         assert_eq!(call.request.settle.map(|s| s.clock_millis), Some(10));
         assert!(parse_call("list_windows", None).is_ok());
@@ -233,26 +294,41 @@ mod tests {
     #[test]
     fn unknown_arguments_name_the_field() {
         let args = json!({"lable": "Save"}).as_object().cloned();
-        let Err(CallError::Op(e)) = parse_call("find_node", args) else { panic!("expected an op error") };
+        let Err(CallError::Op(e)) = parse_call("find_node", args) else {
+            panic!("expected an op error")
+        };
         assert_eq!(e.code, ErrorCode::BadRequest);
         assert!(e.message.contains("lable"), "{}", e.message);
         let args = json!({"settle": {}}).as_object().cloned();
-        let Err(CallError::Op(e)) = parse_call("find_node", args) else { panic!("expected an op error") };
+        let Err(CallError::Op(e)) = parse_call("find_node", args) else {
+            panic!("expected an op error")
+        };
         assert!(e.message.contains("settle"), "{}", e.message);
     }
 
     #[test]
     fn unknown_tools_are_protocol_errors() {
-        assert_eq!(parse_call("nope", None), Err(CallError::UnknownTool("nope".into())));
+        assert_eq!(
+            parse_call("nope", None),
+            Err(CallError::UnknownTool("nope".into()))
+        );
     }
 
     #[test]
     fn screenshot_options_are_split_off() {
-        let args = json!({"max_dimension": 640, "save_to": "/tmp/x.png"}).as_object().cloned();
+        let args = json!({"max_dimension": 640, "save_to": "/tmp/x.png"})
+            .as_object()
+            .cloned();
         let call = parse_call("screenshot", args).unwrap();
         let shot = call.shot.unwrap();
-        assert_eq!((shot.max_dimension, shot.save_to.as_deref()), (640, Some("/tmp/x.png")));
+        assert_eq!(
+            (shot.max_dimension, shot.save_to.as_deref()),
+            (640, Some("/tmp/x.png"))
+        );
         let args = json!({"max_dimension": "big"}).as_object().cloned();
-        assert!(matches!(parse_call("screenshot", args), Err(CallError::Op(_))));
+        assert!(matches!(
+            parse_call("screenshot", args),
+            Err(CallError::Op(_))
+        ));
     }
 }

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::Session;
 use crate::error::{ErrorCode, OpError};
-use crate::input::{ImeEvent, Key, KeyEvent, Modifiers, keystrokes_for_text};
+use crate::input::{ImeEvent, Key, KeyEvent, keystrokes_for_text};
 use crate::node_ref::{NodeKey, NodeTarget};
 use crate::ops::{FieldValue, InjectKey, InvokeAction, KeyPhase, SetValue, TypeIme, TypeText};
 use crate::snapshot::{ACTIONS, action_name};
@@ -33,7 +33,10 @@ pub fn parse_action(name: &str) -> Result<Action, OpError> {
     if let Some((_, a)) = ACTION_ALIASES.iter().find(|(n, _)| *n == norm) {
         return Ok(*a);
     }
-    let names = ACTIONS.iter().map(|(_, n)| *n).chain(ACTION_ALIASES.iter().map(|(n, _)| *n));
+    let names = ACTIONS
+        .iter()
+        .map(|(_, n)| *n)
+        .chain(ACTION_ALIASES.iter().map(|(n, _)| *n));
     let close = text_match::closest(&norm, names, 3);
     Err(OpError::new(ErrorCode::UnknownName, format!("unknown action {name:?}")).with_hint(
         if close.is_empty() {
@@ -45,7 +48,12 @@ pub fn parse_action(name: &str) -> Result<Action, OpError> {
 }
 
 fn request(s_id: accesskit::NodeId, action: Action, data: Option<ActionData>) -> ActionRequest {
-    ActionRequest { action, target_tree: TreeId::ROOT, target_node: s_id, data }
+    ActionRequest {
+        action,
+        target_tree: TreeId::ROOT,
+        target_node: s_id,
+        data,
+    }
 }
 
 /// Sends an action; `Unhandled` becomes `UNHANDLED_ACTION` naming what the node does support.
@@ -58,7 +66,9 @@ fn send_action<T: Target + ?Sized>(
 ) -> Result<Value, OpError> {
     let resolved = s.resolve(node)?;
     match s.target.action(request(resolved.id, action, data), w)? {
-        ActionOutcome::Handled => Ok(json!({ "node": NodeKey::from(resolved.id), "action": action_name(action) })),
+        ActionOutcome::Handled => {
+            Ok(json!({ "node": NodeKey::from(resolved.id), "action": action_name(action) }))
+        }
         ActionOutcome::Unhandled => {
             let supported: Vec<&str> = resolved.actions.iter().map(|a| action_name(*a)).collect();
             Err(OpError::new(
@@ -76,7 +86,11 @@ fn send_action<T: Target + ?Sized>(
     }
 }
 
-pub(super) fn invoke_action<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &InvokeAction) -> Result<Value, OpError> {
+pub(super) fn invoke_action<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    a: &InvokeAction,
+) -> Result<Value, OpError> {
     let action = parse_action(&a.action)?;
     send_action(s, w, &a.node, action, None)
 }
@@ -90,29 +104,52 @@ pub(super) fn simple_action<T: Target + ?Sized>(
     send_action(s, w, node, action, None)
 }
 
-pub(super) fn set_value<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &SetValue) -> Result<Value, OpError> {
+pub(super) fn set_value<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    a: &SetValue,
+) -> Result<Value, OpError> {
     let data = match &a.value {
         FieldValue::Text(t) => ActionData::Value(t.clone().into()),
         FieldValue::Number(n) if n.is_finite() => ActionData::NumericValue(*n),
-        FieldValue::Number(n) => return Err(OpError::bad_argument(format!("value {n} is not a finite number"))),
+        FieldValue::Number(n) => {
+            return Err(OpError::bad_argument(format!(
+                "value {n} is not a finite number"
+            )));
+        }
     };
     send_action(s, w, &a.node, Action::SetValue, Some(data))
 }
 
-fn modifiers<T: Target + ?Sized>(s: &Session<T>, ctrl: bool, shift: bool, alt: bool, meta: bool, command: bool) -> Modifiers {
-    Modifiers::resolve(ctrl, shift, alt, meta, command, s.target.platform())
-}
-
-pub(super) fn inject_key<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &InjectKey) -> Result<Value, OpError> {
+pub(super) fn inject_key<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    a: &InjectKey,
+) -> Result<Value, OpError> {
     let key = Key::parse(&a.key)?;
     if a.phase == KeyPhase::Up && a.text.is_some() {
-        return Err(OpError::bad_argument("`text` on a key release: a release types nothing")
-            .with_hint("drop `text`, or use phase press/down"));
+        return Err(
+            OpError::bad_argument("`text` on a key release: a release types nothing")
+                .with_hint("drop `text`, or use phase press/down"),
+        );
     }
-    let mods = modifiers(s, a.ctrl, a.shift, a.alt, a.meta, a.command);
-    let text = a.text.clone().or_else(|| key.default_text().map(str::to_string));
-    let press = KeyEvent { key, pressed: true, text, modifiers: mods };
-    let release = KeyEvent { key, pressed: false, text: None, modifiers: mods };
+    let mods = a.modifiers(s.target.platform());
+    let text = a
+        .text
+        .clone()
+        .or_else(|| key.default_text().map(str::to_string));
+    let press = KeyEvent {
+        key,
+        pressed: true,
+        text,
+        modifiers: mods,
+    };
+    let release = KeyEvent {
+        key,
+        pressed: false,
+        text: None,
+        modifiers: mods,
+    };
     match a.phase {
         KeyPhase::Press => {
             s.target.key(&press, w)?;
@@ -132,7 +169,11 @@ pub(super) fn inject_key<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn Win
     Ok(json!({ "key": a.key, "held_keys": s.held_keys.len() }))
 }
 
-fn focus_if_given<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, node: Option<&NodeTarget>) -> Result<(), OpError> {
+fn focus_if_given<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    node: Option<&NodeTarget>,
+) -> Result<(), OpError> {
     if let Some(node) = node {
         send_action(s, w, node, Action::Focus, None)?;
         // Let the focus land before the keys arrive.
@@ -141,7 +182,11 @@ fn focus_if_given<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps,
     Ok(())
 }
 
-pub(super) fn type_text<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &TypeText) -> Result<Value, OpError> {
+pub(super) fn type_text<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    a: &TypeText,
+) -> Result<Value, OpError> {
     focus_if_given(s, w, a.node.as_ref())?;
     let strokes = keystrokes_for_text(&a.text);
     for stroke in &strokes {
@@ -150,9 +195,15 @@ pub(super) fn type_text<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn Wind
     Ok(json!({ "keys": strokes.len() / 2 }))
 }
 
-pub(super) fn type_ime<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &TypeIme) -> Result<Value, OpError> {
+pub(super) fn type_ime<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    a: &TypeIme,
+) -> Result<Value, OpError> {
     if a.preedit.is_none() && a.commit.is_none() {
-        return Err(OpError::bad_argument("type_ime needs `preedit`, `commit`, or both"));
+        return Err(OpError::bad_argument(
+            "type_ime needs `preedit`, `commit`, or both",
+        ));
     }
     focus_if_given(s, w, a.node.as_ref())?;
     if let Some(p) = &a.preedit {

@@ -87,7 +87,10 @@ pub fn execute<T: Target + ?Sized>(
 
 /// Evaluates an assertion against the current mirror without syncing or settling (the
 /// harness's typed assertions; read-only, so no `&mut`).
-pub fn assert_only<T: Target + ?Sized>(session: &Session<T>, op: &crate::ops::AssertNode) -> Result<(), OpError> {
+pub fn assert_only<T: Target + ?Sized>(
+    session: &Session<T>,
+    op: &crate::ops::AssertNode,
+) -> Result<(), OpError> {
     query::assert_node(session, op).map(|_| ())
 }
 
@@ -177,6 +180,9 @@ fn merge(data: Value, settled: Value) -> Value {
 }
 
 fn host_required(op: &str) -> OpError {
-    OpError::new(ErrorCode::HostRequired, format!("{op} needs the host (window manager or GPU)"))
-        .with_hint("call it through the automation CLI or MCP server, which serves it")
+    OpError::new(
+        ErrorCode::HostRequired,
+        format!("{op} needs the host (window manager or GPU)"),
+    )
+    .with_hint("call it through the automation CLI or MCP server, which serves it")
 }

@@ -7,9 +7,14 @@ use serde_json::{Value, json};
 
 use super::Session;
 use crate::error::{ErrorCode, OpError, OpResult};
-use crate::input::{Modifiers, Point, PointerButton, PointerEvent, PointerKind, PointerPhase, ScrollEvent, ScrollUnit};
+use crate::input::{
+    Modifiers, Point, PointerButton, PointerEvent, PointerKind, PointerPhase, ScrollEvent,
+    ScrollUnit,
+};
 use crate::node_ref::NodeTarget;
-use crate::ops::{DragNode, Fling, InjectPointer, LongPress, Pinch, PointerAction, Scroll, TouchStep};
+use crate::ops::{
+    DragNode, Fling, InjectPointer, LongPress, Pinch, PointerAction, Scroll, TouchStep,
+};
 use crate::settle::FRAME_MILLIS;
 use crate::target::{Target, WindowOps};
 
@@ -46,12 +51,19 @@ pub struct Pointers {
 impl Pointers {
     /// Every live pointer, mouse first.
     pub fn all(&self) -> Vec<PointerRecord> {
-        self.mouse.iter().chain(self.contacts.values()).cloned().collect()
+        self.mouse
+            .iter()
+            .chain(self.contacts.values())
+            .cloned()
+            .collect()
     }
 
     /// Mouse buttons currently held.
     pub fn mouse_buttons(&self) -> Vec<PointerButton> {
-        self.mouse.as_ref().map(|m| m.buttons.clone()).unwrap_or_default()
+        self.mouse
+            .as_ref()
+            .map(|m| m.buttons.clone())
+            .unwrap_or_default()
     }
 
     fn allocate(&mut self, kind: PointerKind, position: Point) -> PointerRecord {
@@ -62,19 +74,31 @@ impl Pointers {
             PointerKind::Pen => !fingers,
             PointerKind::Mouse => true,
         };
-        PointerRecord { id: self.next_id, kind, primary, down: true, position, buttons: Vec::new() }
+        PointerRecord {
+            id: self.next_id,
+            kind,
+            primary,
+            down: true,
+            position,
+            buttons: Vec::new(),
+        }
     }
 }
 
 pub(super) fn query_pointers<T: Target + ?Sized>(s: &mut Session<T>) -> OpResult {
-    let mut reply = json!({ "pointers": serde_json::to_value(s.pointers.all()).unwrap_or(Value::Null) });
+    let mut reply =
+        json!({ "pointers": serde_json::to_value(s.pointers.all()).unwrap_or(Value::Null) });
     if let Ok(details) = s.target.pointer_details() {
         reply["details"] = details;
     }
     Ok(reply)
 }
 
-fn node_point<T: Target + ?Sized>(s: &Session<T>, node: &NodeTarget, local: Option<(f64, f64)>) -> Result<Point, OpError> {
+fn node_point<T: Target + ?Sized>(
+    s: &Session<T>,
+    node: &NodeTarget,
+    local: Option<(f64, f64)>,
+) -> Result<Point, OpError> {
     let b = s.resolve(node)?.require_bounds()?;
     Ok(match local {
         Some((x, y)) => Point::new(b.x + x, b.y + y),
@@ -122,7 +146,13 @@ fn mouse<T: Target + ?Sized>(
     Ok(())
 }
 
-fn mouse_click<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, at: Point, button: PointerButton, mods: Modifiers) -> Result<(), OpError> {
+fn mouse_click<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    at: Point,
+    button: PointerButton,
+    mods: Modifiers,
+) -> Result<(), OpError> {
     mouse(s, w, PointerPhase::Move, at, None, mods)?;
     mouse(s, w, PointerPhase::Down, at, Some(button), mods)?;
     mouse(s, w, PointerPhase::Up, at, Some(button), mods)
@@ -141,8 +171,10 @@ fn contact<T: Target + ?Sized>(
     modifiers: Modifiers,
 ) -> Result<(), OpError> {
     let Some(record) = s.pointers.contacts.get_mut(&id) else {
-        return Err(OpError::new(ErrorCode::NotFound, format!("pointer {id} is not live"))
-            .with_hint("list live pointers with query_pointers"));
+        return Err(
+            OpError::new(ErrorCode::NotFound, format!("pointer {id} is not live"))
+                .with_hint("list live pointers with query_pointers"),
+        );
     };
     record.position = position;
     let event = PointerEvent {
@@ -164,7 +196,15 @@ fn contact<T: Target + ?Sized>(
     Ok(())
 }
 
-fn contact_down<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, kind: PointerKind, at: Point, pressure: Option<f32>, tilt: Option<[f32; 2]>, mods: Modifiers) -> Result<u64, OpError> {
+fn contact_down<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    kind: PointerKind,
+    at: Point,
+    pressure: Option<f32>,
+    tilt: Option<[f32; 2]>,
+    mods: Modifiers,
+) -> Result<u64, OpError> {
     let record = s.pointers.allocate(kind, at);
     let id = record.id;
     s.pointers.contacts.insert(id, record);
@@ -172,16 +212,30 @@ fn contact_down<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, k
     Ok(id)
 }
 
-pub(super) fn inject_pointer<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &InjectPointer) -> OpResult {
-    if a.kind == PointerKind::Mouse && (a.pressure.is_some() || a.tilt.is_some() || a.pointer_id.is_some()) {
-        return Err(OpError::bad_argument("pressure, tilt and pointer_id are refused on a mouse")
-            .with_hint("set kind to pen (pressure, tilt) or touch/pen (pointer_id), or drop them"));
+pub(super) fn inject_pointer<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    a: &InjectPointer,
+) -> OpResult {
+    if a.kind == PointerKind::Mouse
+        && (a.pressure.is_some() || a.tilt.is_some() || a.pointer_id.is_some())
+    {
+        return Err(
+            OpError::bad_argument("pressure, tilt and pointer_id are refused on a mouse")
+                .with_hint(
+                    "set kind to pen (pressure, tilt) or touch/pen (pointer_id), or drop them",
+                ),
+        );
     }
     if a.kind == PointerKind::Touch && (a.pressure.is_some() || a.tilt.is_some()) {
-        return Err(OpError::bad_argument("pressure and tilt are pen axes; a touch carries neither"));
+        return Err(OpError::bad_argument(
+            "pressure and tilt are pen axes; a touch carries neither",
+        ));
     }
     if a.pressure.is_some_and(|p| !(0.0..=1.0).contains(&p)) {
-        return Err(OpError::bad_argument("pressure must be between 0.0 and 1.0"));
+        return Err(OpError::bad_argument(
+            "pressure must be between 0.0 and 1.0",
+        ));
     }
     if a.kind != PointerKind::Mouse && a.button != PointerButton::Primary {
         return Err(OpError::bad_argument("`button` applies to a mouse only"));
@@ -189,14 +243,22 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn
     let local = match (a.x, a.y) {
         (Some(x), Some(y)) => Some((x, y)),
         (None, None) => None,
-        _ => return Err(OpError::bad_argument("give both x and y, or neither (with node: its centre)")),
+        _ => {
+            return Err(OpError::bad_argument(
+                "give both x and y, or neither (with node: its centre)",
+            ));
+        }
     };
     let at = match (&a.node, local) {
         (Some(node), local) => node_point(s, node, local)?,
         (None, Some((x, y))) => Point::new(x, y),
-        (None, None) => return Err(OpError::bad_argument("inject_pointer needs x and y, or a node")),
+        (None, None) => {
+            return Err(OpError::bad_argument(
+                "inject_pointer needs x and y, or a node",
+            ));
+        }
     };
-    let mods = Modifiers::resolve(a.ctrl, a.shift, a.alt, a.meta, a.command, s.target.platform());
+    let mods = a.modifiers(s.target.platform());
     if a.kind == PointerKind::Mouse {
         match a.action {
             PointerAction::Click => mouse_click(s, w, at, a.button, mods)?,
@@ -208,16 +270,24 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn
             PointerAction::Up => mouse(s, w, PointerPhase::Up, at, Some(a.button), mods)?,
             PointerAction::Move => mouse(s, w, PointerPhase::Move, at, None, mods)?,
         }
-        return Ok(json!({ "pointer_id": MOUSE_ID, "x": at.x, "y": at.y, "buttons_held": s.pointers.mouse_buttons() }));
+        return Ok(
+            json!({ "pointer_id": MOUSE_ID, "x": at.x, "y": at.y, "buttons_held": s.pointers.mouse_buttons() }),
+        );
     }
     let id = match (a.action, a.pointer_id) {
         (PointerAction::Down | PointerAction::Click | PointerAction::DoubleClick, Some(id)) => {
-            return Err(OpError::bad_argument(format!("pointer {id} is already allocated; a new contact gets a fresh id"))
-                .with_hint("omit pointer_id for a down or click"));
+            return Err(OpError::bad_argument(format!(
+                "pointer {id} is already allocated; a new contact gets a fresh id"
+            ))
+            .with_hint("omit pointer_id for a down or click"));
         }
         (PointerAction::Down, None) => contact_down(s, w, a.kind, at, a.pressure, a.tilt, mods)?,
         (PointerAction::Click | PointerAction::DoubleClick, None) => {
-            let times = if a.action == PointerAction::Click { 1 } else { 2 };
+            let times = if a.action == PointerAction::Click {
+                1
+            } else {
+                2
+            };
             let mut id = 0;
             for _ in 0..times {
                 id = contact_down(s, w, a.kind, at, a.pressure, a.tilt, mods)?;
@@ -226,11 +296,17 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn
             id
         }
         (PointerAction::Move | PointerAction::Up, None) => {
-            return Err(OpError::bad_argument("a touch/pen move or up needs the pointer_id of a live contact")
-                .with_hint("use the id returned by the down, or query_pointers"));
+            return Err(OpError::bad_argument(
+                "a touch/pen move or up needs the pointer_id of a live contact",
+            )
+            .with_hint("use the id returned by the down, or query_pointers"));
         }
         (action, Some(id)) => {
-            let phase = if action == PointerAction::Up { PointerPhase::Up } else { PointerPhase::Move };
+            let phase = if action == PointerAction::Up {
+                PointerPhase::Up
+            } else {
+                PointerPhase::Move
+            };
             contact(s, w, id, phase, at, a.pressure, a.tilt, mods)?;
             id
         }
@@ -238,21 +314,44 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn
     Ok(json!({ "pointer_id": id, "x": at.x, "y": at.y }))
 }
 
-pub(super) fn right_click<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, node: &NodeTarget) -> OpResult {
+pub(super) fn right_click<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    node: &NodeTarget,
+) -> OpResult {
     let at = node_point(s, node, None)?;
     mouse_click(s, w, at, PointerButton::Secondary, Modifiers::default())?;
     Ok(json!({ "x": at.x, "y": at.y }))
 }
 
-pub(super) fn scroll<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &Scroll) -> OpResult {
+pub(super) fn scroll<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    a: &Scroll,
+) -> OpResult {
     if !(a.dx.is_finite() && a.dy.is_finite()) || (a.dx == 0.0 && a.dy == 0.0) {
-        return Err(OpError::bad_argument("scroll needs a finite, non-zero dx or dy"));
+        return Err(OpError::bad_argument(
+            "scroll needs a finite, non-zero dx or dy",
+        ));
     }
     let at = node_point(s, &a.node, a.at.map(|[x, y]| (x, y)))?;
-    let mods = Modifiers::resolve(a.ctrl, a.shift, a.alt, a.meta, a.command, s.target.platform());
+    let mods = a.modifiers(s.target.platform());
     mouse(s, w, PointerPhase::Move, at, None, mods)?;
-    let unit = if a.lines { ScrollUnit::Lines } else { ScrollUnit::Pixels };
-    s.target.scroll(&ScrollEvent { position: at, dx: a.dx, dy: a.dy, unit, modifiers: mods }, w)?;
+    let unit = if a.lines {
+        ScrollUnit::Lines
+    } else {
+        ScrollUnit::Pixels
+    };
+    s.target.scroll(
+        &ScrollEvent {
+            position: at,
+            dx: a.dx,
+            dy: a.dy,
+            unit,
+            modifiers: mods,
+        },
+        w,
+    )?;
     Ok(json!({ "x": at.x, "y": at.y }))
 }
 
@@ -268,46 +367,85 @@ fn path(from: Point, to: Point, samples: u64) -> impl Iterator<Item = Point> {
 /// Samples a drag and a fling send per unit of travel time.
 const DRAG_SAMPLES: u64 = 8;
 
-pub(super) fn drag_node<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &DragNode) -> OpResult {
+pub(super) fn drag_node<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    a: &DragNode,
+) -> OpResult {
     let to = match (&a.to_node, a.to_x, a.to_y) {
         (Some(node), None, None) => node_point(s, node, None)?,
         (None, Some(x), Some(y)) => Point::new(x, y),
-        (None, None, None) => return Err(OpError::bad_argument("drag_node needs a target: to_node, or to_x and to_y")),
-        _ => return Err(OpError::bad_argument("give either to_node or both to_x and to_y, not a mix")),
+        (None, None, None) => {
+            return Err(OpError::bad_argument(
+                "drag_node needs a target: to_node, or to_x and to_y",
+            ));
+        }
+        _ => {
+            return Err(OpError::bad_argument(
+                "give either to_node or both to_x and to_y, not a mix",
+            ));
+        }
     };
     let from = node_point(s, &a.node, None)?;
     let mods = Modifiers::default();
     mouse(s, w, PointerPhase::Move, from, None, mods)?;
-    mouse(s, w, PointerPhase::Down, from, Some(PointerButton::Primary), mods)?;
+    mouse(
+        s,
+        w,
+        PointerPhase::Down,
+        from,
+        Some(PointerButton::Primary),
+        mods,
+    )?;
     for p in path(from, to, DRAG_SAMPLES) {
         s.target.advance(FRAME_MILLIS, w)?;
         mouse(s, w, PointerPhase::Move, p, None, mods)?;
     }
     s.target.advance(FRAME_MILLIS, w)?;
-    mouse(s, w, PointerPhase::Up, to, Some(PointerButton::Primary), mods)?;
+    mouse(
+        s,
+        w,
+        PointerPhase::Up,
+        to,
+        Some(PointerButton::Primary),
+        mods,
+    )?;
     Ok(json!({ "from": [from.x, from.y], "to": [to.x, to.y] }))
 }
 
-pub(super) fn touch_sequence<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, steps: &[TouchStep]) -> OpResult {
+pub(super) fn touch_sequence<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    steps: &[TouchStep],
+) -> OpResult {
     if steps.is_empty() {
-        return Err(OpError::bad_argument("inject_touch_sequence needs at least one step"));
+        return Err(OpError::bad_argument(
+            "inject_touch_sequence needs at least one step",
+        ));
     }
     // Resolve and check every step before the first sample: a bad step sends nothing.
     let mut planned = Vec::with_capacity(steps.len());
     let mut down: BTreeMap<u32, bool> = BTreeMap::new();
     for (i, step) in steps.iter().enumerate() {
         let at = match &step.node {
-            Some(node) => node_point(s, node, Some((step.x, step.y)))
-                .map_err(|e| OpError { message: format!("step {i}: {}", e.message), ..e })?,
+            Some(node) => node_point(s, node, Some((step.x, step.y))).map_err(|e| OpError {
+                message: format!("step {i}: {}", e.message),
+                ..e
+            })?,
             None => Point::new(step.x, step.y),
         };
         if !(at.x.is_finite() && at.y.is_finite()) {
-            return Err(OpError::bad_argument(format!("step {i}: x and y must be finite")));
+            return Err(OpError::bad_argument(format!(
+                "step {i}: x and y must be finite"
+            )));
         }
         let is_down = down.get(&step.contact).copied().unwrap_or(false);
         match (step.phase, is_down) {
             (PointerPhase::Down, true) => {
-                return Err(OpError::bad_argument(format!("step {i}: contact {} is already down", step.contact)));
+                return Err(OpError::bad_argument(format!(
+                    "step {i}: contact {} is already down",
+                    step.contact
+                )));
             }
             (PointerPhase::Move | PointerPhase::Up | PointerPhase::Cancel, false) => {
                 return Err(OpError::bad_argument(format!(
@@ -317,7 +455,10 @@ pub(super) fn touch_sequence<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn
             }
             _ => {}
         }
-        down.insert(step.contact, step.phase == PointerPhase::Down || (is_down && step.phase == PointerPhase::Move));
+        down.insert(
+            step.contact,
+            step.phase == PointerPhase::Down || (is_down && step.phase == PointerPhase::Move),
+        );
         planned.push((step, at));
     }
     let mut slots: BTreeMap<u32, u64> = BTreeMap::new();
@@ -328,7 +469,15 @@ pub(super) fn touch_sequence<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn
         }
         let id = match step.phase {
             PointerPhase::Down => {
-                let id = contact_down(s, w, PointerKind::Touch, at, None, None, Modifiers::default())?;
+                let id = contact_down(
+                    s,
+                    w,
+                    PointerKind::Touch,
+                    at,
+                    None,
+                    None,
+                    Modifiers::default(),
+                )?;
                 slots.insert(step.contact, id);
                 id
             }
@@ -359,9 +508,16 @@ fn frames_over(over_ms: u64) -> Result<u64, OpError> {
     Ok(over_ms.div_ceil(FRAME_MILLIS).max(2))
 }
 
-pub(super) fn pinch<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &Pinch) -> OpResult {
+pub(super) fn pinch<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    a: &Pinch,
+) -> OpResult {
     if !(a.scale.is_finite() && a.scale > 0.0) {
-        return Err(OpError::bad_argument(format!("scale must be a positive number, got {}", a.scale)));
+        return Err(OpError::bad_argument(format!(
+            "scale must be a positive number, got {}",
+            a.scale
+        )));
     }
     let span = a.start_distance.unwrap_or(100.0);
     if !(span.is_finite() && span > 0.0) {
@@ -372,22 +528,82 @@ pub(super) fn pinch<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOp
     let end = span * a.scale;
     let m = Modifiers::default();
     // Both fingers land before either moves: the recogniser's reference span is the landing.
-    let f1 = contact_down(s, w, PointerKind::Touch, Point::new(c.x - span / 2.0, c.y), None, None, m)?;
-    let f2 = contact_down(s, w, PointerKind::Touch, Point::new(c.x + span / 2.0, c.y), None, None, m)?;
+    let f1 = contact_down(
+        s,
+        w,
+        PointerKind::Touch,
+        Point::new(c.x - span / 2.0, c.y),
+        None,
+        None,
+        m,
+    )?;
+    let f2 = contact_down(
+        s,
+        w,
+        PointerKind::Touch,
+        Point::new(c.x + span / 2.0, c.y),
+        None,
+        None,
+        m,
+    )?;
     for i in 1..=frames {
         let d = span + (end - span) * (i as f64 / frames as f64);
         s.target.advance(FRAME_MILLIS, w)?;
-        contact(s, w, f1, PointerPhase::Move, Point::new(c.x - d / 2.0, c.y), None, None, m)?;
-        contact(s, w, f2, PointerPhase::Move, Point::new(c.x + d / 2.0, c.y), None, None, m)?;
+        contact(
+            s,
+            w,
+            f1,
+            PointerPhase::Move,
+            Point::new(c.x - d / 2.0, c.y),
+            None,
+            None,
+            m,
+        )?;
+        contact(
+            s,
+            w,
+            f2,
+            PointerPhase::Move,
+            Point::new(c.x + d / 2.0, c.y),
+            None,
+            None,
+            m,
+        )?;
     }
-    contact(s, w, f1, PointerPhase::Up, Point::new(c.x - end / 2.0, c.y), None, None, m)?;
-    contact(s, w, f2, PointerPhase::Up, Point::new(c.x + end / 2.0, c.y), None, None, m)?;
-    Ok(json!({ "center": [c.x, c.y], "start_distance": span, "end_distance": end, "frames": frames }))
+    contact(
+        s,
+        w,
+        f1,
+        PointerPhase::Up,
+        Point::new(c.x - end / 2.0, c.y),
+        None,
+        None,
+        m,
+    )?;
+    contact(
+        s,
+        w,
+        f2,
+        PointerPhase::Up,
+        Point::new(c.x + end / 2.0, c.y),
+        None,
+        None,
+        m,
+    )?;
+    Ok(
+        json!({ "center": [c.x, c.y], "start_distance": span, "end_distance": end, "frames": frames }),
+    )
 }
 
-pub(super) fn fling<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &Fling) -> OpResult {
+pub(super) fn fling<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    a: &Fling,
+) -> OpResult {
     if !(a.dx.is_finite() && a.dy.is_finite()) || (a.dx == 0.0 && a.dy == 0.0) {
-        return Err(OpError::bad_argument("fling needs a finite, non-zero dx or dy"));
+        return Err(OpError::bad_argument(
+            "fling needs a finite, non-zero dx or dy",
+        ));
     }
     let from = node_point(s, &a.node, None)?;
     let to = Point::new(from.x + a.dx, from.y + a.dy);
@@ -402,9 +618,15 @@ pub(super) fn fling<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOp
     Ok(json!({ "samples": frames, "over_ms": frames * FRAME_MILLIS }))
 }
 
-pub(super) fn long_press<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, a: &LongPress) -> OpResult {
+pub(super) fn long_press<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    a: &LongPress,
+) -> OpResult {
     let Some(hold) = s.target.long_press_threshold_ms(a.kind) else {
-        return Err(OpError::unsupported("long_press (the target reports no long-press threshold)"));
+        return Err(OpError::unsupported(
+            "long_press (the target reports no long-press threshold)",
+        ));
     };
     let local = match (a.x, a.y) {
         (Some(x), Some(y)) => Some((x, y)),
@@ -415,7 +637,14 @@ pub(super) fn long_press<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn Win
     let m = Modifiers::default();
     if a.kind == PointerKind::Mouse {
         mouse(s, w, PointerPhase::Move, at, None, m)?;
-        mouse(s, w, PointerPhase::Down, at, Some(PointerButton::Primary), m)?;
+        mouse(
+            s,
+            w,
+            PointerPhase::Down,
+            at,
+            Some(PointerButton::Primary),
+            m,
+        )?;
         s.target.advance(hold, w)?;
         mouse(s, w, PointerPhase::Up, at, Some(PointerButton::Primary), m)?;
     } else {
@@ -426,16 +655,34 @@ pub(super) fn long_press<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn Win
     Ok(json!({ "held_ms": hold, "x": at.x, "y": at.y }))
 }
 
-pub(super) fn cancel_pointer<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, id: u64) -> OpResult {
+pub(super) fn cancel_pointer<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    id: u64,
+) -> OpResult {
     if id == MOUSE_ID {
-        return Err(OpError::bad_argument("the mouse cannot be cancelled; release its buttons with inject_pointer up"));
+        return Err(OpError::bad_argument(
+            "the mouse cannot be cancelled; release its buttons with inject_pointer up",
+        ));
     }
     let at = s
         .pointers
         .contacts
         .get(&id)
         .map(|r| r.position)
-        .ok_or_else(|| OpError::new(ErrorCode::NotFound, format!("pointer {id} is not live")).with_hint("list live pointers with query_pointers"))?;
-    contact(s, w, id, PointerPhase::Cancel, at, None, None, Modifiers::default())?;
+        .ok_or_else(|| {
+            OpError::new(ErrorCode::NotFound, format!("pointer {id} is not live"))
+                .with_hint("list live pointers with query_pointers")
+        })?;
+    contact(
+        s,
+        w,
+        id,
+        PointerPhase::Cancel,
+        at,
+        None,
+        None,
+        Modifiers::default(),
+    )?;
     Ok(json!({ "pointer_id": id }))
 }

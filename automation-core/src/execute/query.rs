@@ -95,18 +95,25 @@ pub(super) fn snapshot<T: Target + ?Sized>(s: &Session<T>, a: &SnapshotTree) -> 
 
 pub(super) fn read_node<T: Target + ?Sized>(s: &Session<T>, target: &NodeTarget) -> OpResult {
     let id = s.resolve(target)?.id;
-    let node = s.mirror.node(id).ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished"))?;
+    let node = s
+        .mirror
+        .node(id)
+        .ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished"))?;
     Ok(to_json(&semantic_node(&node)))
 }
 
 pub(super) fn find_node<T: Target + ?Sized>(s: &Session<T>, sel: &Selector) -> OpResult {
     if sel.is_empty() {
-        return Err(OpError::bad_argument("find_node needs at least one of role, label, label_contains, value, author_id")
-            .with_hint(r#"e.g. {"role": "Button", "label": "Save"}"#));
+        return Err(OpError::bad_argument(
+            "find_node needs at least one of role, label, label_contains, value, author_id",
+        )
+        .with_hint(r#"e.g. {"role": "Button", "label": "Save"}"#));
     }
     s.mirror.require_state()?;
     let found = s.matches(sel);
-    let pick = found.get(sel.nth.unwrap_or(0)).and_then(|id| s.mirror.node(*id));
+    let pick = found
+        .get(sel.nth.unwrap_or(0))
+        .and_then(|id| s.mirror.node(*id));
     Ok(match pick {
         Some(node) => json!({
             "node": NodeKey::from(node.locate().0),
@@ -117,7 +124,11 @@ pub(super) fn find_node<T: Target + ?Sized>(s: &Session<T>, sel: &Selector) -> O
     })
 }
 
-fn assertion_failed(kind: AssertKind, actual: &dyn std::fmt::Debug, expected: &dyn std::fmt::Debug) -> OpError {
+fn assertion_failed(
+    kind: AssertKind,
+    actual: &dyn std::fmt::Debug,
+    expected: &dyn std::fmt::Debug,
+) -> OpError {
     OpError::new(
         ErrorCode::AssertionFailed,
         format!("{kind:?} assertion failed: actual {actual:?}, expected {expected:?}"),
@@ -153,28 +164,46 @@ pub(super) fn assert_node<T: Target + ?Sized>(s: &Session<T>, a: &AssertNode) ->
     let resolved = match s.resolve(&a.node) {
         Ok(r) => r,
         Err(e) if a.kind == AssertKind::Exists && e.code == ErrorCode::NotFound => {
-            return Err(OpError { code: ErrorCode::AssertionFailed, ..e });
+            return Err(OpError {
+                code: ErrorCode::AssertionFailed,
+                ..e
+            });
         }
         Err(e) => return Err(e),
     };
-    let node = s.mirror.node(resolved.id).ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished"))?;
+    let node = s
+        .mirror
+        .node(resolved.id)
+        .ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished"))?;
     let value = a.value.as_deref().unwrap_or_default();
     let flag = a.flag.unwrap_or_default();
     let check = |pass: bool, actual: &dyn std::fmt::Debug, expected: &dyn std::fmt::Debug| {
-        if pass { Ok(()) } else { Err(assertion_failed(a.kind, actual, expected)) }
+        if pass {
+            Ok(())
+        } else {
+            Err(assertion_failed(a.kind, actual, expected))
+        }
     };
     match a.kind {
         AssertKind::Exists => Ok(()),
         AssertKind::Focused => check(node.is_focused(), &false, &true),
         AssertKind::SupportsTextRanges => check(node.supports_text_ranges(), &false, &true),
-        AssertKind::RoleEquals => check(role_matches(node.role(), value), &role_name(node.role()), &value),
+        AssertKind::RoleEquals => check(
+            role_matches(node.role(), value),
+            &role_name(node.role()),
+            &value,
+        ),
         AssertKind::LabelEquals => {
             let label = node.label();
             check(label.as_deref() == Some(value), &label, &value)
         }
         AssertKind::LabelContains => {
             let label = node.label();
-            check(label.as_deref().is_some_and(|l| l.contains(value)), &label, &value)
+            check(
+                label.as_deref().is_some_and(|l| l.contains(value)),
+                &label,
+                &value,
+            )
         }
         AssertKind::ValueEquals => {
             let v = node.value();

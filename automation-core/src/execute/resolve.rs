@@ -75,7 +75,10 @@ fn selector_matches(node: &NodeRef, sel: &Selector) -> bool {
     }
     if let Some(part) = &sel.label_contains {
         let part = part.to_lowercase();
-        if !node.label().is_some_and(|l| l.to_lowercase().contains(&part)) {
+        if !node
+            .label()
+            .is_some_and(|l| l.to_lowercase().contains(&part))
+        {
             return false;
         }
     }
@@ -116,7 +119,16 @@ impl<T: Target + ?Sized> Session<T> {
                 .iter()
                 .filter_map(|id| self.mirror.node(*id))
                 .filter(|n| selector_matches(n, sel))
-                .map(|n| (if self.mirror.nodes_labelled(label).len() > 1 { n.index_path() } else { Vec::new() }, n.locate().0))
+                .map(|n| {
+                    (
+                        if self.mirror.nodes_labelled(label).len() > 1 {
+                            n.index_path()
+                        } else {
+                            Vec::new()
+                        },
+                        n.locate().0,
+                    )
+                })
                 .collect();
             found.sort();
             return found.into_iter().map(|(_, id)| id).collect();
@@ -145,7 +157,10 @@ impl<T: Target + ?Sized> Session<T> {
                     (_, Some(n)) => found.get(n).copied().ok_or_else(|| {
                         OpError::new(
                             ErrorCode::NotFound,
-                            format!("{sel} matched {} nodes, so nth={n} does not exist", found.len()),
+                            format!(
+                                "{sel} matched {} nodes, so nth={n} does not exist",
+                                found.len()
+                            ),
                         )
                         .with_hint(format!("use nth between 0 and {}", found.len() - 1))
                         .with_candidates(self.candidates_of(&found))
@@ -179,7 +194,10 @@ impl<T: Target + ?Sized> Session<T> {
     fn stale(&self, id: NodeId) -> OpError {
         let (message, hint) = if self.mirror.ever_seen(id) {
             (
-                format!("node {} is gone: it was in an earlier tree but not in the current one", id.0),
+                format!(
+                    "node {} is gone: it was in an earlier tree but not in the current one",
+                    id.0
+                ),
                 "the widget was rebuilt; find it again with find_node by role and label",
             )
         } else {
@@ -190,7 +208,11 @@ impl<T: Target + ?Sized> Session<T> {
         };
         let mut err = OpError::new(ErrorCode::NotFound, message).with_hint(hint);
         if let Some((role, label)) = self.mirror.departed(id) {
-            let sel = Selector { role: Some(role_name(*role)), label: label.clone(), ..Selector::default() };
+            let sel = Selector {
+                role: Some(role_name(*role)),
+                label: label.clone(),
+                ..Selector::default()
+            };
             let now = self.matches(&sel);
             err = err.with_candidates(self.candidates_of(&now));
         }

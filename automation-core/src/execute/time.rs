@@ -34,12 +34,17 @@ impl SettleReport {
 /// `now + millis`, saturating where `Instant` is narrow.
 fn after(millis: u64) -> Instant {
     let now = Instant::now();
-    now.checked_add(Duration::from_millis(millis)).unwrap_or(now + Duration::from_secs(3600))
+    now.checked_add(Duration::from_millis(millis))
+        .unwrap_or(now + Duration::from_secs(3600))
 }
 
 /// The settle loop: advance `clock_millis` once; while animating and under the frame cap,
 /// advance one 16 ms frame (checking the wall deadline after each); relayout; resync.
-pub(super) fn settle<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, spec: &SettleSpec) -> Result<SettleReport, OpError> {
+pub(super) fn settle<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    spec: &SettleSpec,
+) -> Result<SettleReport, OpError> {
     let deadline = after(spec.settle_timeout_ms);
     let timed_out = |frames: u32| {
         OpError::new(
@@ -66,7 +71,9 @@ pub(super) fn settle<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowO
     s.sync()?;
     Ok(SettleReport {
         frames,
-        advanced_ms: spec.clock_millis.saturating_add(FRAME_MILLIS * u64::from(frames)),
+        advanced_ms: spec
+            .clock_millis
+            .saturating_add(FRAME_MILLIS * u64::from(frames)),
         capped: frames == spec.max_anim_frames && s.target.is_animating(),
     })
 }
@@ -74,7 +81,11 @@ pub(super) fn settle<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowO
 fn holds<T: Target + ?Sized>(s: &Session<T>, condition: &Condition) -> bool {
     match condition {
         Condition::NodeExists { role, label } => {
-            let sel = Selector { role: role.clone(), label: label.clone(), ..Selector::default() };
+            let sel = Selector {
+                role: role.clone(),
+                label: label.clone(),
+                ..Selector::default()
+            };
             !s.matches(&sel).is_empty()
         }
         Condition::NodeValue { node, expected } => s
@@ -89,9 +100,20 @@ fn holds<T: Target + ?Sized>(s: &Session<T>, condition: &Condition) -> bool {
 
 /// Polls `ceil(budget / 16)` simulated frames; the wall clock is only a backstop
 /// (`max(budget, 250 ms)`) against a tree that rebuilds forever.
-pub(super) fn wait_for<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, condition: &Condition, spec: &SettleSpec) -> OpResult {
-    if let Condition::NodeExists { role: None, label: None } = condition {
-        return Err(OpError::bad_argument("node_exists needs a role, a label, or both"));
+pub(super) fn wait_for<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    condition: &Condition,
+    spec: &SettleSpec,
+) -> OpResult {
+    if let Condition::NodeExists {
+        role: None,
+        label: None,
+    } = condition
+    {
+        return Err(OpError::bad_argument(
+            "node_exists needs a role, a label, or both",
+        ));
     }
     let budget = spec.settle_timeout_ms;
     let polls = budget.div_ceil(FRAME_MILLIS);
@@ -100,7 +122,9 @@ pub(super) fn wait_for<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn Windo
     let mut waited = 0u64;
     loop {
         if holds(s, condition) {
-            return Ok(json!({ "satisfied": true, "waited_ms": waited, "version": s.mirror.version() }));
+            return Ok(
+                json!({ "satisfied": true, "waited_ms": waited, "version": s.mirror.version() }),
+            );
         }
         if waited / FRAME_MILLIS >= polls || Instant::now() > backstop {
             break;
@@ -116,9 +140,15 @@ pub(super) fn wait_for<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn Windo
     .with_hint("raise settle.settle_timeout_ms (the wait budget), or check the condition with snapshot_tree"))
 }
 
-pub(super) fn advance_clock<T: Target + ?Sized>(s: &mut Session<T>, w: &mut dyn WindowOps, millis: u64) -> OpResult {
+pub(super) fn advance_clock<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    w: &mut dyn WindowOps,
+    millis: u64,
+) -> OpResult {
     if s.target.clock() == ClockKind::Real {
-        return Err(OpError::unsupported("advance_clock (this target runs on the real clock)"));
+        return Err(OpError::unsupported(
+            "advance_clock (this target runs on the real clock)",
+        ));
     }
     s.target.advance(millis, w)?;
     s.sync()?;
