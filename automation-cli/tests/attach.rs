@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use automation_cli::backend::{Backend, FixtureDemo};
+use automation_cli::backend::{Backend, EguiDemo};
 use automation_cli::mcp::image::{Rgba, encode_png};
 use automation_core::{CATALOG, Op, Reply};
 use automation_wire::core_bridge::CoreBridgeServer;
@@ -61,7 +61,7 @@ impl App {
         let stop = Arc::new(AtomicBool::new(false));
         let st = stop.clone();
         let thread = std::thread::spawn(move || {
-            let mut demo = FixtureDemo::new();
+            let mut demo = EguiDemo::new();
             let shot = big_screenshot();
             while !st.load(Ordering::SeqCst) {
                 if let Some(p) = s.recv_timeout(Duration::from_millis(50)) {
