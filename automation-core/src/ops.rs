@@ -274,10 +274,10 @@ args!(
         pointer_id: Option<u64>,
         /// Pen pressure 0..=1 (pen only).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        pressure: Option<f32>,
-        /// Pen tilt [x, y] in degrees (pen only).
+        pressure: Option<f64>,
+        /// Pen tilt [x, y] in degrees, -90..=90 (pen only).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        tilt: Option<[f32; 2]>,
+        tilt: Option<[f64; 2]>,
     } + modifiers
 );
 

@@ -91,6 +91,7 @@ pub fn validate_update(
     }
 
     let mut new_parent: HashMap<NodeId, NodeId> = HashMap::with_capacity(update.nodes.len());
+    let mut adopted: Vec<(NodeId, NodeId, NodeId)> = Vec::new();
     for (id, node) in &update.nodes {
         for child in node.children() {
             if *child == root {
@@ -110,6 +111,14 @@ pub fn validate_update(
                     "node {} lists child {} which is neither in the update nor in the tree",
                     id.0, child.0
                 )));
+            }
+            // A parent that is not re-sent keeps listing its child: adopting that child here
+            // would give it two parents (checked below, once reachability is known).
+            if let Some(old) = current.parent(*child)
+                && old != *id
+                && !in_update.contains_key(&old)
+            {
+                adopted.push((*child, old, *id));
             }
         }
     }
@@ -160,6 +169,14 @@ pub fn validate_update(
             return Err(invalid(format!(
                 "node {} is not reachable from the root {} after the update (orphan or cycle)",
                 id.0, root.0
+            )));
+        }
+    }
+    for (child, old, new) in adopted {
+        if hangs_from_root(old) {
+            return Err(invalid(format!(
+                "node {} lists child {} which still belongs to node {}; re-send {} without it",
+                new.0, child.0, old.0, old.0
             )));
         }
     }

@@ -597,6 +597,8 @@ fn pointer_argument_rules() {
         json!({"x": 1}),
         json!({}),
         json!({"x": 1, "y": 1, "kind": "pen", "pressure": 2.0}),
+        json!({"x": 1, "y": 1, "kind": "pen", "pressure": 1e308}),
+        json!({"x": 1, "y": 1, "kind": "pen", "tilt": [200, 0]}),
     ] {
         let e = r.err(json!({"op": {"inject_pointer": bad}}));
         assert_eq!(e.code, ErrorCode::BadArgument, "{bad}");
@@ -927,6 +929,11 @@ fn malformed_updates_are_errors_and_keep_the_last_good_tree() {
             update(vec![(1, vec![2]), (2, vec![1])], Some(1), 1),
         ),
         ("orphan", update(vec![(1, vec![]), (9, vec![])], Some(1), 1)),
+        // Found by the property tests: the heading still belongs to the root, which is not re-sent.
+        (
+            "adopted child",
+            update(vec![(ids::SAVE.0, vec![ids::HEADING.0])], None, 1),
+        ),
     ];
     for (what, u) in bad {
         r.s.target.next_raw_update = Some(u);

@@ -237,6 +237,16 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(
             "pressure must be between 0.0 and 1.0",
         ));
     }
+    if a.tilt
+        .is_some_and(|t| t.iter().any(|d| !(-90.0..=90.0).contains(d)))
+    {
+        return Err(OpError::bad_argument(
+            "tilt angles must be between -90 and 90 degrees",
+        ));
+    }
+    // Validated above, so narrowing to the event's f32 loses nothing that matters.
+    let pressure = a.pressure.map(|p| p as f32);
+    let tilt = a.tilt.map(|[x, y]| [x as f32, y as f32]);
     if a.kind != PointerKind::Mouse && a.button != PointerButton::Primary {
         return Err(OpError::bad_argument("`button` applies to a mouse only"));
     }
@@ -281,7 +291,7 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(
             ))
             .with_hint("omit pointer_id for a down or click"));
         }
-        (PointerAction::Down, None) => contact_down(s, w, a.kind, at, a.pressure, a.tilt, mods)?,
+        (PointerAction::Down, None) => contact_down(s, w, a.kind, at, pressure, tilt, mods)?,
         (PointerAction::Click | PointerAction::DoubleClick, None) => {
             let times = if a.action == PointerAction::Click {
                 1
@@ -290,8 +300,8 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(
             };
             let mut id = 0;
             for _ in 0..times {
-                id = contact_down(s, w, a.kind, at, a.pressure, a.tilt, mods)?;
-                contact(s, w, id, PointerPhase::Up, at, a.pressure, a.tilt, mods)?;
+                id = contact_down(s, w, a.kind, at, pressure, tilt, mods)?;
+                contact(s, w, id, PointerPhase::Up, at, pressure, tilt, mods)?;
             }
             id
         }
@@ -307,7 +317,7 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(
             } else {
                 PointerPhase::Move
             };
-            contact(s, w, id, phase, at, a.pressure, a.tilt, mods)?;
+            contact(s, w, id, phase, at, pressure, tilt, mods)?;
             id
         }
     };
