@@ -14,7 +14,6 @@
 
 use accesskit::{ActionRequest, TreeUpdate};
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::error::{ErrorCode, OpError, OpResult};
 use crate::input::{ImeEvent, KeyEvent, Platform, PointerEvent, PointerKind, ScrollEvent};
@@ -238,9 +237,4 @@ impl WindowOps for RecordingWindowOps {
         out.sort_by_key(|w| !w.focused);
         out
     }
-}
-
-/// Helper for optional capabilities that return data.
-pub fn unsupported(capability: &str) -> OpResult<Value> {
-    Err(OpError::unsupported(capability))
 }

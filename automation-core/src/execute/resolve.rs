@@ -113,25 +113,18 @@ impl<T: Target + ?Sized> Session<T> {
             return Vec::new();
         };
         if let Some(label) = &sel.label {
-            let mut found: Vec<(Vec<usize>, NodeId)> = self
+            let mut found: Vec<NodeRef> = self
                 .mirror
                 .nodes_labelled(label)
                 .iter()
                 .filter_map(|id| self.mirror.node(*id))
                 .filter(|n| selector_matches(n, sel))
-                .map(|n| {
-                    (
-                        if self.mirror.nodes_labelled(label).len() > 1 {
-                            n.index_path()
-                        } else {
-                            Vec::new()
-                        },
-                        n.locate().0,
-                    )
-                })
                 .collect();
-            found.sort();
-            return found.into_iter().map(|(_, id)| id).collect();
+            // The index is unordered; document order matters only when several match.
+            if found.len() > 1 {
+                found.sort_by_cached_key(|n| n.index_path());
+            }
+            return found.into_iter().map(|n| n.locate().0).collect();
         }
         let mut out = Vec::new();
         walk(state.root(), |n| {
