@@ -5,6 +5,8 @@
 //! and becomes a [`LogRecord`], never mixed with events and never dropped.
 
 mod emitter;
+// The line reader shared by both transports.
+mod lines;
 mod parse;
 #[cfg(unix)]
 mod pipe;
@@ -358,7 +360,8 @@ pub fn new_execution_id() -> std::io::Result<String> {
     ))
 }
 
-/// Longest line kept whole; a longer unterminated run is flushed as a log record.
+/// Longest line accepted (bytes before the newline); a longer one is reported once as a log
+/// record with `rejected` set and skipped up to its newline (see `lines.rs`).
 pub(crate) const LINE_CAP: usize = 64 * 1024 * 1024;
 
 /// What the reader delivers, in order per channel.

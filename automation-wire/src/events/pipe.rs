@@ -7,6 +7,9 @@
 //! [`EventPipe::finish`] is called after the child exited: every write the child made has
 //! completed into the pipe buffer by then, so the reader drains until the pipe is empty, flushes
 //! a last unterminated line, and only then removes the FIFOs. Nothing written is lost.
+//!
+//! Only the FIFO handling lives here; splitting, the line cap and classifying lines are in
+//! `lines.rs`, shared with the Windows reader.
 
 use std::ffi::CString;
 use std::io::{self, Read};
@@ -19,10 +22,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 
-use super::parse::{ParsedLine, parse_line, parse_log_line};
-use super::{
-    EVENT_PIPE_ENV, LINE_CAP, LOG_PIPE_ENV, LogRecord, LogSource, PipeError, PipeItem, PipeSummary,
-};
+use super::lines::{CHUNK, LineSplitter};
+use super::{EVENT_PIPE_ENV, LOG_PIPE_ENV, PipeError, PipeItem, PipeSummary};
 
 fn io_at(path: &Path) -> impl FnOnce(io::Error) -> PipeError + '_ {
     move |source| PipeError::Io {
@@ -173,24 +174,6 @@ impl Drop for EventPipe {
     }
 }
 
-fn emit(line: &[u8], is_log: bool, tx: &Sender<PipeItem>, s: &mut PipeSummary) {
-    let text = String::from_utf8_lossy(line);
-    let item = if is_log {
-        PipeItem::Log(parse_log_line(&text))
-    } else {
-        match parse_line(&text) {
-            ParsedLine::Event(e) => PipeItem::Event(e),
-            ParsedLine::Log(l) => PipeItem::Log(l),
-        }
-    };
-    match item {
-        PipeItem::Event(_) => s.events += 1,
-        PipeItem::Log(_) => s.logs += 1,
-    }
-    // A dropped receiver must not stall the producer: keep draining regardless.
-    let _ = tx.send(item);
-}
-
 fn read_loop(
     mut file: std::fs::File,
     path: &Path,
@@ -198,60 +181,29 @@ fn read_loop(
     finishing: &AtomicBool,
     tx: &Sender<PipeItem>,
 ) -> Result<PipeSummary, PipeError> {
-    let mut summary = PipeSummary::default();
-    let mut pending: Vec<u8> = Vec::with_capacity(64 * 1024);
-    let mut chunk = vec![0u8; 64 * 1024];
+    let mut lines = LineSplitter::new(is_log);
+    // A dropped receiver must not stall the producer: keep draining regardless.
+    let mut out = |item| {
+        let _ = tx.send(item);
+    };
+    let mut chunk = vec![0u8; CHUNK];
     let fd = file.as_raw_fd();
     loop {
         // Observe the flag *before* draining: everything written before it was set is read below.
         let fin = finishing.load(Ordering::SeqCst);
         loop {
             match file.read(&mut chunk) {
+                // Never at EOF in practice (we hold a write end ourselves); treat it as empty.
                 Ok(0) => break,
-                Ok(n) => {
-                    pending.extend_from_slice(chunk.get(..n).unwrap_or_default());
-                    let mut start = 0;
-                    while let Some(off) = pending
-                        .get(start..)
-                        .and_then(|r| r.iter().position(|&b| b == b'\n'))
-                    {
-                        let line = pending.get(start..start + off).unwrap_or_default();
-                        if !line.is_empty() && line != b"\r" {
-                            emit(line, is_log, tx, &mut summary);
-                        }
-                        start += off + 1;
-                    }
-                    pending.drain(..start);
-                    if pending.len() > LINE_CAP {
-                        let rec = LogRecord {
-                            level: super::LogLevel::Warn,
-                            message: String::from_utf8_lossy(&pending).into_owned(),
-                            data: None,
-                            timestamp: None,
-                            source: if is_log {
-                                LogSource::LogChannel
-                            } else {
-                                LogSource::EventChannel
-                            },
-                            rejected: Some(format!(
-                                "line longer than {LINE_CAP} bytes without a newline"
-                            )),
-                        };
-                        summary.logs += 1;
-                        let _ = tx.send(PipeItem::Log(rec));
-                        pending.clear();
-                    }
-                }
+                Ok(n) => lines.feed(chunk.get(..n).unwrap_or_default(), &mut out),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(io_at(path)(e)),
             }
         }
         if fin {
-            if !pending.is_empty() {
-                emit(&pending, is_log, tx, &mut summary);
-            }
-            return Ok(summary);
+            lines.finish(&mut out);
+            return Ok(lines.summary());
         }
         let mut pfd = libc::pollfd {
             fd,

@@ -5,8 +5,11 @@
 //! Each producer connection (open / write / close) is accepted in turn and read to its end;
 //! [`EventPipe::finish`] connects once to each pipe as a wake-up marker after the child exited,
 //! so every earlier connection is drained before teardown.
+//!
+//! Only the pipe handling lives here; splitting, the line cap and classifying lines are in
+//! `lines.rs`, shared with the Unix reader.
 
-use std::io::{self, BufRead, BufReader};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,7 +20,7 @@ use interprocess::local_socket::prelude::*;
 use interprocess::local_socket::{GenericNamespaced, ListenerOptions, Stream};
 use interprocess::os::windows::local_socket::ListenerOptionsExt;
 
-use super::parse::{ParsedLine, parse_line, parse_log_line};
+use super::lines::{LineSplitter, drain_to_eof};
 use super::{EVENT_PIPE_ENV, LOG_PIPE_ENV, PipeError, PipeItem, PipeSummary};
 
 fn io_at(path: &Path) -> impl FnOnce(io::Error) -> PipeError + '_ {
@@ -159,42 +162,24 @@ fn read_loop(
     finishing: &AtomicBool,
     tx: &Sender<PipeItem>,
 ) -> Result<PipeSummary, PipeError> {
-    let mut summary = PipeSummary::default();
+    let mut total = PipeSummary::default();
+    // A dropped receiver must not stall the producer: keep draining regardless.
+    let mut out = |item| {
+        let _ = tx.send(item);
+    };
     loop {
         // Read the flag before accepting: a connection accepted after it was set is ours.
         let fin = finishing.load(Ordering::SeqCst);
-        let conn = listener.accept().map_err(io_at(path))?;
-        let mut reader = BufReader::new(conn);
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            match reader.read_until(b'\n', &mut line) {
-                Ok(0) => break,
-                Ok(_) => {
-                    let text = String::from_utf8_lossy(&line);
-                    let text = text.trim_end_matches(['\r', '\n']);
-                    if text.is_empty() {
-                        continue;
-                    }
-                    let item = if is_log {
-                        PipeItem::Log(parse_log_line(text))
-                    } else {
-                        match parse_line(text) {
-                            ParsedLine::Event(e) => PipeItem::Event(e),
-                            ParsedLine::Log(l) => PipeItem::Log(l),
-                        }
-                    };
-                    match item {
-                        PipeItem::Event(_) => summary.events += 1,
-                        PipeItem::Log(_) => summary.logs += 1,
-                    }
-                    let _ = tx.send(item);
-                }
-                Err(_) => break, // a producer that vanished mid-line: keep serving others
-            }
-        }
+        let mut conn = listener.accept().map_err(io_at(path))?;
+        // Each producer connection is its own stream: a line never spans two connections.
+        let mut lines = LineSplitter::new(is_log);
+        // A producer that vanished mid-line loses only that partial line; keep serving others.
+        let _ = drain_to_eof(&mut conn, &mut lines, &mut out);
+        let s = lines.summary();
+        total.events += s.events;
+        total.logs += s.logs;
         if fin || finishing.load(Ordering::SeqCst) {
-            return Ok(summary);
+            return Ok(total);
         }
     }
 }
