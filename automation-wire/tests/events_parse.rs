@@ -1,5 +1,6 @@
-//! The event line parser: wire names, the reference's defects (each pinned the right way),
-//! never panicking, and serialise → parse round trips.
+//! The event line parser: wire names, the defects of Terminator's event pipe
+//! (mediar-ai/terminator, `event_pipe.rs` / `log_pipe.rs`; each pinned the right way), never
+//! panicking, and serialise → parse round trips.
 
 use automation_wire::events::{
     Event, EventKind, LogLevel, LogSource, ParsedLine, parse_line, parse_log_line,

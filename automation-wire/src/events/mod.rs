@@ -3,6 +3,10 @@
 //! One JSON object per line, tagged `"__mcp_event__": true` (a JSON boolean), with `type` and
 //! an ISO-8601 `timestamp`; fields are camelCase. Anything else on the channel is plain output
 //! and becomes a [`LogRecord`], never mixed with events and never dropped.
+//!
+//! The format is Terminator's (mediar-ai/terminator, the MIT MCP agent: its `event_pipe.rs` and
+//! `log_pipe.rs`), so producers written for it work unchanged; `docs/events.md` lists the
+//! defects of that parser which this one does the right way.
 
 mod emitter;
 // The line reader shared by both transports.
