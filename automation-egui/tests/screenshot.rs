@@ -1,6 +1,7 @@
 //! Screenshots with egui-wgpu: PNG shape, cropping, determinism and the golden image.
 //!
-//! A missing adapter is a failure when `CI` is set; elsewhere the tests say so and skip.
+//! A missing adapter is a failure, unless `AUTOMATION_ALLOW_MISSING` lists `gpu` (then the
+//! tests are skipped and logged).
 //! Refresh the golden with `UPDATE_GOLDENS=1 cargo test -p automation-egui --features screenshot`.
 #![cfg(feature = "screenshot")]
 
@@ -24,14 +25,16 @@ fn gpu_or_skip() -> bool {
             );
             true
         }
-        Err(e) if e.code == ErrorCode::GpuUnavailable && std::env::var_os("CI").is_none() => {
-            eprintln!(
-                "SKIPPED: no GPU adapter ({}); on CI this is a failure",
+        Err(e) if e.code == ErrorCode::GpuUnavailable => automation_testkit::require::require(
+            "gpu",
+            false,
+            &format!(
+                "no GPU adapter ({}); the goldens come from Mesa's llvmpipe through GL: \
+                 apt-get install libgl1-mesa-dri libegl1 libegl-mesa0 libgl1 libgles2",
                 e.message
-            );
-            false
-        }
-        Err(e) => panic!("no GPU adapter on CI: {e:?}"),
+            ),
+        ),
+        Err(e) => panic!("no GPU adapter: {e:?}"),
     }
 }
 

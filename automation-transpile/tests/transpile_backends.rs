@@ -1,6 +1,8 @@
 //! Backend tests. External tools (bun, esbuild) are looked up like the library does; when
-//! one is absent the test prints why it skips, except on CI (`CI` set) where it fails
-//! (unless listed in `AUTOMATION_TRANSPILE_OPTIONAL_BACKENDS`, e.g. `bun`).
+//! one is absent the test fails, unless `AUTOMATION_ALLOW_MISSING` lists it (e.g. `bun`):
+//! then that backend is skipped and the skip logged.
+
+#![cfg(feature = "transpile")]
 
 use automation_transpile::transpile::{
     Backend, Recovery, TranspileErrorKind, Transpiler, USE_JAVASCRIPT_INSTRUCTION,
@@ -17,6 +19,11 @@ fn only(backend: Backend) -> Option<Transpiler> {
     if t.is_available(backend) {
         return Some(t);
     }
+    if backend == Backend::Oxc {
+        // A build choice (`--no-default-features`), not a missing component.
+        eprintln!("SKIP oxc: the `oxc` feature is off");
+        return None;
+    }
     let why = match backend {
         Backend::Oxc => "the `oxc` feature is off".to_owned(),
         Backend::Bun => "bun not found next to the test binary, on PATH, or in node_modules/.bin \
@@ -28,14 +35,9 @@ fn only(backend: Backend) -> Option<Transpiler> {
                              npm install --no-save --no-package-lock esbuild@0.28 bun)"
             .to_owned(),
     };
-    // On CI a missing tool is a failure, unless the CI script opts out explicitly with
-    // AUTOMATION_TRANSPILE_OPTIONAL_BACKENDS="bun" (comma-separated backend names).
-    let optional = std::env::var("AUTOMATION_TRANSPILE_OPTIONAL_BACKENDS").unwrap_or_default();
-    let opted_out = optional.split(',').any(|b| b.trim() == backend.name());
-    if std::env::var_os("CI").is_some() && backend != Backend::Oxc && !opted_out {
-        panic!("CI is set but {} is unavailable: {why}", backend.name());
-    }
-    eprintln!("SKIP {}: {why}", backend.name());
+    // A missing tool is a failure, unless the run opts out explicitly with
+    // AUTOMATION_ALLOW_MISSING="bun" (a comma list of components, or `all`).
+    automation_testkit::require::require(backend.name(), false, &why);
     None
 }
 
