@@ -14,12 +14,18 @@
     )
 )]
 
+#[cfg(feature = "detect")]
 pub mod detect;
+#[cfg(feature = "expr")]
 pub mod expr;
+#[cfg(feature = "transpile")]
 pub mod transpile;
 
+#[cfg(feature = "detect")]
 pub use detect::{Detection, detect, is_typescript};
+#[cfg(feature = "expr")]
 pub use expr::{Expr, ParseError, evaluate};
+#[cfg(feature = "transpile")]
 pub use transpile::{
     Backend, Location, McpError, Recovery, TranspileError, TranspileErrorKind, Transpiled,
     Transpiler, TranspilerBuilder, transpile,

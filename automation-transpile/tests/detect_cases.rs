@@ -1,6 +1,8 @@
 //! The detector's table: every false positive of the reference stays JavaScript, every
 //! missed case is caught, and the usual TypeScript constructs are found.
 
+#![cfg(feature = "detect")]
+
 use automation_transpile::detect::detect;
 
 /// Valid JavaScript (the reference flags most of the first block).

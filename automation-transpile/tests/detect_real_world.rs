@@ -1,6 +1,8 @@
 //! Real-world JavaScript must not be flagged as TypeScript: every `.js`/`.cjs`/`.mjs` file of
 //! the locally installed npm packages (npm itself, esbuild, bun's installer, …).
 
+#![cfg(feature = "detect")]
+
 use automation_transpile::detect::detect;
 use std::path::{Path, PathBuf};
 

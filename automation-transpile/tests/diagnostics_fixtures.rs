@@ -1,5 +1,7 @@
 //! Recorded output of each tool, parsed into the one error shape (runs without any tool).
 
+#![cfg(feature = "transpile")]
+
 use automation_transpile::transpile::{
     TranspileErrorKind, parse_any, parse_bun, parse_esbuild, parse_tsc, suggest_fix,
 };

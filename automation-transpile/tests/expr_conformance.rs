@@ -1,6 +1,8 @@
 //! Table-driven conformance suite for the condition language: every reference behaviour
 //! in `shared/spec/events-transpile-expr.md`, and every listed reference defect done right.
 
+#![cfg(feature = "expr")]
+
 use automation_transpile::expr::{Expr, evaluate};
 use serde_json::{Value, json};
 

@@ -1,5 +1,7 @@
 //! Property tests: arbitrary input never panics; print → parse is the identity on trees.
 
+#![cfg(all(feature = "expr", feature = "detect"))]
+
 use automation_transpile::detect::detect;
 use automation_transpile::expr::{CmpOp, Expr, Func, Path, Pattern, Segment};
 use proptest::prelude::*;

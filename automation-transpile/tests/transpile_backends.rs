@@ -262,7 +262,14 @@ fn concurrent_transpiles_do_not_collide() {
 
 #[test]
 fn default_chain_prefers_in_process() {
-    let out = transpile("let a: number = 1;").expect("some backend or oxc");
+    let out = match transpile("let a: number = 1;") {
+        // Only without the `oxc` feature: no backend compiled in, none installed.
+        Err(e) if !cfg!(feature = "oxc") && e.kind == TranspileErrorKind::MissingTool => {
+            eprintln!("SKIP default chain: `oxc` is off and no bun/esbuild is installed");
+            return;
+        }
+        other => other.expect("some backend or oxc"),
+    };
     if cfg!(feature = "oxc") {
         assert_eq!(out.backend, Some(Backend::Oxc));
     }
