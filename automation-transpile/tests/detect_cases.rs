@@ -1,11 +1,11 @@
-//! The detector's table: every false positive of the reference stays JavaScript, every
-//! missed case is caught, and the usual TypeScript constructs are found.
+//! The detector's table: every false positive of Terminator's `is_typescript_code` regexes
+//! stays JavaScript, every missed case is caught, and the usual TypeScript constructs are found.
 
 #![cfg(feature = "detect")]
 
 use automation_transpile::detect::detect;
 
-/// Valid JavaScript (the reference flags most of the first block).
+/// Valid JavaScript (Terminator's `is_typescript_code` regexes flag most of the first block).
 const JAVASCRIPT: &[&str] = &[
     // The spec's false positives: TS-looking text in strings and comments.
     "const msg = 'log in as admin';",

@@ -1,5 +1,6 @@
-//! Table-driven conformance suite for the condition language: every reference behaviour
-//! in `shared/spec/events-transpile-expr.md`, and every listed reference defect done right.
+//! Table-driven conformance suite for the condition language: every behaviour of Terminator's
+//! `expression_eval` listed in `shared/spec/events-transpile-expr.md`, and every listed defect
+//! of it done right.
 
 #![cfg(feature = "expr")]
 
@@ -31,7 +32,7 @@ fn vars() -> Value {
 
 /// (expression, expected) evaluated against [`vars`].
 const CASES: &[(&str, bool)] = &[
-    // --- reference behaviour: smart quotes, backticks and Unicode spaces ---
+    // --- Terminator's `expression_eval` behaviour: smart quotes, backticks and Unicode spaces ---
     ("contains(env.locale, \u{2018}en-US\u{2019})", true),
     ("env.locale == \u{201C}en-US\u{201D}", true),
     ("env.locale == `en-US`", true),
@@ -40,7 +41,7 @@ const CASES: &[(&str, bool)] = &[
         "contains(policy.description, \u{2018}Expense\u{2019})",
         true,
     ),
-    // --- reference functions ---
+    // --- the functions of Terminator's `expression_eval` ---
     ("contains(policy.product_types, 'FEX')", true),
     ("contains(policy.product_types, 'MedSup')", false),
     ("contains(policy.description, 'Expense')", true),

@@ -50,7 +50,7 @@ impl<'a> Val<'a> {
     }
 }
 
-/// The reference truthiness of a JSON value.
+/// The truthiness of a JSON value, as in Terminator's `expression_eval`.
 pub fn truthy(v: &Value) -> bool {
     match v {
         Value::Null => false,

@@ -34,7 +34,7 @@ impl Expr {
         parser::parse(&text)
     }
 
-    /// Evaluates in a boolean context with the reference truthiness.
+    /// Evaluates in a boolean context with the truthiness of Terminator's `expression_eval`.
     pub fn evaluate(&self, vars: &Value) -> bool {
         eval::test(self, vars)
     }
@@ -60,19 +60,20 @@ fn unwrap_template(src: &str) -> String {
         .strip_prefix("${{")
         .and_then(|rest| rest.strip_suffix("}}"))
     {
-        let lead = src.len() - src.trim_start().len();
-        let lead_chars = src.get(..lead).map_or(0, |s| s.chars().count());
-        let trail_chars = src.chars().count() - lead_chars - trimmed.chars().count();
+        let indent = src.len() - src.trim_start().len();
+        let indent_chars = src.get(..indent).map_or(0, |s| s.chars().count());
+        let trail_chars = src.chars().count() - indent_chars - trimmed.chars().count();
         return format!(
             "{}   {inner}  {}",
-            " ".repeat(lead_chars),
+            " ".repeat(indent_chars),
             " ".repeat(trail_chars)
         );
     }
     src.to_owned()
 }
 
-/// Compatibility wrapper of the reference: parse and evaluate; a parse error is `false`.
+/// Compatibility wrapper shaped like the boolean entry point of Terminator's `expression_eval`:
+/// parse and evaluate; a parse error is `false`.
 ///
 /// Prefer [`Expr::parse`] (typed error, parse once) in new code.
 pub fn evaluate(expr: &str, vars: &Value) -> bool {

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::fmt;
 
-/// The literal instruction of the `use_javascript` recovery (from the reference).
+/// The literal instruction of the `use_javascript` recovery (as Terminator's transpiler words it).
 pub const USE_JAVASCRIPT_INSTRUCTION: &str = "Rewrite without TypeScript syntax. Remove: type annotations (: string), interfaces, generics (<T>), 'as' casts, enum, namespace.";
 
 /// Where to get a transpiler when none is installed.
@@ -64,7 +64,7 @@ pub enum Recovery {
 }
 
 impl Recovery {
-    /// The reference's `use_javascript` recovery.
+    /// The `use_javascript` recovery, worded as Terminator's transpiler words it.
     pub fn use_javascript() -> Self {
         Self::UseJavascript {
             instruction: USE_JAVASCRIPT_INSTRUCTION.to_owned(),
