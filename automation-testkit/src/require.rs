@@ -41,8 +41,10 @@ pub fn allowed(component: &str, allow: Option<&str>) -> bool {
         return false;
     };
     allow.split(',').map(str::trim).any(|entry| {
-        matches!(entry.to_ascii_lowercase().as_str(), "1" | "all" | "*" | "true" | "yes")
-            || entry.eq_ignore_ascii_case(component.trim())
+        matches!(
+            entry.to_ascii_lowercase().as_str(),
+            "1" | "all" | "*" | "true" | "yes"
+        ) || entry.eq_ignore_ascii_case(component.trim())
     })
 }
 
@@ -196,15 +198,15 @@ mod tests {
     // process environment, so this only runs when the environment does not opt out.
     #[test]
     fn missing_and_not_allowed_panics() {
-        if allowed("testkit-selftest", std::env::var(ALLOW_MISSING).ok().as_deref()) {
+        if allowed(
+            "testkit-selftest",
+            std::env::var(ALLOW_MISSING).ok().as_deref(),
+        ) {
             return;
         }
         let r = std::panic::catch_unwind(|| require("testkit-selftest", false, "on purpose"));
         let err = r.expect_err("must panic");
-        let msg = err
-            .downcast_ref::<String>()
-            .cloned()
-            .unwrap_or_default();
+        let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
         assert!(msg.contains("`testkit-selftest`"), "{msg}");
         assert!(msg.contains("on purpose"), "{msg}");
     }
