@@ -2,16 +2,24 @@
 //!
 //! Every failure is a typed [`ClientError`] with a stable [`code`](ClientError::code)
 //! (`BRIDGE_IO`, `BRIDGE_TIMEOUT`, `BRIDGE_DROPPED`), so a caller can tell "retry" from "fix".
+//!
+//! A bridge serves one client at a time. A second client is told so at once
+//! ([`ClientError::Busy`]); [`BridgeClient::connect_with_wait`] retries until a bound.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::descriptor::Descriptor;
 use crate::frame::{FrameError, MAX_REPLY_FRAME, MAX_REQUEST_FRAME, read_frame, write_frame};
-use crate::handshake::{HANDSHAKE_DEADLINE, HandshakeError, Hello, read_hello, send_token};
-use crate::transport::{Connection, TransportError, connect};
+use crate::handshake::{
+    BUSY_MESSAGE, HANDSHAKE_DEADLINE, HandshakeError, Hello, read_hello, send_token,
+};
+use crate::transport::{Connection, DeadlineReader, TransportError, connect};
+
+/// Longest pause between two attempts of [`BridgeClient::connect_with_wait`].
+const MAX_RETRY_PAUSE: Duration = Duration::from_millis(250);
 
 /// Default client-side wait for a reply: a little over the server's own 15 s reply timeout,
 /// so the server's `BRIDGE_TIMEOUT` normally arrives first.
@@ -38,10 +46,23 @@ pub enum ClientError {
     /// The request could not be encoded, or the reply decoded.
     #[error("bridge payload: {0}")]
     Json(#[from] serde_json::Error),
+    /// Another client is attached: the bridge answered with its busy notice. Nothing is wrong
+    /// with the address or the token.
+    #[error("{BUSY_MESSAGE} (the bridge at {address} serves one client at a time)")]
+    Busy {
+        /// The endpoint that is busy.
+        address: String,
+    },
 }
 
 impl ClientError {
-    /// The reply code this error maps to.
+    /// True when the bridge is serving another client (retrying later can succeed).
+    pub fn is_busy(&self) -> bool {
+        matches!(self, ClientError::Busy { .. })
+    }
+
+    /// The reply code this error maps to (`Busy` is `BRIDGE_IO`, like every connect failure;
+    /// tell it apart with [`is_busy`](Self::is_busy)).
     pub fn code(&self) -> &'static str {
         match self {
             ClientError::Timeout(_) => "BRIDGE_TIMEOUT",
@@ -60,23 +81,49 @@ pub struct BridgeClient {
 }
 
 impl BridgeClient {
-    /// Connect to `address` and authenticate with `token`.
+    /// Connect to `address` and authenticate with `token`. A bridge that is serving another
+    /// client answers at once: [`ClientError::Busy`].
     pub fn connect(address: &str, token: &str) -> Result<Self, ClientError> {
         Self::connect_with_timeout(address, token, HANDSHAKE_DEADLINE)
     }
 
-    /// Like [`connect`](Self::connect), waiting at most `hello_timeout` for the greeting
-    /// (a busy bridge serves one client at a time: a second client waits its turn).
+    /// Like [`connect`](Self::connect), with `hello_timeout` as one deadline for the whole
+    /// greeting (not per read). A busy bridge gives [`ClientError::Busy`] at once (it no
+    /// longer leaves the client waiting in the backlog); to wait for it, use
+    /// [`connect_with_wait`](Self::connect_with_wait).
     pub fn connect_with_timeout(
         address: &str,
         token: &str,
         hello_timeout: Duration,
     ) -> Result<Self, ClientError> {
-        let mut conn = connect(address)?;
-        conn.set_read_timeout(Some(hello_timeout))
+        let deadline = Instant::now() + hello_timeout;
+        let conn = connect(address)?;
+        let busy = || ClientError::Busy {
+            address: address.to_string(),
+        };
+        conn.set_write_timeout(Some(hello_timeout))
             .map_err(|e| ClientError::Frame(e.into()))?;
-        send_token(&mut conn, token)?;
-        let hello = read_hello(&mut conn)?;
+        let mut w = &conn;
+        if let Err(e) = send_token(&mut w, token) {
+            match e {
+                // A busy bridge answers and hangs up without waiting for our token: a failed
+                // write may just mean that. Read what it said.
+                HandshakeError::Io(_) => {
+                    return match read_hello(&mut DeadlineReader::new(&conn, deadline)) {
+                        Err(HandshakeError::Busy { .. }) => Err(busy()),
+                        _ => Err(e.into()),
+                    };
+                }
+                other => return Err(other.into()),
+            }
+        }
+        let hello = match read_hello(&mut DeadlineReader::new(&conn, deadline)) {
+            Ok(h) => h,
+            Err(HandshakeError::Busy { .. }) => return Err(busy()),
+            Err(e) => return Err(e.into()),
+        };
+        conn.set_write_timeout(None)
+            .map_err(|e| ClientError::Frame(e.into()))?;
         conn.set_read_timeout(Some(CLIENT_REPLY_TIMEOUT))
             .map_err(|e| ClientError::Frame(e.into()))?;
         Ok(BridgeClient {
@@ -86,9 +133,39 @@ impl BridgeClient {
         })
     }
 
+    /// Connect, and while the bridge is busy with another client retry (pausing 25 ms, growing
+    /// to 250 ms) until `wait` has passed. Still busy then: [`ClientError::Busy`]. Any other
+    /// failure is returned at once.
+    pub fn connect_with_wait(
+        address: &str,
+        token: &str,
+        wait: Duration,
+    ) -> Result<Self, ClientError> {
+        let give_up = Instant::now() + wait;
+        let mut pause = Duration::from_millis(25);
+        loop {
+            match Self::connect(address, token) {
+                Err(e) if e.is_busy() => {
+                    let left = give_up.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(e);
+                    }
+                    std::thread::sleep(pause.min(left));
+                    pause = pause.saturating_mul(2).min(MAX_RETRY_PAUSE);
+                }
+                other => return other,
+            }
+        }
+    }
+
     /// Connect using a descriptor.
     pub fn from_descriptor(d: &Descriptor) -> Result<Self, ClientError> {
         Self::connect(&d.address, &d.token)
+    }
+
+    /// Connect using a descriptor, waiting up to `wait` while the bridge is busy.
+    pub fn from_descriptor_with_wait(d: &Descriptor, wait: Duration) -> Result<Self, ClientError> {
+        Self::connect_with_wait(&d.address, &d.token, wait)
     }
 
     /// The server's greeting.

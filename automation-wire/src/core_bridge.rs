@@ -92,6 +92,28 @@ impl CoreBridgeClient {
         })
     }
 
+    /// Connect and authenticate, waiting up to `wait` while another client is attached
+    /// (see [`BridgeClient::connect_with_wait`]).
+    pub fn connect_with_wait(
+        address: &str,
+        token: &str,
+        wait: std::time::Duration,
+    ) -> Result<Self, ClientError> {
+        Ok(CoreBridgeClient {
+            inner: BridgeClient::connect_with_wait(address, token, wait)?,
+        })
+    }
+
+    /// Connect using a descriptor, waiting up to `wait` while another client is attached.
+    pub fn from_descriptor_with_wait(
+        d: &crate::descriptor::Descriptor,
+        wait: std::time::Duration,
+    ) -> Result<Self, ClientError> {
+        Ok(CoreBridgeClient {
+            inner: BridgeClient::from_descriptor_with_wait(d, wait)?,
+        })
+    }
+
     /// The underlying generic client.
     pub fn inner_mut(&mut self) -> &mut BridgeClient {
         &mut self.inner

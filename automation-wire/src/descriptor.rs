@@ -21,6 +21,8 @@ use crate::fsguard::{DirError, ensure_private_dir};
 pub const DESCRIPTOR_VERSION: u32 = 1;
 /// Name of the descriptor directory under the base (runtime) directory.
 pub const DESCRIPTOR_DIR_NAME: &str = "automation";
+/// Largest descriptor file read (a real one is a few hundred bytes).
+pub const MAX_DESCRIPTOR_BYTES: u64 = 64 * 1024;
 
 /// How the endpoint is reached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,6 +89,27 @@ pub enum DescriptorError {
         path: PathBuf,
         /// What was wrong.
         message: String,
+    },
+    /// Something other than a regular file sits where a descriptor should be (a FIFO, a
+    /// socket, a device, a directory, a symlink). It is never opened for a blocking read.
+    #[error("{path} is a {kind}, not a regular file; it is not an endpoint descriptor: remove it")]
+    NotARegularFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is (`fifo`, `socket`, `symlink`, `directory`, …).
+        kind: &'static str,
+    },
+    /// The file is larger than any descriptor could be; it was not read.
+    #[error(
+        "{path} is {len} bytes, over the {cap}-byte descriptor cap; it was not read: it is not an endpoint descriptor, remove it"
+    )]
+    TooLarge {
+        /// The path.
+        path: PathBuf,
+        /// Its size (as reported by `fstat`, or at least `cap + 1` if it grew while read).
+        len: u64,
+        /// [`MAX_DESCRIPTOR_BYTES`].
+        cap: u64,
     },
     /// I/O error.
     #[error("{path}: {source}")]
@@ -264,8 +287,13 @@ impl DescriptorDir {
     }
 
     /// Read one descriptor file.
+    ///
+    /// Only a regular file of at most [`MAX_DESCRIPTOR_BYTES`] is read. On Unix it is opened
+    /// `O_NONBLOCK | O_NOFOLLOW` (a FIFO planted under a `.json` name cannot block the open, a
+    /// symlink is not followed) and checked with `fstat` on the opened file before any byte
+    /// is read; the read itself is bounded by the cap even if the file grows meanwhile.
     pub fn read(path: &Path) -> Result<Descriptor, DescriptorError> {
-        let text = std::fs::read_to_string(path).map_err(io_at(path))?;
+        let text = read_capped(path)?;
         Descriptor::from_json(path, &text)
     }
 
@@ -291,6 +319,17 @@ impl DescriptorDir {
             if name.starts_with('.') || !name.ends_with(".json") {
                 continue;
             }
+            // The entry's own type (no open, no following): a FIFO or a directory named
+            // `*.json` is reported at once. `read` checks again on the opened file.
+            if let Ok(ft) = entry.file_type()
+                && !ft.is_file()
+            {
+                listing.skipped.push(DescriptorError::NotARegularFile {
+                    path,
+                    kind: kind_name(&ft),
+                });
+                continue;
+            }
             match Self::read(&path) {
                 Ok(descriptor) => listing.entries.push(ListedDescriptor { path, descriptor }),
                 Err(e) => listing.skipped.push(e),
@@ -313,6 +352,86 @@ impl DescriptorDir {
             Err(e) => Err(io_at(path)(e)),
         }
     }
+}
+
+/// What a non-regular file is, for the error message.
+fn kind_name(ft: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "fifo";
+        }
+        if ft.is_socket() {
+            return "socket";
+        }
+        if ft.is_block_device() || ft.is_char_device() {
+            return "device";
+        }
+    }
+    if ft.is_symlink() {
+        "symlink"
+    } else if ft.is_dir() {
+        "directory"
+    } else if ft.is_file() {
+        "regular file"
+    } else {
+        "special file"
+    }
+}
+
+/// Open `path` without blocking or following a symlink, check it is a small regular file on
+/// the opened handle, then read at most the cap.
+fn read_capped(path: &Path) -> Result<String, DescriptorError> {
+    use std::io::Read;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC);
+    }
+    let file = match opts.open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            // O_NOFOLLOW on a symlink fails with ELOOP: say what it is.
+            if let Ok(meta) = std::fs::symlink_metadata(path)
+                && !meta.is_file()
+            {
+                return Err(DescriptorError::NotARegularFile {
+                    path: path.to_path_buf(),
+                    kind: kind_name(&meta.file_type()),
+                });
+            }
+            return Err(io_at(path)(e));
+        }
+    };
+    let meta = file.metadata().map_err(io_at(path))?;
+    if !meta.is_file() {
+        return Err(DescriptorError::NotARegularFile {
+            path: path.to_path_buf(),
+            kind: kind_name(&meta.file_type()),
+        });
+    }
+    let too_large = |len: u64| DescriptorError::TooLarge {
+        path: path.to_path_buf(),
+        len,
+        cap: MAX_DESCRIPTOR_BYTES,
+    };
+    if meta.len() > MAX_DESCRIPTOR_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(MAX_DESCRIPTOR_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_at(path))?;
+    if bytes.len() as u64 > MAX_DESCRIPTOR_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|e| DescriptorError::Invalid {
+        path: path.to_path_buf(),
+        message: format!("not UTF-8: {e}"),
+    })
 }
 
 #[cfg(test)]

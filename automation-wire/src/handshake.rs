@@ -49,10 +49,21 @@ pub enum HandshakeError {
         "no hello from the server ({0}); the token may be wrong or the endpoint is not an automation bridge"
     )]
     NoHello(String),
+    /// The bridge is serving another client and said so (a [`BusyNotice`] instead of the
+    /// hello). Nothing is wrong with the token: retry once the other client has detached.
+    #[error("{BUSY_MESSAGE} (the bridge of pid {pid} serves one client at a time)")]
+    Busy {
+        /// The serving process, as the notice names it.
+        pid: u32,
+    },
     /// Transport error.
     #[error("handshake I/O: {0}")]
     Io(#[from] io::Error),
 }
+
+/// What a busy bridge tells a second client.
+pub const BUSY_MESSAGE: &str =
+    "another client is attached to this app; wait for it to detach or retry later";
 
 /// A fresh random token: 32 lowercase hex digits (128 bits from the OS RNG).
 pub fn generate_token() -> Result<String, io::Error> {
@@ -178,6 +189,43 @@ impl Hello {
     }
 }
 
+/// The frame a bridge sends instead of the [`Hello`] when its single slot is taken:
+/// `{"bridge":"automation-wire","busy":true,"pid":…,"message":"…"}`. It has no `protocol`, so
+/// a client that predates it fails to read it as a hello instead of mistaking it for one.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BusyNotice {
+    /// Always `"automation-wire"`.
+    pub bridge: String,
+    /// Always `true`.
+    pub busy: bool,
+    /// The serving process.
+    pub pid: u32,
+    /// [`BUSY_MESSAGE`].
+    pub message: String,
+}
+
+impl BusyNotice {
+    /// The notice for this process.
+    pub fn current() -> Self {
+        BusyNotice {
+            bridge: "automation-wire".into(),
+            busy: true,
+            pid: std::process::id(),
+            message: BUSY_MESSAGE.into(),
+        }
+    }
+}
+
+/// Server side: write the busy notice (instead of the hello).
+pub fn write_busy<W: Write + ?Sized>(w: &mut W) -> Result<(), FrameError> {
+    let json = serde_json::to_vec(&BusyNotice::current())
+        .map_err(|e| FrameError::Io(io::Error::other(e)))?;
+    write_frame(w, &json, MAX_REPLY_FRAME)
+}
+
+/// Largest greeting frame a client reads (a hello or a busy notice is under 200 bytes).
+pub const MAX_GREETING_FRAME: usize = 64 * 1024;
+
 /// Server side: write the hello frame.
 pub fn write_hello<W: Write + ?Sized>(w: &mut W) -> Result<(), FrameError> {
     let json =
@@ -185,17 +233,38 @@ pub fn write_hello<W: Write + ?Sized>(w: &mut W) -> Result<(), FrameError> {
     write_frame(w, &json, MAX_REPLY_FRAME)
 }
 
-/// Client side: read and check the hello frame.
+/// Client side: read and check the hello frame. A [`BusyNotice`] is
+/// [`HandshakeError::Busy`]. Bound the wait by the reader (a per-read timeout, or
+/// [`DeadlineReader`](crate::transport::DeadlineReader) for one overall deadline).
 pub fn read_hello<R: Read + ?Sized>(r: &mut R) -> Result<Hello, HandshakeError> {
-    let frame = match read_frame(r, 64 * 1024) {
+    let frame = match read_frame(r, MAX_GREETING_FRAME) {
         Ok(Some(f)) => f,
         Ok(None) => {
             return Err(HandshakeError::NoHello(
                 "connection closed (token rejected?)".into(),
             ));
         }
+        Err(e) if e.is_timeout() => {
+            return Err(HandshakeError::NoHello(
+                "no greeting before the deadline (the app may be frozen)".into(),
+            ));
+        }
         Err(e) => return Err(HandshakeError::NoHello(e.to_string())),
     };
+    #[derive(serde::Deserialize)]
+    struct MaybeBusy {
+        busy: Option<serde_json::Value>,
+        pid: Option<u32>,
+    }
+    if let Ok(MaybeBusy {
+        busy: Some(serde_json::Value::Bool(true)),
+        pid,
+    }) = serde_json::from_str::<MaybeBusy>(&frame)
+    {
+        return Err(HandshakeError::Busy {
+            pid: pid.unwrap_or(0),
+        });
+    }
     let hello: Hello = serde_json::from_str(&frame)
         .map_err(|e| HandshakeError::NoHello(format!("unexpected greeting: {e}")))?;
     if hello.protocol > PROTOCOL_VERSION {
@@ -335,6 +404,23 @@ mod tests {
         let t = generate_token().unwrap();
         assert_eq!(t.len(), 32);
         assert_ne!(t, generate_token().unwrap());
+    }
+
+    #[test]
+    fn busy_notice_is_typed_and_not_a_hello() {
+        let mut buf = Vec::new();
+        write_busy(&mut buf).unwrap();
+        let err = read_hello(&mut Cursor::new(buf.clone())).unwrap_err();
+        assert!(
+            matches!(err, HandshakeError::Busy { pid } if pid == std::process::id()),
+            "{err}"
+        );
+        assert!(err.to_string().contains(BUSY_MESSAGE));
+        // A client that predates the notice cannot mistake it for a hello.
+        let body = read_frame(&mut Cursor::new(buf), MAX_GREETING_FRAME)
+            .unwrap()
+            .unwrap();
+        assert!(serde_json::from_str::<Hello>(&body).is_err());
     }
 
     #[test]

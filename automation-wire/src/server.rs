@@ -1,6 +1,11 @@
 //! The bridge server: host-agnostic, one connection and one request in flight.
 //!
-//! An accept loop runs on its own thread. Each connection is checked (peer uid on Linux), must
+//! An accept loop runs on its own thread and hands a connection to the connection thread when
+//! the single slot is free. While a connection is served, every further connection is answered
+//! at once with a [`BusyNotice`](crate::handshake::BusyNotice) frame (instead of the hello) and
+//! closed, so a second client learns "another client is attached" immediately instead of
+//! waiting in the backlog (it waits at most 100 ms for a client that is just leaving). Each
+//! served connection is checked (peer uid on Linux), must
 //! complete the token handshake within one deadline, gets a [`Hello`](crate::handshake::Hello)
 //! frame, and then sends request frames. Each request is handed to the host through a queue
 //! ([`BridgeServer::poll`] / [`BridgeServer::recv_timeout`]) as a [`PendingRequest`]; the host
@@ -11,9 +16,9 @@
 
 use std::io::{self, Read};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -22,7 +27,9 @@ use serde::de::DeserializeOwned;
 
 use crate::descriptor::{Descriptor, DescriptorDir, DescriptorError, TransportKind, now_unix_ms};
 use crate::frame::{FrameError, MAX_REPLY_FRAME, MAX_REQUEST_FRAME, read_frame, write_frame};
-use crate::handshake::{HANDSHAKE_DEADLINE, accept_token, generate_token, write_hello};
+use crate::handshake::{
+    HANDSHAKE_DEADLINE, accept_token, generate_token, read_token_line, write_busy, write_hello,
+};
 #[cfg(windows)]
 use crate::transport::connect;
 use crate::transport::{Connection, Endpoint, EndpointOptions, TransportError};
@@ -39,6 +46,10 @@ const SPIN_FOR_REPLY: Duration = Duration::from_micros(50);
 const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 /// How often a blocked read wakes to check for shutdown.
 const POLL_INTERVAL: Duration = Duration::from_millis(200);
+/// How long a new connection waits for the slot to free before it is told the bridge is busy.
+const BUSY_GRACE: Duration = Duration::from_millis(100);
+/// How long answering a busy notice may take (write, then reading the client's token line).
+const BUSY_DRAIN: Duration = Duration::from_millis(100);
 
 /// The request/reply types a bridge speaks, and how it builds its own error replies.
 pub trait BridgeProtocol: 'static {
@@ -348,12 +359,67 @@ impl Read for StopAware<'_> {
     }
 }
 
+/// The single connection slot: taken by the connection being served (from accept to close).
+#[derive(Default)]
+struct Slot {
+    taken: Mutex<bool>,
+    freed: Condvar,
+}
+
+impl Slot {
+    /// Take the slot, waiting up to `grace` for the current connection to finish (a client
+    /// that just closed, such as `--attach`'s own probe, is still being wound down).
+    fn take_within(&self, grace: Duration) -> bool {
+        let taken = self
+            .taken
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (mut taken, _) = self
+            .freed
+            .wait_timeout_while(taken, grace, |t| *t)
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if *taken {
+            false
+        } else {
+            *taken = true;
+            true
+        }
+    }
+
+    fn release(&self) {
+        *self
+            .taken
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = false;
+        self.freed.notify_all();
+    }
+}
+
+/// The accept thread: it keeps accepting while a connection is served on the connection
+/// thread, and answers every connection that finds the slot taken with a busy notice at once.
 fn accept_loop<P: BridgeProtocol>(
     endpoint: Endpoint,
     shared: Shared,
     tx: mpsc::Sender<PendingRequest<P>>,
 ) {
-    while !shared.stop.load(Ordering::SeqCst) {
+    let stop = shared.stop.clone();
+    let slot = Arc::new(Slot::default());
+    let (conn_tx, conn_rx) = mpsc::channel::<Connection>();
+    let worker_slot = slot.clone();
+    let worker = std::thread::Builder::new()
+        .name("automation-bridge-conn".into())
+        .spawn(move || {
+            for conn in conn_rx {
+                serve_connection::<P>(&conn, &shared, &tx);
+                drop(conn);
+                worker_slot.release();
+            }
+        });
+    let Ok(worker) = worker else {
+        eprintln!("automation: could not start the bridge's connection thread; bridge disabled");
+        return;
+    };
+    while !stop.load(Ordering::SeqCst) {
         if !endpoint.wait_acceptable(POLL_INTERVAL) {
             continue;
         }
@@ -370,11 +436,32 @@ fn accept_loop<P: BridgeProtocol>(
                 continue;
             }
         };
-        if shared.stop.load(Ordering::SeqCst) {
+        if stop.load(Ordering::SeqCst) {
             break;
         }
-        serve_connection::<P>(&conn, &shared, &tx);
+        if slot.take_within(BUSY_GRACE) {
+            if conn_tx.send(conn).is_err() {
+                break; // the connection thread is gone
+            }
+        } else {
+            answer_busy(&conn);
+        }
     }
+    drop(conn_tx);
+    let _ = worker.join();
+}
+
+/// Tell a second client at once that the slot is taken, then hang up. The token line it sends
+/// first is read (bounded: 512 bytes, [`BUSY_DRAIN`]) before closing, so the close does not find
+/// unread data and reset the connection before the client has read the notice.
+fn answer_busy(conn: &Connection) {
+    if conn.set_write_timeout(Some(BUSY_DRAIN)).is_err() || write_busy(&mut writer(conn)).is_err() {
+        return;
+    }
+    let mut rd = conn;
+    let _ = read_token_line(&mut rd, Instant::now() + BUSY_DRAIN, |left| {
+        conn.set_read_timeout(Some(left))
+    });
 }
 
 fn serve_connection<P: BridgeProtocol>(

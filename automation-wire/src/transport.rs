@@ -16,7 +16,7 @@
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use interprocess::local_socket::prelude::*;
 use interprocess::local_socket::{ListenerOptions, Stream};
@@ -129,6 +129,37 @@ impl Connection {
     #[cfg(unix)]
     pub fn peer_uid(&self) -> Option<u32> {
         self.stream.peer_creds().ok().and_then(|c| c.euid())
+    }
+}
+
+/// Reads from a [`Connection`] under one overall deadline: before every read the per-read
+/// timeout is set to what is left, and once it has passed a read fails with `TimedOut`. A peer
+/// dripping one byte just under any per-read timeout is cut at the deadline.
+#[derive(Debug)]
+pub struct DeadlineReader<'a> {
+    conn: &'a Connection,
+    deadline: Instant,
+}
+
+impl<'a> DeadlineReader<'a> {
+    /// Read `conn` until `deadline`.
+    pub fn new(conn: &'a Connection, deadline: Instant) -> Self {
+        DeadlineReader { conn, deadline }
+    }
+}
+
+impl Read for DeadlineReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "deadline passed before the peer finished",
+            ));
+        }
+        self.conn.set_read_timeout(Some(left))?;
+        let mut c = self.conn;
+        c.read(buf)
     }
 }
 

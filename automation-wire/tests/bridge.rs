@@ -1,5 +1,7 @@
 //! Transport and attack tests over real Unix sockets, and the bridge server end to end
 //! (generic JSON protocol; the automation-core instantiation is in `core_bridge.rs`).
+// Tests fail loudly by design: helpers outside `#[test]` may unwrap, expect and panic too.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(unix)]
 
 use std::io::Write;
@@ -240,7 +242,8 @@ fn drip_feeding_peer_is_cut_at_the_deadline_and_real_client_served_next() {
     let start_t = Instant::now();
     let token = b.server.token().to_string();
     let real = thread::spawn(move || {
-        let mut c = BridgeClient::connect(&addr, &token).unwrap();
+        // While the dripper holds the slot the bridge says it is busy; wait it out.
+        let mut c = BridgeClient::connect_with_wait(&addr, &token, Duration::from_secs(3)).unwrap();
         c.request::<_, Value>(&json!({"op": "list_windows"}))
             .unwrap()
     });
@@ -258,13 +261,13 @@ fn drip_feeding_peer_is_cut_at_the_deadline_and_real_client_served_next() {
 }
 
 #[test]
-fn second_client_waits_and_is_served_after_the_first_leaves() {
+fn second_client_with_a_wait_is_served_after_the_first_leaves() {
     let b = start(|_| {});
     let (addr, token) = (b.server.address().to_string(), b.server.token().to_string());
     let mut first = client(&b);
     let second = thread::spawn(move || {
         let mut c =
-            BridgeClient::connect_with_timeout(&addr, &token, Duration::from_secs(10)).unwrap();
+            BridgeClient::connect_with_wait(&addr, &token, Duration::from_secs(10)).unwrap();
         c.request::<_, Value>(&json!({"op": "second"})).unwrap()
     });
     let t = thread::spawn(move || {
@@ -273,7 +276,7 @@ fn second_client_waits_and_is_served_after_the_first_leaves() {
         drop(first);
         r
     });
-    // The first client's request comes first; the second is not even accepted yet.
+    // The first client's request comes first; the second is told "busy" and retries.
     let p = b.server.recv_timeout(Duration::from_secs(5)).unwrap();
     assert_eq!(p.request()["op"], "first");
     p.respond(json!({"status": "ok", "data": 1}));
@@ -385,9 +388,14 @@ fn probe_live_busy_dead_and_only_dead_is_pruned() {
     dir.publish(&missing).unwrap();
     assert_eq!(probe(&dead, PROBE_TIMEOUT), ProbeState::Dead);
 
-    // Occupy the single slot: a probe now waits in the backlog and is Busy, not Dead.
+    // Occupy the single slot: the bridge answers a probe with its busy notice: Busy, not Dead.
     let holder = client(&b);
+    let t0 = Instant::now();
     assert_eq!(probe(&me, Duration::from_millis(300)), ProbeState::Busy);
+    assert!(
+        t0.elapsed() < Duration::from_millis(300),
+        "told at once, not timed out"
+    );
     let listed = list_live(&dir, Duration::from_millis(300)).unwrap();
     assert_eq!(
         listed.len(),

@@ -2,6 +2,8 @@
 //! permissive umask: an after-the-fact check would also pass a create-then-chmod, so the test
 //! looks at the staging file right after it is created, before anything is written to it.
 //! (Own test binary: it changes the process umask.)
+// Tests fail loudly by design: helpers outside `#[test]` may unwrap, expect and panic too.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(unix)]
 
 use std::os::unix::fs::MetadataExt;

@@ -1,6 +1,8 @@
 //! The event pipe with real producers: bash `echo >`, Python `open(path, "w")`, Node
 //! `fs.createWriteStream`, and the Rust emitter in a child process. Needs `bash`, `python3`
 //! and `node` on PATH.
+// Tests fail loudly by design: helpers outside `#[test]` may unwrap, expect and panic too.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(unix)]
 
 use std::os::unix::fs::{FileTypeExt, MetadataExt};

@@ -1,6 +1,8 @@
 //! The event line parser: wire names, the defects of Terminator's event pipe
 //! (mediar-ai/terminator, `event_pipe.rs` / `log_pipe.rs`; each pinned the right way), never
 //! panicking, and serialise → parse round trips.
+// Tests fail loudly by design: helpers outside `#[test]` may unwrap, expect and panic too.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use automation_wire::events::{
     Event, EventKind, LogLevel, LogSource, ParsedLine, parse_line, parse_log_line,

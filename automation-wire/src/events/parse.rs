@@ -32,7 +32,7 @@ impl<'de> Deserialize<'de> for Tag {
         struct V;
         impl<'de> Visitor<'de> for V {
             type Value = Tag;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("any JSON value")
             }
             fn visit_bool<E>(self, v: bool) -> Result<Tag, E> {
@@ -76,7 +76,7 @@ impl<'de> Deserialize<'de> for Num {
         struct V;
         impl<'de> Visitor<'de> for V {
             type Value = Num;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a number")
             }
             fn visit_i64<E>(self, v: i64) -> Result<Num, E> {
@@ -120,7 +120,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
         struct V<'a>(std::marker::PhantomData<&'a ()>);
         impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
             type Value = Text<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a string")
             }
             fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'a>, E> {
@@ -196,7 +196,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
         struct V<'a>(std::marker::PhantomData<&'a ()>);
         impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
             type Value = Raw<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a JSON object")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Raw<'a>, A::Error> {
