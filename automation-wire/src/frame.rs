@@ -59,7 +59,13 @@ pub(crate) fn is_timeout_kind(kind: io::ErrorKind) -> bool {
 }
 
 /// Fill `buf` completely; count what arrived so a short stream reports how much it got.
-fn read_full<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> Result<usize, io::Error> {
+/// `already` is how many bytes of this frame were read before (the header, when filling the
+/// body): a timeout after any byte of the frame is a mid-frame stall, not a clean timeout.
+fn read_full<R: Read + ?Sized>(
+    r: &mut R,
+    buf: &mut [u8],
+    already: usize,
+) -> Result<usize, io::Error> {
     let mut got = 0;
     while got < buf.len() {
         let Some(rest) = buf.get_mut(got..) else {
@@ -69,11 +75,14 @@ fn read_full<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> Result<usize, io::E
             Ok(0) => break,
             Ok(n) => got += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if got > 0 && is_timeout_kind(e.kind()) => {
+            Err(e) if got + already > 0 && is_timeout_kind(e.kind()) => {
                 // Mid-frame stall: the stream is out of sync; report it as a hard error.
                 return Err(io::Error::new(
                     io::ErrorKind::BrokenPipe,
-                    format!("peer stalled mid-frame after {got} bytes ({e})"),
+                    format!(
+                        "peer stalled mid-frame after {} bytes ({e}); the stream is out of sync, reconnect",
+                        got + already
+                    ),
                 ));
             }
             Err(e) => {
@@ -94,7 +103,7 @@ pub fn read_frame_bytes<R: Read + ?Sized>(
     cap: usize,
 ) -> Result<Option<Vec<u8>>, FrameError> {
     let mut header = [0u8; 4];
-    let got = read_full(r, &mut header)?;
+    let got = read_full(r, &mut header, 0)?;
     if got == 0 {
         return Ok(None);
     }
@@ -114,7 +123,7 @@ pub fn read_frame_bytes<R: Read + ?Sized>(
     }
     // len <= cap <= usize::MAX here.
     let mut body = vec![0u8; len as usize];
-    let got = read_full(r, &mut body)?;
+    let got = read_full(r, &mut body, header.len())?;
     if (got as u64) < len {
         return Err(FrameError::Truncated {
             expected: len,
@@ -255,6 +264,53 @@ mod tests {
                 got: 2
             })
         ));
+    }
+
+    /// Times out once after handing out `first` bytes.
+    struct StallAfter {
+        data: Cursor<Vec<u8>>,
+        first: usize,
+        stalled: bool,
+    }
+    impl Read for StallAfter {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let pos = self.data.position() as usize;
+            if pos == self.first && !self.stalled {
+                self.stalled = true;
+                return Err(io::Error::new(io::ErrorKind::WouldBlock, "timeout"));
+            }
+            let n = if pos < self.first {
+                buf.len().min(self.first - pos)
+            } else {
+                buf.len()
+            };
+            self.data.read(&mut buf[..n])
+        }
+    }
+
+    #[test]
+    fn timeout_right_after_the_header_is_a_mid_frame_stall() {
+        // Found by tests/wire_props.rs: the header read completes, the body read times out
+        // before its first byte. That used to look like a clean, retryable timeout although
+        // the header was consumed (a retry would read the body as a header).
+        let mut wire = Vec::new();
+        write_frame(&mut wire, b"{}", 10).unwrap();
+        let mut r = StallAfter {
+            data: Cursor::new(wire.clone()),
+            first: 4,
+            stalled: false,
+        };
+        let err = read_frame(&mut r, 10).unwrap_err();
+        assert!(!err.is_timeout(), "{err}");
+        assert!(err.to_string().contains("out of sync"), "{err}");
+        // Before the header it is a clean timeout and the frame reads next.
+        let mut r = StallAfter {
+            data: Cursor::new(wire),
+            first: 0,
+            stalled: false,
+        };
+        assert!(read_frame(&mut r, 10).unwrap_err().is_timeout());
+        assert_eq!(read_frame(&mut r, 10).unwrap().as_deref(), Some("{}"));
     }
 
     #[test]

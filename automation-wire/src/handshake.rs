@@ -33,6 +33,11 @@ pub enum HandshakeError {
         /// The cap in force.
         cap: usize,
     },
+    /// The token to send contains a byte that cannot be part of a token line.
+    #[error(
+        "the token contains a newline, carriage return or NUL byte; pass it exactly as the endpoint descriptor (or $AUTOMATION_TOKEN) gives it"
+    )]
+    InvalidToken,
     /// The whole handshake took longer than the deadline.
     #[error(
         "handshake not completed within {0:?}; send the token line immediately after connecting"
@@ -152,12 +157,17 @@ pub fn accept_token<R: Read + ?Sized>(
     }
 }
 
-/// Client side: send the token line.
+/// Client side: send the token line. A token over [`TOKEN_LINE_CAP`] bytes, or containing
+/// `\n`, `\r` or NUL (which the server would cut, strip or never match), is refused before
+/// anything is written.
 pub fn send_token<W: Write + ?Sized>(w: &mut W, token: &str) -> Result<(), HandshakeError> {
-    if token.len() > TOKEN_LINE_CAP || token.contains('\n') {
+    if token.len() > TOKEN_LINE_CAP {
         return Err(HandshakeError::TokenTooLong {
             cap: TOKEN_LINE_CAP,
         });
+    }
+    if token.bytes().any(|b| matches!(b, b'\n' | b'\r' | 0)) {
+        return Err(HandshakeError::InvalidToken);
     }
     let mut line = Vec::with_capacity(token.len() + 1);
     line.extend_from_slice(token.as_bytes());
