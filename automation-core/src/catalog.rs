@@ -18,6 +18,17 @@ pub enum Access {
     Mutating,
 }
 
+/// Who answers an op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServedBy {
+    /// `execute` answers it from the target and the mirrored tree.
+    Target,
+    /// The host beside the target answers it (window list, pixels): `execute` returns
+    /// `HOST_REQUIRED` and [`crate::serve`] hands it to a [`crate::Host`].
+    Host,
+}
+
 /// One catalog entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct OpSpec {
@@ -25,6 +36,8 @@ pub struct OpSpec {
     pub name: &'static str,
     /// Read-only or mutating.
     pub access: Access,
+    /// Who answers it.
+    pub served_by: ServedBy,
     /// Whether the op accepts a `settle` spec.
     pub accepts_settle: bool,
     /// Whether repeating the op leaves the app as one call does.
@@ -34,7 +47,7 @@ pub struct OpSpec {
 }
 
 macro_rules! catalog {
-    ($( $variant:ident($args:ty) = $name:literal, $access:ident, settle: $settle:literal, idempotent: $idem:literal, $desc:literal; )*) => {
+    ($( $variant:ident($args:ty) = $name:literal, $access:ident, $served:ident, settle: $settle:literal, idempotent: $idem:literal, $desc:literal; )*) => {
         /// One op with its arguments. Field-less ops are bare strings on the wire.
         #[derive(Debug, Clone, PartialEq)]
         #[allow(missing_docs)]
@@ -44,6 +57,7 @@ macro_rules! catalog {
         pub const CATALOG: &[OpSpec] = &[ $( OpSpec {
             name: $name,
             access: Access::$access,
+            served_by: ServedBy::$served,
             accepts_settle: $settle,
             idempotent: $idem,
             description: $desc,
@@ -86,73 +100,73 @@ macro_rules! catalog {
 }
 
 catalog! {
-    SnapshotTree(SnapshotTree) = "snapshot_tree", ReadOnly, settle: false, idempotent: true,
+    SnapshotTree(SnapshotTree) = "snapshot_tree", ReadOnly, Target, settle: false, idempotent: true,
         "Accessibility tree from the root or a subtree, with a node budget and a truncation note.";
-    ReadNode(NodeArgs) = "read_node", ReadOnly, settle: false, idempotent: true,
+    ReadNode(NodeArgs) = "read_node", ReadOnly, Target, settle: false, idempotent: true,
         "One node's full record (role, label, value, states, bounds, actions, text).";
-    FindNode(FindNode) = "find_node", ReadOnly, settle: false, idempotent: true,
+    FindNode(FindNode) = "find_node", ReadOnly, Target, settle: false, idempotent: true,
         "First node matching a selector (role, label, label_contains, value, author_id, nth); null when none.";
-    AssertNode(AssertNode) = "assert_node", ReadOnly, settle: false, idempotent: true,
+    AssertNode(AssertNode) = "assert_node", ReadOnly, Target, settle: false, idempotent: true,
         "Check one fact about a node; false is ASSERTION_FAILED with actual and expected.";
-    ListWindows(NoArgs) = "list_windows", ReadOnly, settle: false, idempotent: true,
+    ListWindows(NoArgs) = "list_windows", ReadOnly, Host, settle: false, idempotent: true,
         "The app's windows (served by the host).";
-    QueryPointers(NoArgs) = "query_pointers", ReadOnly, settle: false, idempotent: true,
+    QueryPointers(NoArgs) = "query_pointers", ReadOnly, Target, settle: false, idempotent: true,
         "Live pointers: id, kind, primary, held buttons, position.";
-    LayoutTree(LayoutTree) = "layout_tree", ReadOnly, settle: false, idempotent: true,
+    LayoutTree(LayoutTree) = "layout_tree", ReadOnly, Target, settle: false, idempotent: true,
         "The toolkit's own layout tree, when the target exposes it.";
-    InspectNode(NodeArgs) = "inspect_node", ReadOnly, settle: false, idempotent: true,
+    InspectNode(NodeArgs) = "inspect_node", ReadOnly, Target, settle: false, idempotent: true,
         "The toolkit's layout record for one node, when the target exposes it.";
-    ListLiveRegions(NoArgs) = "list_live_regions", ReadOnly, settle: false, idempotent: true,
+    ListLiveRegions(NoArgs) = "list_live_regions", ReadOnly, Target, settle: false, idempotent: true,
         "Nodes that declare a live politeness and that a screen reader would hear.";
-    PullAnnouncements(PullAnnouncements) = "pull_announcements", ReadOnly, settle: false, idempotent: true,
+    PullAnnouncements(PullAnnouncements) = "pull_announcements", ReadOnly, Target, settle: false, idempotent: true,
         "Live-region announcements recorded since a sequence number.";
-    GetOverlays(NoArgs) = "get_overlays", ReadOnly, settle: false, idempotent: true,
+    GetOverlays(NoArgs) = "get_overlays", ReadOnly, Target, settle: false, idempotent: true,
         "Open popups, menus and tooltips, when the target exposes them.";
-    GetShortcuts(NoArgs) = "get_shortcuts", ReadOnly, settle: false, idempotent: true,
+    GetShortcuts(NoArgs) = "get_shortcuts", ReadOnly, Target, settle: false, idempotent: true,
         "Keyboard shortcuts the app declares, when the target exposes them.";
-    InvokeAction(InvokeAction) = "invoke_action", Mutating, settle: true, idempotent: false,
+    InvokeAction(InvokeAction) = "invoke_action", Mutating, Target, settle: true, idempotent: false,
         "Perform an accessibility action (click, focus, expand, increment, show_context_menu, …) on a node.";
-    FocusNode(NodeArgs) = "focus_node", Mutating, settle: true, idempotent: true,
+    FocusNode(NodeArgs) = "focus_node", Mutating, Target, settle: true, idempotent: true,
         "Give a node keyboard focus.";
-    SetValue(SetValue) = "set_value", Mutating, settle: true, idempotent: true,
+    SetValue(SetValue) = "set_value", Mutating, Target, settle: true, idempotent: true,
         "Replace a node's value (text, or a number for sliders).";
-    Expand(NodeArgs) = "expand", Mutating, settle: true, idempotent: true,
+    Expand(NodeArgs) = "expand", Mutating, Target, settle: true, idempotent: true,
         "Expand a collapsible node.";
-    Collapse(NodeArgs) = "collapse", Mutating, settle: true, idempotent: true,
+    Collapse(NodeArgs) = "collapse", Mutating, Target, settle: true, idempotent: true,
         "Collapse an expandable node.";
-    Scroll(Scroll) = "scroll", Mutating, settle: true, idempotent: false,
+    Scroll(Scroll) = "scroll", Mutating, Target, settle: true, idempotent: false,
         "Turn the wheel over a node, optionally with modifiers or in lines.";
-    InjectPointer(InjectPointer) = "inject_pointer", Mutating, settle: true, idempotent: false,
+    InjectPointer(InjectPointer) = "inject_pointer", Mutating, Target, settle: true, idempotent: false,
         "A synthetic pointer action (mouse, touch or pen) at a point or a node.";
-    RightClick(NodeArgs) = "right_click", Mutating, settle: true, idempotent: false,
+    RightClick(NodeArgs) = "right_click", Mutating, Target, settle: true, idempotent: false,
         "Secondary click at a node's centre (opens context menus).";
-    InjectKey(InjectKey) = "inject_key", Mutating, settle: true, idempotent: false,
+    InjectKey(InjectKey) = "inject_key", Mutating, Target, settle: true, idempotent: false,
         "Press, hold or release one key with modifiers.";
-    TypeText(TypeText) = "type_text", Mutating, settle: true, idempotent: false,
+    TypeText(TypeText) = "type_text", Mutating, Target, settle: true, idempotent: false,
         "Type text as a keyboard does, one key press per character.";
-    TypeIme(TypeIme) = "type_ime", Mutating, settle: true, idempotent: false,
+    TypeIme(TypeIme) = "type_ime", Mutating, Target, settle: true, idempotent: false,
         "Input-method composition: preedit and/or commit text.";
-    DragNode(DragNode) = "drag_node", Mutating, settle: true, idempotent: false,
+    DragNode(DragNode) = "drag_node", Mutating, Target, settle: true, idempotent: false,
         "Press on a node, move and release on another node or point.";
-    InjectTouchSequence(InjectTouchSequence) = "inject_touch_sequence", Mutating, settle: true, idempotent: false,
+    InjectTouchSequence(InjectTouchSequence) = "inject_touch_sequence", Mutating, Target, settle: true, idempotent: false,
         "A self-contained multi-finger gesture; nothing is sent if any step is bad.";
-    Pinch(Pinch) = "pinch", Mutating, settle: true, idempotent: false,
+    Pinch(Pinch) = "pinch", Mutating, Target, settle: true, idempotent: false,
         "Two-finger pinch around a node; both fingers land before either moves.";
-    Fling(Fling) = "fling", Mutating, settle: true, idempotent: false,
+    Fling(Fling) = "fling", Mutating, Target, settle: true, idempotent: false,
         "A fast swipe from a node, one 60 Hz sample per frame.";
-    LongPress(LongPress) = "long_press", Mutating, settle: true, idempotent: false,
+    LongPress(LongPress) = "long_press", Mutating, Target, settle: true, idempotent: false,
         "Hold on a node for exactly the target's long-press threshold.";
-    CancelPointer(CancelPointer) = "cancel_pointer", Mutating, settle: true, idempotent: false,
+    CancelPointer(CancelPointer) = "cancel_pointer", Mutating, Target, settle: true, idempotent: false,
         "Revoke a live pointer the way the system does (not an up).";
-    SetDensity(SetDensity) = "set_density", Mutating, settle: true, idempotent: true,
+    SetDensity(SetDensity) = "set_density", Mutating, Target, settle: true, idempotent: true,
         "Switch UI density (compact, comfortable, touch), when the target supports it.";
-    Settle(NoArgs) = "settle", Mutating, settle: true, idempotent: true,
+    Settle(NoArgs) = "settle", Mutating, Target, settle: true, idempotent: true,
         "Run the app forward until animations stop (or the frame cap).";
-    WaitForCondition(WaitForCondition) = "wait_for_condition", Mutating, settle: true, idempotent: true,
+    WaitForCondition(WaitForCondition) = "wait_for_condition", Mutating, Target, settle: true, idempotent: true,
         "Poll on the simulated clock until a node exists, has a value, is gone, or a version is reached.";
-    AdvanceClock(AdvanceClock) = "advance_clock", Mutating, settle: false, idempotent: false,
+    AdvanceClock(AdvanceClock) = "advance_clock", Mutating, Target, settle: false, idempotent: false,
         "Move the simulated clock forward (simulated-clock targets only).";
-    Screenshot(Screenshot) = "screenshot", ReadOnly, settle: true, idempotent: true,
+    Screenshot(Screenshot) = "screenshot", ReadOnly, Host, settle: true, idempotent: true,
         "PNG of the window or a node (settles first; served by the host).";
 }
 

@@ -7,144 +7,123 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Stable machine-readable error codes (serialised `SCREAMING_SNAKE_CASE`).
+/// Whose fault an error is: what the caller should do next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-pub enum ErrorCode {
+#[serde(rename_all = "snake_case")]
+pub enum Fault {
+    /// The request is wrong: fix it (the same request fails again).
+    Request,
+    /// The environment: the same request may succeed if retried.
+    Retry,
+    /// The environment, for good: the app is gone and must be started again.
+    Relaunch,
+}
+
+/// Declares every error code once: the enum variant, its wire spelling, whose [`Fault`] it is,
+/// and its one-line meaning. [`ErrorCode::ALL`], [`ErrorCode::as_str`], [`ErrorCode::fault`]
+/// and [`ErrorCode::meaning`] are generated
+/// from this list, so a code cannot exist without its docs row.
+macro_rules! error_codes {
+    ($( $(#[doc = $doc:literal])* $variant:ident = $wire:literal, $fault:ident, $meaning:literal; )*) => {
+        /// Stable machine-readable error codes (serialised `SCREAMING_SNAKE_CASE`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+        #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+        pub enum ErrorCode { $( $(#[doc = $doc])* $variant, )* }
+
+        impl ErrorCode {
+            /// Every code, in declaration order (for docs and drift tests).
+            pub const ALL: &'static [ErrorCode] = &[ $( Self::$variant, )* ];
+
+            /// The wire spelling, e.g. `"NOT_FOUND"`.
+            pub fn as_str(self) -> &'static str {
+                match self { $( Self::$variant => $wire, )* }
+            }
+
+            /// Whose fault it is, and so what the caller does next.
+            pub fn fault(self) -> Fault {
+                match self { $( Self::$variant => Fault::$fault, )* }
+            }
+
+            /// One line on what the code means, for generated docs.
+            pub fn meaning(self) -> &'static str {
+                match self { $( Self::$variant => $meaning, )* }
+            }
+        }
+    };
+}
+
+error_codes! {
     /// The request itself is malformed: unknown op, unknown field, wrong type.
-    BadRequest,
+    BadRequest = "BAD_REQUEST", Request,
+        "the request is malformed: unknown op or field, wrong type";
     /// No node (or pointer, or window) matches the reference.
-    NotFound,
+    NotFound = "NOT_FOUND", Request,
+        "no node, pointer or window matches the reference";
     /// A selector matched several nodes; `candidates` lists them.
-    Ambiguous,
+    Ambiguous = "AMBIGUOUS", Request,
+        "a selector matched several nodes; pick one from `candidates`";
     /// Arguments contradict each other or the app's state; nothing was sent.
-    BadArgument,
+    BadArgument = "BAD_ARGUMENT", Request,
+        "arguments contradict each other or the app's state; nothing was sent";
     /// An unrecognised action or key name (checked before the node is looked up).
-    UnknownName,
+    UnknownName = "UNKNOWN_NAME", Request,
+        "unrecognised action or key name (checked before the node)";
     /// The node exists but nothing handled the action.
-    UnhandledAction,
+    UnhandledAction = "UNHANDLED_ACTION", Request,
+        "the node exists but nothing handled the action";
     /// An assertion was false.
-    AssertionFailed,
+    AssertionFailed = "ASSERTION_FAILED", Request,
+        "the assertion was false (or `exists` on a missing node)";
     /// `wait_for_condition` spent its budget.
-    WaitTimeout,
+    WaitTimeout = "WAIT_TIMEOUT", Retry,
+        "wait_for_condition spent its budget";
     /// `settle` passed its wall-clock budget.
-    SettleTimeout,
+    SettleTimeout = "SETTLE_TIMEOUT", Retry,
+        "settle passed its wall-clock budget";
     /// The node has no bounds yet but the op needs them.
-    NoGeometry,
+    NoGeometry = "NO_GEOMETRY", Request,
+        "the node has no bounds yet but the op needs them";
     /// The op needs the host (window manager or GPU); `execute` cannot serve it.
-    HostRequired,
+    HostRequired = "HOST_REQUIRED", Request,
+        "the op needs the window manager or a GPU; the host serves it";
     /// The target does not implement this optional capability.
-    Unsupported,
+    Unsupported = "UNSUPPORTED", Request,
+        "the target does not implement this optional capability";
     /// The app produced a malformed accessibility tree update; the mirror kept the last good tree.
-    InvalidTreeUpdate,
+    InvalidTreeUpdate = "INVALID_TREE_UPDATE", Retry,
+        "the app sent a malformed tree update; the last good tree is kept";
     /// Screenshot: no GPU adapter at all, not even a software one.
-    GpuUnavailable,
+    GpuUnavailable = "GPU_UNAVAILABLE", Retry,
+        "no GPU adapter, not even a software one";
     /// Screenshot: device lost during readback.
-    GpuReadbackFailed,
+    GpuReadbackFailed = "GPU_READBACK_FAILED", Retry,
+        "the GPU device was lost during readback";
     /// Live bridge: the app's UI thread did not answer in time.
-    BridgeTimeout,
+    BridgeTimeout = "BRIDGE_TIMEOUT", Retry,
+        "the app's UI thread did not answer within 15 s";
     /// Live bridge: the app is shutting down.
-    BridgeDropped,
+    BridgeDropped = "BRIDGE_DROPPED", Retry,
+        "the app is shutting down";
     /// Live bridge: client-side I/O failure.
-    BridgeIo,
+    BridgeIo = "BRIDGE_IO", Retry,
+        "client-side I/O error talking to the bridge";
     /// The target failed in a way that is not the caller's fault.
-    TargetFailed,
+    TargetFailed = "TARGET_FAILED", Retry,
+        "the target failed for a reason that is not the request's fault";
+    /// The app did not answer within the target's own deadline.
+    TargetTimeout = "TARGET_TIMEOUT", Retry,
+        "the app did not answer in time (busy, or a modal loop); retry";
+    /// The app under test is gone: it exited, crashed or closed its connection.
+    AppGone = "APP_GONE", Relaunch,
+        "the app under test exited or closed its connection; relaunch it";
 }
 
 impl ErrorCode {
-    /// Every code, in declaration order (for docs and drift tests).
-    pub const ALL: &'static [ErrorCode] = &[
-        Self::BadRequest,
-        Self::NotFound,
-        Self::Ambiguous,
-        Self::BadArgument,
-        Self::UnknownName,
-        Self::UnhandledAction,
-        Self::AssertionFailed,
-        Self::WaitTimeout,
-        Self::SettleTimeout,
-        Self::NoGeometry,
-        Self::HostRequired,
-        Self::Unsupported,
-        Self::InvalidTreeUpdate,
-        Self::GpuUnavailable,
-        Self::GpuReadbackFailed,
-        Self::BridgeTimeout,
-        Self::BridgeDropped,
-        Self::BridgeIo,
-        Self::TargetFailed,
-    ];
-
-    /// The wire spelling, e.g. `"NOT_FOUND"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::BadRequest => "BAD_REQUEST",
-            Self::NotFound => "NOT_FOUND",
-            Self::Ambiguous => "AMBIGUOUS",
-            Self::BadArgument => "BAD_ARGUMENT",
-            Self::UnknownName => "UNKNOWN_NAME",
-            Self::UnhandledAction => "UNHANDLED_ACTION",
-            Self::AssertionFailed => "ASSERTION_FAILED",
-            Self::WaitTimeout => "WAIT_TIMEOUT",
-            Self::SettleTimeout => "SETTLE_TIMEOUT",
-            Self::NoGeometry => "NO_GEOMETRY",
-            Self::HostRequired => "HOST_REQUIRED",
-            Self::Unsupported => "UNSUPPORTED",
-            Self::InvalidTreeUpdate => "INVALID_TREE_UPDATE",
-            Self::GpuUnavailable => "GPU_UNAVAILABLE",
-            Self::GpuReadbackFailed => "GPU_READBACK_FAILED",
-            Self::BridgeTimeout => "BRIDGE_TIMEOUT",
-            Self::BridgeDropped => "BRIDGE_DROPPED",
-            Self::BridgeIo => "BRIDGE_IO",
-            Self::TargetFailed => "TARGET_FAILED",
-        }
-    }
-
     /// `true` when the failure comes from the environment and the same request may succeed
-    /// later; `false` when the request must change.
+    /// later; `false` when the request must change (or the app must be relaunched).
     pub fn is_retryable(self) -> bool {
-        matches!(
-            self,
-            Self::SettleTimeout
-                | Self::WaitTimeout
-                | Self::GpuUnavailable
-                | Self::GpuReadbackFailed
-                | Self::BridgeTimeout
-                | Self::BridgeDropped
-                | Self::BridgeIo
-                | Self::TargetFailed
-                | Self::InvalidTreeUpdate
-        )
-    }
-
-    /// One line on what the code means, for generated docs.
-    pub fn meaning(self) -> &'static str {
-        match self {
-            Self::BadRequest => "the request is malformed: unknown op or field, wrong type",
-            Self::NotFound => "no node, pointer or window matches the reference",
-            Self::Ambiguous => "a selector matched several nodes; pick one from `candidates`",
-            Self::BadArgument => {
-                "arguments contradict each other or the app's state; nothing was sent"
-            }
-            Self::UnknownName => "unrecognised action or key name (checked before the node)",
-            Self::UnhandledAction => "the node exists but nothing handled the action",
-            Self::AssertionFailed => "the assertion was false (or `exists` on a missing node)",
-            Self::WaitTimeout => "wait_for_condition spent its budget",
-            Self::SettleTimeout => "settle passed its wall-clock budget",
-            Self::NoGeometry => "the node has no bounds yet but the op needs them",
-            Self::HostRequired => "the op needs the window manager or a GPU; the host serves it",
-            Self::Unsupported => "the target does not implement this optional capability",
-            Self::InvalidTreeUpdate => {
-                "the app sent a malformed tree update; the last good tree is kept"
-            }
-            Self::GpuUnavailable => "no GPU adapter, not even a software one",
-            Self::GpuReadbackFailed => "the GPU device was lost during readback",
-            Self::BridgeTimeout => "the app's UI thread did not answer within 15 s",
-            Self::BridgeDropped => "the app is shutting down",
-            Self::BridgeIo => "client-side I/O error talking to the bridge",
-            Self::TargetFailed => "the target failed for a reason that is not the request's fault",
-        }
+        self.fault() == Fault::Retry
     }
 }
 
@@ -209,11 +188,13 @@ impl OpError {
         self
     }
 
-    pub(crate) fn bad_argument(message: impl Into<String>) -> Self {
+    /// A `BAD_ARGUMENT` error.
+    pub fn bad_argument(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::BadArgument, message)
     }
 
-    pub(crate) fn unsupported(capability: &str) -> Self {
+    /// An `UNSUPPORTED` error naming the capability.
+    pub fn unsupported(capability: &str) -> Self {
         Self::new(
             ErrorCode::Unsupported,
             format!("this target does not support {capability}"),

@@ -5,9 +5,8 @@
 //! same [`SettleSpec`] the MCP tools take, and assertions are typed.
 //!
 //! ```
-//! # #[cfg(feature = "fixture")] {
 //! use automation_core::harness::{Harness, by_label, by_role};
-//! use automation_core::fixture::DemoApp;
+//! use automation_testkit::fixture::DemoApp;
 //!
 //! let mut h = Harness::new(DemoApp::new()).unwrap();
 //! h.click(by_role("Button").label("Save")).unwrap();
@@ -16,7 +15,6 @@
 //! h.type_text(by_label("Name"), "Ada").unwrap();
 //! h.expect(by_label("Name")).has_value("Ada").unwrap();
 //! assert!(h.get(by_role("Button").label("Nope")).is_err());
-//! # }
 //! ```
 
 use serde_json::Value;
@@ -30,7 +28,7 @@ use crate::ops::{self, AssertKind, FieldValue};
 use crate::request::Reply;
 use crate::settle::SettleSpec;
 use crate::snapshot::{SemanticNode, semantic_node};
-use crate::target::{RecordingWindowOps, Target, WindowOps};
+use crate::target::Target;
 
 /// A selector with no constraint yet; chain `.label(..)`, `.role(..)`, …
 pub fn select() -> Selector {
@@ -86,32 +84,22 @@ impl Selector {
     }
 }
 
-/// Drives a target through `execute`, with a recording window sink and a default settle.
-pub struct Harness<T: Target, W: WindowOps = RecordingWindowOps> {
+/// Drives a target through `execute` with a default settle.
+pub struct Harness<T: Target> {
     /// The session (target + mirror).
     pub session: Session<T>,
-    /// The window sink.
-    pub windows: W,
     /// Settle used by the fluent actions.
     pub settle: SettleSpec,
 }
 
-impl<T: Target> Harness<T, RecordingWindowOps> {
+impl<T: Target> Harness<T> {
     /// Wraps a target and reads its first tree.
     pub fn new(target: T) -> Result<Self, OpError> {
-        Self::with_windows(target, RecordingWindowOps::new())
-    }
-}
-
-impl<T: Target, W: WindowOps> Harness<T, W> {
-    /// Wraps a target with a host window sink.
-    pub fn with_windows(target: T, windows: W) -> Result<Self, OpError> {
         let mut session = Session::new(target);
         session.sync()?;
         session.mirror.require_state()?;
         Ok(Self {
             session,
-            windows,
             settle: SettleSpec::default(),
         })
     }
@@ -134,7 +122,7 @@ impl<T: Target, W: WindowOps> Harness<T, W> {
 
     /// Runs any op with an explicit settle.
     pub fn run_with(&mut self, op: Op, settle: &SettleSpec) -> Result<Value, OpError> {
-        let reply: Reply = execute(&mut self.session, &mut self.windows, &op, settle);
+        let reply: Reply = execute(&mut self.session, &op, settle);
         reply.into_result()
     }
 
@@ -187,20 +175,8 @@ impl<T: Target, W: WindowOps> Harness<T, W> {
     pub fn pointer_click(&mut self, node: impl Into<NodeTarget>) -> Result<&mut Self, OpError> {
         self.node_op(node, |node| {
             Op::InjectPointer(ops::InjectPointer {
-                x: None,
-                y: None,
                 node: Some(node),
-                action: ops::PointerAction::Click,
-                button: Default::default(),
-                kind: Default::default(),
-                pointer_id: None,
-                pressure: None,
-                tilt: None,
-                ctrl: false,
-                shift: false,
-                alt: false,
-                meta: false,
-                command: false,
+                ..Default::default()
             })
         })
     }
@@ -268,13 +244,7 @@ impl<T: Target, W: WindowOps> Harness<T, W> {
     pub fn key(&mut self, key: &str) -> Result<&mut Self, OpError> {
         self.run(Op::InjectKey(ops::InjectKey {
             key: key.into(),
-            text: None,
-            phase: ops::KeyPhase::Press,
-            ctrl: false,
-            shift: false,
-            alt: false,
-            meta: false,
-            command: false,
+            ..Default::default()
         }))?;
         Ok(self)
     }
@@ -331,7 +301,7 @@ impl<T: Target, W: WindowOps> Harness<T, W> {
     }
 
     /// Typed assertions on one node.
-    pub fn expect(&self, node: impl Into<NodeTarget>) -> Expect<'_, T, W> {
+    pub fn expect(&self, node: impl Into<NodeTarget>) -> Expect<'_, T> {
         Expect {
             harness: self,
             node: node.into(),
@@ -340,12 +310,12 @@ impl<T: Target, W: WindowOps> Harness<T, W> {
 }
 
 /// Assertions on one node; each returns `ASSERTION_FAILED` with actual and expected.
-pub struct Expect<'h, T: Target, W: WindowOps> {
-    harness: &'h Harness<T, W>,
+pub struct Expect<'h, T: Target> {
+    harness: &'h Harness<T>,
     node: NodeTarget,
 }
 
-impl<T: Target, W: WindowOps> Expect<'_, T, W> {
+impl<T: Target> Expect<'_, T> {
     fn check(
         &self,
         kind: AssertKind,

@@ -3,10 +3,9 @@
 
 pub mod announce;
 pub mod catalog;
+pub mod docs;
 pub mod error;
 pub(crate) mod execute;
-#[cfg(feature = "fixture")]
-pub mod fixture;
 pub mod harness;
 pub mod input;
 pub mod mirror;
@@ -19,14 +18,18 @@ pub mod target;
 mod text_match;
 mod validate;
 
-pub use catalog::{Access, CATALOG, Op, OpSpec};
-pub use error::{Candidate, ErrorCode, OpError, OpResult};
+pub use catalog::{Access, CATALOG, Op, OpSpec, ServedBy};
+pub use error::{Candidate, ErrorCode, Fault, OpError, OpResult};
 pub use execute::{
-    PointerRecord, Pointers, Resolved, Session, SettleReport, execute, execute_request,
+    PointerRecord, Pointers, Resolved, Session, SettleReport, execute, execute_request, serve,
 };
 pub use input::{Key, Modifiers, NamedKey, Platform, Point, PointerButton, PointerKind};
 pub use node_ref::{NodeKey, NodeTarget, Selector};
 pub use request::{Reply, Request, WindowId};
 pub use settle::SettleSpec;
+pub use snapshot::Bounds;
 pub use snapshot::SemanticNode;
-pub use target::{ActionOutcome, ClockKind, RecordingWindowOps, Target, TargetError, WindowOps};
+pub use target::{
+    ActionOutcome, ClockKind, Host, NoHost, OpenWindowRequest, RecordingWindowOps, Target,
+    TargetError, WindowInfo, WindowOps,
+};

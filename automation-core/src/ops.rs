@@ -12,91 +12,57 @@ use crate::node_ref::{NodeKey, NodeTarget, Selector};
 #[cfg(feature = "schemars")]
 use schemars::JsonSchema;
 
-macro_rules! args {
-    ($(#[doc = $doc:literal])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? }) => {
-        $(#[doc = $doc])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(deny_unknown_fields)]
-        #[cfg_attr(feature = "schemars", derive(JsonSchema))]
-        pub struct $name { $( $(#[$fm])* pub $field: $ty, )* }
-    };
-    // `+ modifiers` adds the five modifier flags (strict structs cannot `flatten` them in).
-    ($(#[doc = $doc:literal])* $name:ident { $( $(#[$fm:meta])* $field:ident : $ty:ty ),* $(,)? } + modifiers) => {
-        args!($(#[doc = $doc])* $name {
-            $( $(#[$fm])* $field: $ty, )*
-            /// Hold Control.
-            #[serde(default, skip_serializing_if = "is_false")]
-            ctrl: bool,
-            /// Hold Shift.
-            #[serde(default, skip_serializing_if = "is_false")]
-            shift: bool,
-            /// Hold Alt.
-            #[serde(default, skip_serializing_if = "is_false")]
-            alt: bool,
-            /// Hold Meta.
-            #[serde(default, skip_serializing_if = "is_false")]
-            meta: bool,
-            /// Hold the accelerator (Ctrl on Windows/Linux, ⌘ on macOS).
-            #[serde(default, skip_serializing_if = "is_false")]
-            command: bool,
-        });
-
-        impl $name {
-            /// The modifiers held, with `command` resolved for `platform`.
-            pub fn modifiers(&self, platform: crate::input::Platform) -> crate::input::Modifiers {
-                crate::input::Modifiers::resolve(self.ctrl, self.shift, self.alt, self.meta, self.command, platform)
-            }
-        }
-    };
-}
-
 fn is_false(b: &bool) -> bool {
     !*b
 }
 
-args!(
-    /// No arguments.
-    NoArgs {}
-);
+/// No arguments.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct NoArgs {}
 
-args!(
-    /// `snapshot_tree`: the accessibility tree, bounded.
-    SnapshotTree {
-        /// Depth below the root (0 = the root alone). Default: unlimited within the node budget.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        max_depth: Option<u32>,
-        /// Start from this node instead of the window root.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        root: Option<NodeTarget>,
-        /// Node budget (default 400, max 20000); the reply says when it truncated.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        max_nodes: Option<usize>,
-    }
-);
+/// `snapshot_tree`: the accessibility tree, bounded.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct SnapshotTree {
+    /// Depth below the root (0 = the root alone). Default: unlimited within the node budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<u32>,
+    /// Start from this node instead of the window root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<NodeTarget>,
+    /// Node budget (default 400, max 20000); the reply says when it truncated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_nodes: Option<usize>,
+}
 
-args!(
-    /// An op on one node.
-    NodeArgs {
-        /// The node: an id string from snapshot_tree/find_node, or a selector object.
-        node: NodeTarget,
-    }
-);
+/// An op on one node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct NodeArgs {
+    /// The node: an id string from snapshot_tree/find_node, or a selector object.
+    pub node: NodeTarget,
+}
 
-args!(
-    /// `assert_node`: check one fact about a node.
-    AssertNode {
-        /// The node.
-        node: NodeTarget,
-        /// What to check.
-        kind: AssertKind,
-        /// Expected string for role_equals, label_equals, label_contains, value_equals, document_text_equals.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        value: Option<String>,
-        /// Expected bool for toggled, expanded, selected, disabled.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        flag: Option<bool>,
-    }
-);
+/// `assert_node`: check one fact about a node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct AssertNode {
+    /// The node.
+    pub node: NodeTarget,
+    /// What to check.
+    pub kind: AssertKind,
+    /// Expected string for role_equals, label_equals, label_contains, value_equals, document_text_equals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Expected bool for toggled, expanded, selected, disabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flag: Option<bool>,
+}
 
 /// What `assert_node` checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -156,38 +122,41 @@ impl AssertKind {
     }
 }
 
-args!(
-    /// `layout_tree`: the target's own layout tree (optional capability).
-    LayoutTree {
-        /// Depth bound.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        max_depth: Option<u32>,
-        /// Include each node's debug representation.
-        #[serde(default, skip_serializing_if = "is_false")]
-        include_debug: bool,
-    }
-);
+/// `layout_tree`: the target's own layout tree (optional capability).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct LayoutTree {
+    /// Depth bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<u32>,
+    /// Include each node's debug representation.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub include_debug: bool,
+}
 
-args!(
-    /// `pull_announcements`: drain recorded live-region announcements.
-    PullAnnouncements {
-        /// Only entries with a sequence number greater than this.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        since_seq: Option<u64>,
-    }
-);
+/// `pull_announcements`: drain recorded live-region announcements.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct PullAnnouncements {
+    /// Only entries with a sequence number greater than this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_seq: Option<u64>,
+}
 
-args!(
-    /// `invoke_action`: an AccessKit action on a node.
-    InvokeAction {
-        /// The node.
-        node: NodeTarget,
-        /// Action name, snake_case (click, focus, expand, collapse, increment, decrement,
-        /// show_context_menu, scroll_into_view, …; aliases press/activate/default → click,
-        /// context_menu → show_context_menu).
-        action: String,
-    }
-);
+/// `invoke_action`: an AccessKit action on a node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct InvokeAction {
+    /// The node.
+    pub node: NodeTarget,
+    /// Action name, snake_case (click, focus, expand, collapse, increment, decrement,
+    /// show_context_menu, scroll_into_view, …; aliases press/activate/default → click,
+    /// context_menu → show_context_menu).
+    pub action: String,
+}
 
 /// A value for `set_value`: text or a number.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -200,35 +169,66 @@ pub enum FieldValue {
     Number(f64),
 }
 
-args!(
-    /// `set_value`: replace a node's value.
-    SetValue {
-        /// The node.
-        node: NodeTarget,
-        /// New value: a string, or a number for numeric widgets.
-        value: FieldValue,
-    }
-);
+/// `set_value`: replace a node's value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct SetValue {
+    /// The node.
+    pub node: NodeTarget,
+    /// New value: a string, or a number for numeric widgets.
+    pub value: FieldValue,
+}
 
-args!(
-    /// `scroll`: turn the wheel over a node.
-    Scroll {
-        /// The node to scroll over.
-        node: NodeTarget,
-        /// Horizontal delta (px, or lines with `lines`).
-        #[serde(default)]
-        dx: f64,
-        /// Vertical delta, positive scrolls content down (px, or lines with `lines`).
-        #[serde(default)]
-        dy: f64,
-        /// Node-local point to scroll at instead of the centre.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        at: Option<[f64; 2]>,
-        /// Send wheel notches (lines) instead of pixels.
-        #[serde(default, skip_serializing_if = "is_false")]
-        lines: bool,
-    } + modifiers
-);
+/// `scroll`: turn the wheel over a node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct Scroll {
+    /// The node to scroll over.
+    pub node: NodeTarget,
+    /// Horizontal delta (px, or lines with `lines`).
+    #[serde(default)]
+    pub dx: f64,
+    /// Vertical delta, positive scrolls content down (px, or lines with `lines`).
+    #[serde(default)]
+    pub dy: f64,
+    /// Node-local point to scroll at instead of the centre.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<[f64; 2]>,
+    /// Send wheel notches (lines) instead of pixels.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub lines: bool,
+    /// Hold Control.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ctrl: bool,
+    /// Hold Shift.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub shift: bool,
+    /// Hold Alt.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub alt: bool,
+    /// Hold Meta.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub meta: bool,
+    /// Hold the accelerator (Ctrl on Windows/Linux, ⌘ on macOS).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub command: bool,
+}
+
+impl Scroll {
+    /// The modifiers held, with `command` resolved for `platform`.
+    pub fn modifiers(&self, platform: crate::input::Platform) -> crate::input::Modifiers {
+        crate::input::Modifiers::resolve(
+            self.ctrl,
+            self.shift,
+            self.alt,
+            self.meta,
+            self.command,
+            platform,
+        )
+    }
+}
 
 /// What `inject_pointer` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -248,38 +248,68 @@ pub enum PointerAction {
     Move,
 }
 
-args!(
-    /// `inject_pointer`: one synthetic pointer action.
-    InjectPointer {
-        /// X: window-logical, or node-local when `node` is given.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        x: Option<f64>,
-        /// Y: window-logical, or node-local when `node` is given.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        y: Option<f64>,
-        /// Aim relative to this node (its centre when x/y are omitted).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        node: Option<NodeTarget>,
-        /// What to do (default click).
-        #[serde(default)]
-        action: PointerAction,
-        /// Mouse button (default primary).
-        #[serde(default)]
-        button: PointerButton,
-        /// Device kind (default mouse).
-        #[serde(default)]
-        kind: PointerKind,
-        /// Address an existing touch/pen pointer (see query_pointers).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pointer_id: Option<u64>,
-        /// Pen pressure 0..=1 (pen only).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pressure: Option<f64>,
-        /// Pen tilt [x, y] in degrees, -90..=90 (pen only).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        tilt: Option<[f64; 2]>,
-    } + modifiers
-);
+/// `inject_pointer`: one synthetic pointer action.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct InjectPointer {
+    /// X: window-logical, or node-local when `node` is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
+    /// Y: window-logical, or node-local when `node` is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<f64>,
+    /// Aim relative to this node (its centre when x/y are omitted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeTarget>,
+    /// What to do (default click).
+    #[serde(default)]
+    pub action: PointerAction,
+    /// Mouse button (default primary).
+    #[serde(default)]
+    pub button: PointerButton,
+    /// Device kind (default mouse).
+    #[serde(default)]
+    pub kind: PointerKind,
+    /// Address an existing touch/pen pointer (see query_pointers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pointer_id: Option<u64>,
+    /// Pen pressure 0..=1 (pen only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pressure: Option<f64>,
+    /// Pen tilt [x, y] in degrees, -90..=90 (pen only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tilt: Option<[f64; 2]>,
+    /// Hold Control.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ctrl: bool,
+    /// Hold Shift.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub shift: bool,
+    /// Hold Alt.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub alt: bool,
+    /// Hold Meta.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub meta: bool,
+    /// Hold the accelerator (Ctrl on Windows/Linux, ⌘ on macOS).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub command: bool,
+}
+
+impl InjectPointer {
+    /// The modifiers held, with `command` resolved for `platform`.
+    pub fn modifiers(&self, platform: crate::input::Platform) -> crate::input::Modifiers {
+        crate::input::Modifiers::resolve(
+            self.ctrl,
+            self.shift,
+            self.alt,
+            self.meta,
+            self.command,
+            platform,
+        )
+    }
+}
 
 /// Phase of `inject_key`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -295,153 +325,192 @@ pub enum KeyPhase {
     Up,
 }
 
-args!(
-    /// `inject_key`: one key.
-    InjectKey {
-        /// Key name (enter, tab, escape, arrowup, f5, a, …).
-        key: String,
-        /// What the press types (default: the control character for Enter/Tab/Space/Backspace/Escape, else nothing).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        text: Option<String>,
-        /// press (default), down or up.
-        #[serde(default)]
-        phase: KeyPhase,
-    } + modifiers
-);
+/// `inject_key`: one key.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct InjectKey {
+    /// Key name (enter, tab, escape, arrowup, f5, a, …).
+    pub key: String,
+    /// What the press types (default: the control character for Enter/Tab/Space/Backspace/Escape, else nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// press (default), down or up.
+    #[serde(default)]
+    pub phase: KeyPhase,
+    /// Hold Control.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ctrl: bool,
+    /// Hold Shift.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub shift: bool,
+    /// Hold Alt.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub alt: bool,
+    /// Hold Meta.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub meta: bool,
+    /// Hold the accelerator (Ctrl on Windows/Linux, ⌘ on macOS).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub command: bool,
+}
 
-args!(
-    /// `type_text`: type as a keyboard does, one key per character.
-    TypeText {
-        /// Focus this node first (default: whatever has focus).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        node: Option<NodeTarget>,
-        /// The text.
-        text: String,
+impl InjectKey {
+    /// The modifiers held, with `command` resolved for `platform`.
+    pub fn modifiers(&self, platform: crate::input::Platform) -> crate::input::Modifiers {
+        crate::input::Modifiers::resolve(
+            self.ctrl,
+            self.shift,
+            self.alt,
+            self.meta,
+            self.command,
+            platform,
+        )
     }
-);
+}
 
-args!(
-    /// `type_ime`: input-method composition.
-    TypeIme {
-        /// Focus this node first.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        node: Option<NodeTarget>,
-        /// Composition text to show.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        preedit: Option<String>,
-        /// Text to commit.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        commit: Option<String>,
-    }
-);
+/// `type_text`: type as a keyboard does, one key per character.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct TypeText {
+    /// Focus this node first (default: whatever has focus).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeTarget>,
+    /// The text.
+    pub text: String,
+}
 
-args!(
-    /// `drag_node`: press on a node, move, release on a target.
-    DragNode {
-        /// Where the drag starts (its centre).
-        node: NodeTarget,
-        /// Drop on this node's centre.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        to_node: Option<NodeTarget>,
-        /// Drop x (window-logical), with `to_y`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        to_x: Option<f64>,
-        /// Drop y (window-logical), with `to_x`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        to_y: Option<f64>,
-    }
-);
+/// `type_ime`: input-method composition.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct TypeIme {
+    /// Focus this node first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeTarget>,
+    /// Composition text to show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preedit: Option<String>,
+    /// Text to commit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+}
 
-args!(
-    /// One step of a touch sequence.
-    TouchStep {
-        /// Finger slot (default 0).
-        #[serde(default)]
-        contact: u32,
-        /// down / move / up / cancel.
-        phase: PointerPhase,
-        /// X (window-logical, or node-local with `node`).
-        x: f64,
-        /// Y (window-logical, or node-local with `node`).
-        y: f64,
-        /// Make x/y local to this node.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        node: Option<NodeTarget>,
-        /// Simulated milliseconds to advance before this sample.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        advance_ms: Option<u64>,
-    }
-);
+/// `drag_node`: press on a node, move, release on a target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct DragNode {
+    /// Where the drag starts (its centre).
+    pub node: NodeTarget,
+    /// Drop on this node's centre.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_node: Option<NodeTarget>,
+    /// Drop x (window-logical), with `to_y`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_x: Option<f64>,
+    /// Drop y (window-logical), with `to_x`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_y: Option<f64>,
+}
 
-args!(
-    /// `inject_touch_sequence`: a multi-finger gesture, self-contained.
-    InjectTouchSequence {
-        /// The samples, in order.
-        steps: Vec<TouchStep>,
-    }
-);
+/// One step of a touch sequence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct TouchStep {
+    /// Finger slot (default 0).
+    #[serde(default)]
+    pub contact: u32,
+    /// down / move / up / cancel.
+    pub phase: PointerPhase,
+    /// X (window-logical, or node-local with `node`).
+    pub x: f64,
+    /// Y (window-logical, or node-local with `node`).
+    pub y: f64,
+    /// Make x/y local to this node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeTarget>,
+    /// Simulated milliseconds to advance before this sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advance_ms: Option<u64>,
+}
 
-args!(
-    /// `pinch`: two fingers land, then spread or close.
-    Pinch {
-        /// Centre of the pinch.
-        node: NodeTarget,
-        /// End span / start span (2.0 zooms in, 0.5 out).
-        scale: f64,
-        /// Starting distance between the fingers in px (default 100).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        start_distance: Option<f64>,
-        /// Simulated duration (default 250 ms).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        over_ms: Option<u64>,
-    }
-);
+/// `inject_touch_sequence`: a multi-finger gesture, self-contained.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct InjectTouchSequence {
+    /// The samples, in order.
+    pub steps: Vec<TouchStep>,
+}
 
-args!(
-    /// `fling`: a fast swipe with a release velocity.
-    Fling {
-        /// Where the finger lands (its centre).
-        node: NodeTarget,
-        /// Travel x in px.
-        #[serde(default)]
-        dx: f64,
-        /// Travel y in px.
-        #[serde(default)]
-        dy: f64,
-        /// Simulated duration (default 100 ms), one 60 Hz sample per frame.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        over_ms: Option<u64>,
-    }
-);
+/// `pinch`: two fingers land, then spread or close.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct Pinch {
+    /// Centre of the pinch.
+    pub node: NodeTarget,
+    /// End span / start span (2.0 zooms in, 0.5 out).
+    pub scale: f64,
+    /// Starting distance between the fingers in px (default 100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_distance: Option<f64>,
+    /// Simulated duration (default 250 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_ms: Option<u64>,
+}
 
-args!(
-    /// `long_press`: hold for exactly the target's long-press threshold.
-    LongPress {
-        /// The node (its centre, or node-local x/y).
-        node: NodeTarget,
-        /// Node-local x.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        x: Option<f64>,
-        /// Node-local y.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        y: Option<f64>,
-        /// touch (default), pen or mouse.
-        #[serde(default = "default_touch")]
-        kind: PointerKind,
-    }
-);
+/// `fling`: a fast swipe with a release velocity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct Fling {
+    /// Where the finger lands (its centre).
+    pub node: NodeTarget,
+    /// Travel x in px.
+    #[serde(default)]
+    pub dx: f64,
+    /// Travel y in px.
+    #[serde(default)]
+    pub dy: f64,
+    /// Simulated duration (default 100 ms), one 60 Hz sample per frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_ms: Option<u64>,
+}
+
+/// `long_press`: hold for exactly the target's long-press threshold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct LongPress {
+    /// The node (its centre, or node-local x/y).
+    pub node: NodeTarget,
+    /// Node-local x.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
+    /// Node-local y.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<f64>,
+    /// touch (default), pen or mouse.
+    #[serde(default = "default_touch")]
+    pub kind: PointerKind,
+}
 
 fn default_touch() -> PointerKind {
     PointerKind::Touch
 }
 
-args!(
-    /// `cancel_pointer`: the system revokes a pointer.
-    CancelPointer {
-        /// Id from query_pointers or a touch-sequence reply.
-        pointer_id: u64,
-    }
-);
+/// `cancel_pointer`: the system revokes a pointer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct CancelPointer {
+    /// Id from query_pointers or a touch-sequence reply.
+    pub pointer_id: u64,
+}
 
 /// UI density.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -457,13 +526,14 @@ pub enum Density {
     Touch,
 }
 
-args!(
-    /// `set_density`: switch the app's density (optional capability).
-    SetDensity {
-        /// compact, comfortable or touch.
-        density: Density,
-    }
-);
+/// `set_density`: switch the app's density (optional capability).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct SetDensity {
+    /// compact, comfortable or touch.
+    pub density: Density,
+}
 
 /// A condition `wait_for_condition` polls for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -498,30 +568,33 @@ pub enum Condition {
     },
 }
 
-args!(
-    /// `wait_for_condition`: poll on the simulated clock until a condition holds.
-    WaitForCondition {
-        /// The condition.
-        condition: Condition,
-    }
-);
+/// `wait_for_condition`: poll on the simulated clock until a condition holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct WaitForCondition {
+    /// The condition.
+    pub condition: Condition,
+}
 
-args!(
-    /// `advance_clock`: move the simulated clock.
-    AdvanceClock {
-        /// Milliseconds.
-        millis: u64,
-    }
-);
+/// `advance_clock`: move the simulated clock.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct AdvanceClock {
+    /// Milliseconds.
+    pub millis: u64,
+}
 
-args!(
-    /// `screenshot`: PNG of the window or one node (served by the host).
-    Screenshot {
-        /// Crop to this node's bounds.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        node: Option<NodeTarget>,
-    }
-);
+/// `screenshot`: PNG of the window or one node (served by the host).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub struct Screenshot {
+    /// Crop to this node's bounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeTarget>,
+}
 
 /// `find_node` takes a [`Selector`].
 pub type FindNode = Selector;

@@ -1,7 +1,9 @@
 //! Request and reply envelopes.
 //!
-//! Request: `{"window_id"?, "op", "settle"?}` where `op` is `"list_windows"` (a bare name) or
-//! `{"find_node": {"role": "Button"}}`. Unknown fields are refused everywhere.
+//! Request: `{"op", "settle"?}` where `op` is `"list_windows"` (a bare name) or
+//! `{"find_node": {"role": "Button"}}`. Unknown fields are refused everywhere. A multi-window
+//! app's windows are subtrees of its one tree: `list_windows` names each window's node, and
+//! `snapshot_tree {root}` or a selector reaches into it; no op takes a window id.
 //! Reply: `{"status":"ok","data":…}` or `{"status":"err","code":…,"message":…,"hint"?,"candidates"?}`.
 
 use serde::de::{self, Deserializer};
@@ -92,9 +94,6 @@ impl<'de> Deserialize<'de> for WindowId {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Request {
-    /// Which window (default: the focused one, else the primary).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub window_id: Option<WindowId>,
     /// The op.
     pub op: Op,
     /// How to settle after a mutating op.
@@ -105,11 +104,7 @@ pub struct Request {
 impl Request {
     /// A request for one op with default settle.
     pub fn new(op: Op) -> Self {
-        Self {
-            window_id: None,
-            op,
-            settle: None,
-        }
+        Self { op, settle: None }
     }
 
     /// Parses and validates a request: strict fields, and `settle` only on ops that accept it.
@@ -119,7 +114,7 @@ impl Request {
                 ErrorCode::BadRequest,
                 format!("request is not valid JSON: {e}"),
             )
-            .with_hint(r#"send {"op": <op>, "settle"?: {...}, "window_id"?: "..."}"#)
+            .with_hint(r#"send {"op": <op>, "settle"?: {...}}"#)
         })?;
         Self::from_value(value)
     }
@@ -129,7 +124,7 @@ impl Request {
         let Value::Object(mut map) = value else {
             return Err(
                 OpError::new(ErrorCode::BadRequest, "request must be a JSON object")
-                    .with_hint(r#"send {"op": <op>, "settle"?: {...}, "window_id"?: "..."}"#),
+                    .with_hint(r#"send {"op": <op>, "settle"?: {...}}"#),
             );
         };
         let op = match map.remove("op") {
@@ -145,30 +140,23 @@ impl Request {
             None | Some(Value::Null) => None,
             Some(v) => Some(serde_json::from_value::<SettleSpec>(v).map_err(|e| {
                 OpError::new(ErrorCode::BadRequest, format!("settle: {e}")).with_hint(
-                    "settle fields: clock_millis, max_anim_frames, layout_after, settle_timeout_ms",
+                    "settle fields: clock_millis, max_anim_frames, layout_after, settle_timeout_ms, quiet_ms",
                 )
             })?),
         };
-        let window_id = match map.remove("window_id") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(serde_json::from_value::<WindowId>(v).map_err(|e| {
-                OpError::new(ErrorCode::BadRequest, format!("window_id: {e}"))
-                    .with_hint("take window ids from list_windows")
-            })?),
-        };
         if let Some(field) = map.keys().next() {
+            let hint = if field == "window_id" {
+                "no op takes a window id: every window is a subtree of the app's tree; take its node from list_windows and pass it as snapshot_tree's root"
+            } else {
+                r#"send {"op": <op>, "settle"?: {...}}"#
+            };
             return Err(OpError::new(
                 ErrorCode::BadRequest,
-                format!(
-                    "unknown request field `{field}`, expected one of `op`, `settle`, `window_id`"
-                ),
-            ));
+                format!("unknown request field `{field}`, expected `op` or `settle`"),
+            )
+            .with_hint(hint));
         }
-        let request = Request {
-            window_id,
-            op,
-            settle,
-        };
+        let request = Request { op, settle };
         request.check_settle()?;
         Ok(request)
     }

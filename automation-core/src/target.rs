@@ -5,12 +5,14 @@
 //!   [`Target::advance`] moves the clock and runs a frame, `is_animating` is "wants another
 //!   frame";
 //! - an out-of-process app on the OS accessibility bus (AT-SPI): a real clock, a tree fetched
-//!   over IPC, actions that land ~250 ms later. There `advance` waits in real time and
-//!   `is_animating` means "events are still arriving", so the same settle loop waits for
-//!   quiescence, and `advance_clock` is `UNSUPPORTED`.
+//!   over IPC, actions that land ~250 ms later. There settle waits (through
+//!   [`Target::wait_for_activity`]) for the action's first effect and then a quiet period,
+//!   bounded, and reports the time it measured; `advance_clock` is `UNSUPPORTED`.
 //!
 //! Optional capabilities have default methods that answer `UNSUPPORTED`: never a panic,
-//! never a fake answer.
+//! never a fake answer. Host concerns (windows, screenshots) are a separate [`Host`].
+
+use std::time::Duration;
 
 use accesskit::{ActionRequest, TreeUpdate};
 use serde::Serialize;
@@ -18,6 +20,7 @@ use serde::Serialize;
 use crate::error::{ErrorCode, OpError, OpResult};
 use crate::input::{ImeEvent, KeyEvent, Platform, PointerEvent, PointerKind, ScrollEvent};
 use crate::ops::Density;
+use crate::snapshot::Bounds;
 
 /// How the target keeps time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,22 +40,61 @@ pub enum ActionOutcome {
     Unhandled,
 }
 
-/// A failure inside the target (IPC broke, the app crashed) — environment, not the caller.
+/// A failure inside the target — the environment, never the caller's request. Each kind maps
+/// to its own error code so an agent can tell "retry" from "relaunch".
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{0}")]
-pub struct TargetError(pub String);
+#[non_exhaustive]
+pub enum TargetError {
+    /// The app exited, crashed, or closed its connection: nothing will answer again.
+    #[error("the app under test is gone: {0}")]
+    AppGone(String),
+    /// Talking to the app failed (IPC error, malformed reply); the app may still be there.
+    #[error("talking to the app failed: {0}")]
+    Ipc(String),
+    /// The app did not answer within the target's own deadline.
+    #[error("the app did not answer within {waited_ms} ms: {detail}")]
+    Timeout {
+        /// How long the target waited.
+        waited_ms: u64,
+        /// What it was waiting for.
+        detail: String,
+    },
+    /// The toolkit panicked while handling input; the target was rebuilt or stays usable.
+    #[error("the toolkit panicked: {0}")]
+    Panicked(String),
+    /// This target cannot deliver this kind of input at all.
+    #[error("this target cannot deliver {0}")]
+    Unsupported(String),
+}
 
 impl From<TargetError> for OpError {
     fn from(e: TargetError) -> Self {
-        OpError::new(ErrorCode::TargetFailed, e.0)
-            .with_hint("the app under test failed; check it is still running, then retry")
+        let message = e.to_string();
+        match e {
+            TargetError::AppGone(_) => OpError::new(ErrorCode::AppGone, message).with_hint(
+                "the app must be started again (relaunch it, or restart the automation server)",
+            ),
+            TargetError::Ipc(_) | TargetError::Panicked(_) => {
+                OpError::new(ErrorCode::TargetFailed, message)
+                    .with_hint("the app under test failed; check it is still running, then retry")
+            }
+            TargetError::Timeout { .. } => OpError::new(ErrorCode::TargetTimeout, message)
+                .with_hint(
+                    "the app is busy (a modal loop, a long task?); retry, or take a snapshot_tree",
+                ),
+            TargetError::Unsupported(_) => OpError::new(ErrorCode::Unsupported, message).with_hint(
+                "use invoke_action, set_value or another input kind this target supports",
+            ),
+        }
     }
 }
 
 /// The app under test, as `execute` drives it.
 ///
-/// Every input and time method receives the host's [`WindowOps`], so an action that opens a
-/// window reaches the host instead of panicking.
+/// Only what the app itself does lives here: its tree, actions, input and time. What the host
+/// beside it holds — the window list, the pixels — is a [`Host`]. Methods that mean nothing
+/// for a kind of target have defaults: an out-of-process app implements neither `advance` nor
+/// `relayout`, an in-process toolkit never waits for activity.
 pub trait Target {
     /// Simulated or real clock.
     fn clock(&self) -> ClockKind;
@@ -62,46 +104,53 @@ pub trait Target {
         Platform::current()
     }
 
-    /// The tree update produced since the last call, if any. The first call must return a
-    /// full tree (`tree: Some`). Updates are validated before they are applied.
-    fn take_tree_update(&mut self) -> Option<TreeUpdate>;
+    /// The tree update produced since the last call, if any. The first update must be a full
+    /// tree (`tree: Some`). Updates are validated before they are applied. Fails when the tree
+    /// cannot be read (the app went away, IPC broke).
+    fn poll_tree(&mut self) -> Result<Option<TreeUpdate>, TargetError>;
 
     /// An AccessKit action request for a node that exists in the last tree.
-    fn action(
-        &mut self,
-        request: ActionRequest,
-        windows: &mut dyn WindowOps,
-    ) -> Result<ActionOutcome, TargetError>;
+    fn action(&mut self, request: ActionRequest) -> Result<ActionOutcome, TargetError>;
 
     /// One pointer sample.
-    fn pointer(
-        &mut self,
-        event: &PointerEvent,
-        windows: &mut dyn WindowOps,
-    ) -> Result<(), TargetError>;
+    fn pointer(&mut self, event: &PointerEvent) -> Result<(), TargetError>;
 
     /// One key transition.
-    fn key(&mut self, event: &KeyEvent, windows: &mut dyn WindowOps) -> Result<(), TargetError>;
+    fn key(&mut self, event: &KeyEvent) -> Result<(), TargetError>;
 
     /// One scroll.
-    fn scroll(
-        &mut self,
-        event: &ScrollEvent,
-        windows: &mut dyn WindowOps,
-    ) -> Result<(), TargetError>;
+    fn scroll(&mut self, event: &ScrollEvent) -> Result<(), TargetError>;
 
     /// One IME event.
-    fn ime(&mut self, event: &ImeEvent, windows: &mut dyn WindowOps) -> Result<(), TargetError>;
+    fn ime(&mut self, event: &ImeEvent) -> Result<(), TargetError> {
+        let _ = event;
+        Err(TargetError::Unsupported("input-method events".into()))
+    }
 
-    /// Run time forward by `millis` and process a frame (simulated), or wait that long and
-    /// refresh (real).
-    fn advance(&mut self, millis: u64, windows: &mut dyn WindowOps) -> Result<(), TargetError>;
+    /// Simulated clock: run time forward by `millis` and process frames. A real-clock target
+    /// has nothing to advance (the default does nothing).
+    fn advance(&mut self, millis: u64) -> Result<(), TargetError> {
+        let _ = millis;
+        Ok(())
+    }
 
-    /// Still animating or otherwise busy: another frame would change something.
-    fn is_animating(&self) -> bool;
+    /// Real clock: block until the app reports activity (a tree change is ready for
+    /// [`Target::poll_tree`]) or `timeout` passes; `true` when something arrived. The default
+    /// polls: it sleeps a short slice and answers "maybe", so settle re-reads the tree.
+    fn wait_for_activity(&mut self, timeout: Duration) -> Result<bool, TargetError> {
+        std::thread::sleep(timeout.min(Duration::from_millis(10)));
+        Ok(true)
+    }
 
-    /// Lay out again so bounds are current.
-    fn relayout(&mut self, windows: &mut dyn WindowOps) -> Result<(), TargetError>;
+    /// Simulated clock: another frame would change something (an animation runs).
+    fn is_animating(&self) -> bool {
+        false
+    }
+
+    /// Lay out again so bounds are current (simulated toolkits; a no-op elsewhere).
+    fn relayout(&mut self) -> Result<(), TargetError> {
+        Ok(())
+    }
 
     /// Hand the clock back to real time (end of every op). The input timeline keeps the
     /// advanced offset and never runs backwards.
@@ -141,9 +190,41 @@ pub trait Target {
     }
 
     /// Optional: UI density.
-    fn set_density(&mut self, density: Density, windows: &mut dyn WindowOps) -> OpResult<()> {
-        let _ = (density, windows);
+    fn set_density(&mut self, density: Density) -> OpResult<()> {
+        let _ = density;
         Err(OpError::unsupported("set_density"))
+    }
+}
+
+/// What the host beside a target serves: the window list and the pixels. The ops marked
+/// `host` in the catalog (`list_windows`, `screenshot`) come back from `execute` as
+/// `HOST_REQUIRED`; [`crate::serve`] hands them to a `Host`.
+pub trait Host<T: Target + ?Sized> {
+    /// The app's windows, focused first.
+    fn list_windows(&mut self, target: &mut T) -> OpResult<Vec<WindowInfo>>;
+
+    /// A PNG of the window, or of `crop` (window-logical px) within it. The reply is
+    /// `{image: {mime, base64}, width, height, scale}`.
+    fn screenshot(&mut self, target: &mut T, crop: Option<Bounds>) -> OpResult;
+}
+
+/// A host with one window and no renderer: `list_windows` lists the app's root window,
+/// `screenshot` is `UNSUPPORTED`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoHost;
+
+impl<T: Target + ?Sized> Host<T> for NoHost {
+    fn list_windows(&mut self, _target: &mut T) -> OpResult<Vec<WindowInfo>> {
+        Ok(vec![WindowInfo {
+            id: crate::WindowId(0),
+            title: "main".into(),
+            focused: true,
+            node: None,
+        }])
+    }
+
+    fn screenshot(&mut self, _target: &mut T, _crop: Option<Bounds>) -> OpResult {
+        Err(OpError::unsupported("screenshot"))
     }
 }
 
@@ -156,6 +237,9 @@ pub struct WindowInfo {
     pub title: String,
     /// Has focus.
     pub focused: bool,
+    /// The window's node in the accessibility tree (pass it as `snapshot_tree`'s root).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<crate::NodeKey>,
 }
 
 /// A request to open a window, as the app makes it.
@@ -165,7 +249,8 @@ pub struct OpenWindowRequest {
     pub title: String,
 }
 
-/// The host's window sink, threaded through every input and time call.
+/// The window sink an app opens windows through (headless: [`RecordingWindowOps`]). A
+/// target owns its sink; it is not threaded through input calls.
 pub trait WindowOps {
     /// Opens a window; returns its id.
     fn open_window(&mut self, request: OpenWindowRequest) -> crate::WindowId;
@@ -207,6 +292,7 @@ impl WindowOps for RecordingWindowOps {
             id,
             title: request.title.clone(),
             focused: true,
+            node: None,
         });
         self.opened.push(request);
         id

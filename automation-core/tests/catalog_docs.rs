@@ -1,6 +1,6 @@
-//! `docs/core.md` is generated from the catalog and the error codes; this test fails when the
-//! page drifted. `UPDATE_DOCS=1 cargo test -p automation-core --test catalog_docs` rewrites the
-//! generated sections (between the marker comments) in place.
+//! `docs/core.md`'s tables are generated from the catalog and the error codes
+//! (`automation_core::docs`); this test fails when the page drifted.
+//! `UPDATE_DOCS=1 cargo test -p automation-core --test catalog_docs` rewrites them in place.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -8,68 +8,8 @@ use std::path::PathBuf;
 use automation_core::{Access, CATALOG, ErrorCode, Op};
 use serde_json::{Value, json};
 
-const OPS_BEGIN: &str = "<!-- ops:begin -->";
-const OPS_END: &str = "<!-- ops:end -->";
-const CODES_BEGIN: &str = "<!-- codes:begin -->";
-const CODES_END: &str = "<!-- codes:end -->";
-
 fn docs_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/core.md")
-}
-
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|")
-}
-
-fn yes_no(b: bool) -> &'static str {
-    if b { "yes" } else { "no" }
-}
-
-/// The op table, one row per catalog entry, in catalog order.
-fn ops_table() -> String {
-    let mut out = String::from(
-        "| op | access | settle | idempotent | description |\n|---|---|---|---|---|\n",
-    );
-    for spec in CATALOG {
-        let access = match spec.access {
-            Access::ReadOnly => "read-only",
-            Access::Mutating => "mutating",
-        };
-        out.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} |\n",
-            spec.name,
-            access,
-            yes_no(spec.accepts_settle),
-            yes_no(spec.idempotent),
-            cell(spec.description)
-        ));
-    }
-    out
-}
-
-/// The error-code table, one row per code, in declaration order.
-fn codes_table() -> String {
-    let mut out = String::from("| code | meaning | caller should |\n|---|---|---|\n");
-    for code in ErrorCode::ALL {
-        out.push_str(&format!(
-            "| `{}` | {} | {} |\n",
-            code.as_str(),
-            cell(code.meaning()),
-            if code.is_retryable() {
-                "retry"
-            } else {
-                "fix the request"
-            }
-        ));
-    }
-    out
-}
-
-/// Replaces what lies between `begin` and `end` with `body`; `None` when a marker is missing.
-fn splice(doc: &str, begin: &str, end: &str, body: &str) -> Option<String> {
-    let start = doc.find(begin)? + begin.len();
-    let stop = start + doc[start..].find(end)?;
-    Some(format!("{}\n{}{}", &doc[..start], body, &doc[stop..]))
 }
 
 fn between<'a>(doc: &'a str, begin: &str, end: &str) -> Option<&'a str> {
@@ -80,41 +20,13 @@ fn between<'a>(doc: &'a str, begin: &str, end: &str) -> Option<&'a str> {
 
 #[test]
 fn docs_core_md_matches_catalog_and_codes() {
-    let path = docs_path();
-    let doc = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let ops = ops_table();
-    let codes = codes_table();
-    let regenerated = splice(&doc, OPS_BEGIN, OPS_END, &ops)
-        .and_then(|d| splice(&d, CODES_BEGIN, CODES_END, &codes))
-        .unwrap_or_else(|| {
-            panic!(
-                "{} must contain the markers {OPS_BEGIN} … {OPS_END} and {CODES_BEGIN} … {CODES_END}",
-                path.display()
-            )
-        });
-    if regenerated == doc {
-        return;
-    }
-    if std::env::var("UPDATE_DOCS").as_deref() == Ok("1") {
-        std::fs::write(&path, &regenerated)
-            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
-        eprintln!("rewrote the generated tables of {}", path.display());
-        return;
-    }
-    let mut what = Vec::new();
-    if between(&doc, OPS_BEGIN, OPS_END).map(str::trim) != Some(ops.trim()) {
-        what.push("the op table (from CATALOG)");
-    }
-    if between(&doc, CODES_BEGIN, CODES_END).map(str::trim) != Some(codes.trim()) {
-        what.push("the error-code table (from ErrorCode::ALL)");
-    }
-    panic!(
-        "{} is out of date: {} differ(s) from the code.\n\
-         Regenerate with: UPDATE_DOCS=1 cargo test -p automation-core --test catalog_docs\n\
-         --- expected op table ---\n{ops}--- expected code table ---\n{codes}",
-        path.display(),
-        what.join(" and ")
+    automation_testkit::docs::check_page(
+        &docs_path(),
+        &[
+            ("ops", automation_core::docs::op_table()),
+            ("errors", automation_core::docs::error_code_table()),
+        ],
+        "cargo test -p automation-core --test catalog_docs",
     );
 }
 

@@ -9,12 +9,10 @@
 //!   keeps its last good tree;
 //! - random sequences of valid ops: no panic, and every node reference in every reply is a
 //!   string that survives a JavaScript (f64) JSON parse.
-#![cfg(feature = "fixture")]
 
 use std::collections::{HashMap, HashSet};
 
 use accesskit::{Action, Live, Node, NodeId, Rect, Role, Toggled, TreeId, TreeInfo, TreeUpdate};
-use automation_core::fixture::{DemoApp, ids};
 use automation_core::mirror::Mirror;
 use automation_core::ops::{
     AdvanceClock, AssertKind, AssertNode, Condition, DragNode, FieldValue, Fling, InjectKey,
@@ -23,9 +21,10 @@ use automation_core::ops::{
     WaitForCondition,
 };
 use automation_core::{
-    CATALOG, ErrorCode, NodeKey, NodeTarget, Op, PointerButton, PointerKind, RecordingWindowOps,
-    Reply, Request, Selector, Session, SettleSpec, execute, execute_request,
+    CATALOG, ErrorCode, NodeKey, NodeTarget, Op, PointerButton, PointerKind, Reply, Request,
+    Selector, Session, SettleSpec, execute, execute_request,
 };
+use automation_testkit::fixture::{DemoApp, ids};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use serde_json::{Map, Value, json};
@@ -136,14 +135,14 @@ fn check_reply(reply: &Reply) -> Value {
     parsed
 }
 
-fn run_request(s: &mut Session<DemoApp>, w: &mut RecordingWindowOps, req: &Request) -> Reply {
-    let reply = execute_request(s, w, req);
+fn run_request(s: &mut Session<DemoApp>, req: &Request) -> Reply {
+    let reply = execute_request(s, req);
     check_reply(&reply);
     reply
 }
 
-fn run_op(s: &mut Session<DemoApp>, w: &mut RecordingWindowOps, op: &Op) -> Reply {
-    let reply = execute(s, w, op, &SettleSpec::default());
+fn run_op(s: &mut Session<DemoApp>, op: &Op) -> Reply {
+    let reply = execute(s, op, &SettleSpec::default());
     check_reply(&reply);
     reply
 }
@@ -743,23 +742,20 @@ fn plausible_request() -> impl Strategy<Value = Value> {
 fn parse_and_run(value: Value) -> Option<(Request, Reply)> {
     let req = Request::from_value(value).ok()?;
     let mut s = session();
-    let mut w = RecordingWindowOps::new();
     // Something to aim at: a first op puts the demo's tree in the mirror (and a second one
     // leaves a pointer down so pointer_id / cancel_pointer find something live).
     run_op(
         &mut s,
-        &mut w,
         &Op::SnapshotTree(SnapshotTree {
             max_depth: None,
             root: None,
             max_nodes: None,
         }),
     );
-    let reply = run_request(&mut s, &mut w, &req);
+    let reply = run_request(&mut s, &req);
     // Whatever happened, the session still answers.
     let after = run_op(
         &mut s,
-        &mut w,
         &Op::SnapshotTree(SnapshotTree {
             max_depth: None,
             root: None,
@@ -777,8 +773,7 @@ proptest! {
     fn arbitrary_strings_never_panic(text in prop_oneof![".{0,64}", "\\{\"op\": ?\"[a-z_]{0,16}\"\\}", "\\{\"op\":\\{\"[a-z_]{1,20}\":\\{.{0,40}\\}\\}\\}"]) {
         if let Ok(req) = Request::from_json(&text) {
             let mut s = session();
-            let mut w = RecordingWindowOps::new();
-            run_request(&mut s, &mut w, &req);
+            run_request(&mut s, &req);
         }
     }
 
@@ -1084,10 +1079,9 @@ fn raw_update() -> impl Strategy<Value = RawUpdate> {
         })
 }
 
-fn full_snapshot(s: &mut Session<DemoApp>, w: &mut RecordingWindowOps) -> Reply {
+fn full_snapshot(s: &mut Session<DemoApp>) -> Reply {
     run_op(
         s,
-        w,
         &Op::SnapshotTree(SnapshotTree {
             max_depth: None,
             root: None,
@@ -1097,7 +1091,7 @@ fn full_snapshot(s: &mut Session<DemoApp>, w: &mut RecordingWindowOps) -> Reply 
 }
 
 /// A few ops that read and act on whatever tree there is.
-fn poke(s: &mut Session<DemoApp>, w: &mut RecordingWindowOps) {
+fn poke(s: &mut Session<DemoApp>) {
     let sel = |role: Option<&str>, label: Option<&str>| {
         NodeTarget::Select(Selector {
             role: role.map(str::to_string),
@@ -1156,7 +1150,7 @@ fn poke(s: &mut Session<DemoApp>, w: &mut RecordingWindowOps) {
         Op::Settle(NoArgs {}),
     ];
     for op in &ops {
-        run_op(s, w, op);
+        run_op(s, op);
     }
 }
 
@@ -1187,39 +1181,37 @@ proptest! {
         // Through execute: the raw update comes first (then the demo's own tree, when it was
         // accepted); the reply is the refusal, or the demo's tree.
         let mut s = session();
-        let mut w = RecordingWindowOps::new();
         s.target.next_raw_update = Some(raw.update());
-        let reply = full_snapshot(&mut s, &mut w);
+        let reply = full_snapshot(&mut s);
         match &reply {
             Reply::Ok(_) => prop_assert!(valid),
             // A valid raw tree can still make the demo's next update unappliable (e.g. the
             // demo's root is a child there): that one is refused instead.
             Reply::Err(e) => prop_assert_eq!(e.code, ErrorCode::InvalidTreeUpdate, "{:?}", e),
         }
-        poke(&mut s, &mut w);
+        poke(&mut s);
     }
 
     /// A raw update on top of the demo's tree: applied, or refused with the last good tree kept.
     #[test]
     fn incremental_tree_update_keeps_last_good_tree(raw in raw_update(), then_ops in 0usize..3) {
         let mut s = session();
-        let mut w = RecordingWindowOps::new();
-        let before = full_snapshot(&mut s, &mut w);
+        let before = full_snapshot(&mut s);
         prop_assert!(before.is_ok());
         let version = s.mirror.version();
         s.target.next_raw_update = Some(raw.update());
-        let reply = full_snapshot(&mut s, &mut w);
+        let reply = full_snapshot(&mut s);
         match &reply {
             Reply::Ok(_) => {}
             Reply::Err(e) => {
                 prop_assert_eq!(e.code, ErrorCode::InvalidTreeUpdate, "{:?}", e);
                 prop_assert_eq!(s.mirror.version(), version);
-                let again = full_snapshot(&mut s, &mut w);
+                let again = full_snapshot(&mut s);
                 prop_assert_eq!(&again, &before, "the mirror changed after a refused update");
             }
         }
         for _ in 0..then_ops {
-            poke(&mut s, &mut w);
+            poke(&mut s);
         }
     }
 }
@@ -1324,21 +1316,16 @@ fn known_malformed_updates_are_refused_and_tree_kept() {
     ];
     for (what, update) in cases {
         let mut s = session();
-        let mut w = RecordingWindowOps::new();
-        let before = full_snapshot(&mut s, &mut w);
+        let before = full_snapshot(&mut s);
         s.target.next_raw_update = Some(update);
-        let reply = full_snapshot(&mut s, &mut w);
+        let reply = full_snapshot(&mut s);
         assert_eq!(
             reply.err().map(|e| e.code),
             Some(ErrorCode::InvalidTreeUpdate),
             "{what}: {reply:?}"
         );
-        assert_eq!(
-            full_snapshot(&mut s, &mut w),
-            before,
-            "{what}: tree changed"
-        );
-        poke(&mut s, &mut w);
+        assert_eq!(full_snapshot(&mut s), before, "{what}: tree changed");
+        poke(&mut s);
     }
     // A label reference to a node the tree will not have (accesskit_consumer unwraps it when
     // computing the label): in the update itself, and by removing the labelling node.
@@ -1366,50 +1353,43 @@ fn known_malformed_updates_are_refused_and_tree_kept() {
         ("labelling node removed", removed_label),
     ] {
         let mut s = session();
-        let mut w = RecordingWindowOps::new();
-        let before = full_snapshot(&mut s, &mut w);
+        let before = full_snapshot(&mut s);
         s.target.next_raw_update = Some(update);
-        let reply = full_snapshot(&mut s, &mut w);
+        let reply = full_snapshot(&mut s);
         assert_eq!(
             reply.err().map(|e| e.code),
             Some(ErrorCode::InvalidTreeUpdate),
             "{what}: {reply:?}"
         );
-        assert_eq!(
-            full_snapshot(&mut s, &mut w),
-            before,
-            "{what}: tree changed"
-        );
-        poke(&mut s, &mut w);
+        assert_eq!(full_snapshot(&mut s), before, "{what}: tree changed");
+        poke(&mut s);
     }
     // The same removal is fine when the field goes too, or stops naming the label.
     let mut root = Node::new(Role::Window);
     root.set_children(vec![ids::HEADING]);
     let mut s = session();
-    let mut w = RecordingWindowOps::new();
-    full_snapshot(&mut s, &mut w);
+    full_snapshot(&mut s);
     s.target.next_raw_update = Some(TreeUpdate {
         nodes: vec![(ids::ROOT, root)],
         tree: None,
         tree_id: TreeId::ROOT,
         focus: ids::ROOT,
     });
-    assert!(full_snapshot(&mut s, &mut w).is_ok());
+    assert!(full_snapshot(&mut s).is_ok());
     let mut root = Node::new(Role::Window);
     root.set_children(vec![ids::HEADING, ids::NAME_FIELD]);
     let mut field = Node::new(Role::TextInput);
     field.set_label("Name");
     let mut s = session();
-    let mut w = RecordingWindowOps::new();
-    full_snapshot(&mut s, &mut w);
+    full_snapshot(&mut s);
     s.target.next_raw_update = Some(TreeUpdate {
         nodes: vec![(ids::ROOT, root), (ids::NAME_FIELD, field)],
         tree: None,
         tree_id: TreeId::ROOT,
         focus: ids::ROOT,
     });
-    assert!(full_snapshot(&mut s, &mut w).is_ok());
-    poke(&mut s, &mut w);
+    assert!(full_snapshot(&mut s).is_ok());
+    poke(&mut s);
 
     // Root changes that promote a current node: the old parent still listing it (a cycle), and
     // the old parent listed after the new root (accesskit_consumer would drop the new root).
@@ -1422,44 +1402,42 @@ fn known_malformed_updates_are_refused_and_tree_kept() {
         focus: ids::SAVE,
     };
     let mut s = session();
-    let mut w = RecordingWindowOps::new();
-    let before = full_snapshot(&mut s, &mut w);
+    let before = full_snapshot(&mut s);
     s.target.next_raw_update = Some(cycle);
-    let reply = full_snapshot(&mut s, &mut w);
+    let reply = full_snapshot(&mut s);
     assert_eq!(
         reply.err().map(|e| e.code),
         Some(ErrorCode::InvalidTreeUpdate),
         "reroot cycle: {reply:?}"
     );
-    assert_eq!(full_snapshot(&mut s, &mut w), before);
+    assert_eq!(full_snapshot(&mut s), before);
     // Found by incremental_tree_update_keeps_last_good_tree: a bare root change to a current
     // child (it keeps its parent link to the removed old root).
     let mut s = session();
-    let mut w = RecordingWindowOps::new();
-    let before = full_snapshot(&mut s, &mut w);
+    let before = full_snapshot(&mut s);
     s.target.next_raw_update = Some(TreeUpdate {
         nodes: vec![],
         tree: Some(TreeInfo::new(ids::SAVE)),
         tree_id: TreeId::ROOT,
         focus: ids::SAVE,
     });
-    let reply = full_snapshot(&mut s, &mut w);
+    let reply = full_snapshot(&mut s);
     assert_eq!(
         reply.err().map(|e| e.code),
         Some(ErrorCode::InvalidTreeUpdate),
         "bare reroot: {reply:?}"
     );
-    assert_eq!(full_snapshot(&mut s, &mut w), before);
+    assert_eq!(full_snapshot(&mut s), before);
     // The same with the new root in the update is a legal re-root.
     let mut s = session();
-    full_snapshot(&mut s, &mut w);
+    full_snapshot(&mut s);
     s.target.next_raw_update = Some(TreeUpdate {
         nodes: vec![(ids::SAVE, Node::new(Role::Window))],
         tree: Some(TreeInfo::new(ids::SAVE)),
         tree_id: TreeId::ROOT,
         focus: ids::SAVE,
     });
-    let reply = run_op(&mut s, &mut w, &Op::ListLiveRegions(NoArgs {}));
+    let reply = run_op(&mut s, &Op::ListLiveRegions(NoArgs {}));
     assert!(reply.is_ok(), "{reply:?}");
     assert_eq!(s.mirror.len(), 1);
     // Found by first_tree_update_is_validated: {S -> [1]} then the demo's tree rooted at 1
@@ -1515,14 +1493,13 @@ fn known_malformed_updates_are_refused_and_tree_kept() {
 
     // And as the very first update: no tree info at all.
     let mut s = session();
-    let mut w = RecordingWindowOps::new();
     s.target.next_raw_update = Some(TreeUpdate {
         nodes: vec![],
         tree: None,
         tree_id: TreeId::ROOT,
         focus: NodeId(1),
     });
-    let reply = full_snapshot(&mut s, &mut w);
+    let reply = full_snapshot(&mut s);
     assert_eq!(
         reply.err().map(|e| e.code),
         Some(ErrorCode::InvalidTreeUpdate)
@@ -1827,6 +1804,7 @@ fn settle_strategy() -> impl Strategy<Value = SettleSpec> {
             max_anim_frames,
             layout_after,
             settle_timeout_ms,
+            ..SettleSpec::default()
         },
     )
 }
@@ -1837,11 +1815,10 @@ proptest! {
     #[test]
     fn op_sequences_never_panic_and_ids_survive_f64(seq in prop::collection::vec((valid_op(), prop::option::of(settle_strategy())), 1..=20)) {
         let mut s = session();
-        let mut w = RecordingWindowOps::new();
         let mut clock = 0;
         for (op, settle) in &seq {
             let settle = settle.unwrap_or_default();
-            let reply = execute(&mut s, &mut w, op, &settle);
+            let reply = execute(&mut s, op, &settle);
             let parsed = check_reply(&reply);
             // Every op passes its own request parser after a round trip through the wire.
             let wire = serde_json::to_value(op).unwrap();
@@ -1857,12 +1834,12 @@ proptest! {
             clock = s.target.clock_ms;
         }
         // The ids a snapshot hands out resolve, as strings, to the nodes they name.
-        let snap = full_snapshot(&mut s, &mut w);
+        let snap = full_snapshot(&mut s);
         let data = snap.data().expect("snapshot ok").clone();
         for node in data["nodes"].as_array().unwrap() {
             let id = node["id"].as_str().unwrap().to_string();
             let req = Request::from_value(json!({"op": {"read_node": {"node": id}}})).unwrap();
-            let read = run_request(&mut s, &mut w, &req);
+            let read = run_request(&mut s, &req);
             prop_assert_eq!(read.data().map(|d| d["id"].clone()), Some(json!(id)));
         }
     }
@@ -1888,12 +1865,11 @@ fn huge_time_values_do_not_panic() {
     let forever = std::panic::catch_unwind(|| {
         let mut s = session();
         s.target.animate_forever = true;
-        let mut w = RecordingWindowOps::new();
         let req = Request::from_value(
             json!({"op": "settle", "settle": {"clock_millis": max, "max_anim_frames": 4}}),
         )
         .unwrap();
-        run_request(&mut s, &mut w, &req)
+        run_request(&mut s, &req)
     });
     if forever.is_err() {
         failures.push("animate_forever + clock_millis u64::MAX".to_string());
@@ -1902,13 +1878,12 @@ fn huge_time_values_do_not_panic() {
         let req = Request::from_value(value.clone()).expect("parses");
         let outcome = std::panic::catch_unwind(|| {
             let mut s = session();
-            let mut w = RecordingWindowOps::new();
             // Twice: a clock already near the end must not overflow either.
-            run_request(&mut s, &mut w, &req);
-            run_request(&mut s, &mut w, &req);
+            run_request(&mut s, &req);
+            run_request(&mut s, &req);
             let click = Request::from_value(json!({"op": {"invoke_action": {"node": {"label": "Animate"}, "action": "click"}}, "settle": {"max_anim_frames": 2}})).unwrap();
-            run_request(&mut s, &mut w, &click);
-            run_request(&mut s, &mut w, &req)
+            run_request(&mut s, &click);
+            run_request(&mut s, &req)
         });
         if outcome.is_err() {
             failures.push(format!("#{i}: {value}"));

@@ -1,55 +1,20 @@
-//! The seed's rules and the known pitfalls, pinned against the fixture target.
-#![cfg(feature = "fixture")]
+//! The op contract's rules (defaults, key and pointer conventions, settle, the error codes)
+//! and the known accesskit_consumer pitfalls, pinned against the fixture target.
 
 use accesskit::{Node, NodeId, Role, TreeInfo, TreeUpdate};
-use automation_core::fixture::{DemoApp, Received, ids};
 use automation_core::input::{Key, NamedKey, PointerPhase};
-use automation_core::{
-    ErrorCode, OpError, RecordingWindowOps, Reply, Request, Session, execute_request,
-};
+use automation_core::{ErrorCode, Reply};
+use automation_testkit::fixture::{DemoApp, DemoHost, Received, ids};
 use serde_json::{Value, json};
 
-struct Rig {
-    s: Session<DemoApp>,
-    w: RecordingWindowOps,
+type Rig = automation_testkit::rig::Rig<DemoApp, DemoHost>;
+
+fn rig() -> Rig {
+    Rig::with_host(DemoApp::new(), DemoHost)
 }
 
-impl Rig {
-    fn new() -> Self {
-        Self {
-            s: Session::new(DemoApp::new()),
-            w: RecordingWindowOps::new(),
-        }
-    }
-
-    fn reply(&mut self, request: Value) -> Reply {
-        match Request::from_value(request) {
-            Ok(r) => execute_request(&mut self.s, &mut self.w, &r),
-            Err(e) => Reply::Err(e),
-        }
-    }
-
-    fn ok(&mut self, request: Value) -> Value {
-        match self.reply(request.clone()) {
-            Reply::Ok(v) => v,
-            Reply::Err(e) => panic!("{request} failed: {e:?}"),
-        }
-    }
-
-    fn err(&mut self, request: Value) -> OpError {
-        match self.reply(request.clone()) {
-            Reply::Ok(v) => panic!("{request} unexpectedly succeeded: {v}"),
-            Reply::Err(e) => e,
-        }
-    }
-
-    fn app(&self) -> &DemoApp {
-        &self.s.target
-    }
-
-    fn log_len(&self) -> usize {
-        self.s.target.log.len()
-    }
+fn log_len(r: &Rig) -> usize {
+    r.app().log.len()
 }
 
 fn key(id: NodeId) -> String {
@@ -60,7 +25,7 @@ fn key(id: NodeId) -> String {
 
 #[test]
 fn unknown_field_is_refused_and_named() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let e = r.err(json!({"op": {"find_node": {"lable": "Save"}}}));
     assert_eq!(e.code, ErrorCode::BadRequest);
     assert!(e.message.contains("lable"), "{}", e.message);
@@ -74,7 +39,7 @@ fn unknown_field_is_refused_and_named() {
 
 #[test]
 fn unknown_op_suggests_close_names() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let e = r.err(json!({"op": "snapshot_tre"}));
     assert_eq!(e.code, ErrorCode::BadRequest);
     assert!(e.hint.unwrap_or_default().contains("snapshot_tree"));
@@ -82,7 +47,7 @@ fn unknown_op_suggests_close_names() {
 
 #[test]
 fn settle_on_a_read_only_op_is_refused() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let e = r.err(json!({"op": {"find_node": {"label": "Save"}}, "settle": {}}));
     assert!(
         e.message.contains("does not accept `settle`"),
@@ -93,7 +58,7 @@ fn settle_on_a_read_only_op_is_refused() {
 
 #[test]
 fn bare_names_work_for_ops_without_required_args() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": "snapshot_tree"}));
     r.ok(json!({"op": {"snapshot_tree": {"max_depth": 1}}}));
     let e = r.err(json!({"op": "read_node"}));
@@ -104,7 +69,7 @@ fn bare_names_work_for_ops_without_required_args() {
 
 #[test]
 fn find_node_no_match_is_ok_null() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let v = r.ok(json!({"op": {"find_node": {"role": "Button", "label": "Nope"}}}));
     assert_eq!(v["node"], Value::Null);
     assert_eq!(v["count"], 0);
@@ -112,7 +77,7 @@ fn find_node_no_match_is_ok_null() {
 
 #[test]
 fn find_node_role_is_case_insensitive_and_label_exact() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let v = r.ok(json!({"op": {"find_node": {"role": "button", "label": "Save"}}}));
     assert_eq!(v["node"], key(ids::SAVE));
     let v = r.ok(json!({"op": {"find_node": {"label": "save"}}}));
@@ -121,7 +86,7 @@ fn find_node_role_is_case_insensitive_and_label_exact() {
 
 #[test]
 fn label_resolves_through_labelled_by() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let v = r.ok(json!({"op": {"read_node": {"node": key(ids::NAME_FIELD)}}}));
     assert_eq!(v["label"], "Name");
     assert!(
@@ -134,7 +99,7 @@ fn label_resolves_through_labelled_by() {
 
 #[test]
 fn mixed_checkbox_fails_both_ways() {
-    let mut r = Rig::new();
+    let mut r = rig();
     for flag in [true, false] {
         let e = r.err(json!({"op": {"assert_node": {"node": {"label": "Select all"}, "kind": "toggled", "flag": flag}}}));
         assert_eq!(e.code, ErrorCode::AssertionFailed);
@@ -145,7 +110,7 @@ fn mixed_checkbox_fails_both_ways() {
 
 #[test]
 fn exists_on_missing_is_assertion_failed_other_kinds_not_found() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let e = r.err(json!({"op": {"assert_node": {"node": "424242", "kind": "exists"}}}));
     assert_eq!(e.code, ErrorCode::AssertionFailed);
     let e = r.err(json!({"op": {"assert_node": {"node": "424242", "kind": "focused"}}}));
@@ -156,7 +121,7 @@ fn exists_on_missing_is_assertion_failed_other_kinds_not_found() {
 
 #[test]
 fn assert_arguments_are_checked() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let e = r.err(json!({"op": {"assert_node": {"node": key(ids::SAVE), "kind": "label_equals"}}}));
     assert_eq!(e.code, ErrorCode::BadArgument);
     let e = r.err(
@@ -176,7 +141,7 @@ fn assert_arguments_are_checked() {
 
 #[test]
 fn text_runs_are_not_children_but_addressable() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let v = r.ok(json!({"op": {"read_node": {"node": key(ids::HEADING_TEXT)}}}));
     assert_eq!(v["children"], json!([]));
     assert_eq!(v["text"]["document_text"], "Automation demo");
@@ -195,7 +160,7 @@ fn text_runs_are_not_children_but_addressable() {
 
 #[test]
 fn ambiguous_selector_lists_candidates_and_nth_picks() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let e =
         r.err(json!({"op": {"invoke_action": {"node": {"role": "CheckBox"}, "action": "click"}}}));
     assert_eq!(e.code, ErrorCode::Ambiguous);
@@ -207,7 +172,7 @@ fn ambiguous_selector_lists_candidates_and_nth_picks() {
 
 #[test]
 fn not_found_names_the_closest_candidates() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let e = r.err(json!({"op": {"invoke_action": {"node": {"role": "Button", "label": "Sav"}, "action": "click"}}}));
     assert_eq!(e.code, ErrorCode::NotFound);
     assert_eq!(
@@ -221,7 +186,7 @@ fn not_found_names_the_closest_candidates() {
 
 #[test]
 fn stale_id_after_structural_change_offers_its_successor_shape() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let row = r.ok(json!({"op": {"find_node": {"label": "Row 2"}}}))["node"].clone();
     r.ok(json!({"op": {"invoke_action": {"node": row, "action": "show_context_menu"}}}));
     r.ok(json!({"op": {"invoke_action": {"node": {"role": "MenuItem", "label": "Delete"}, "action": "click"}}}));
@@ -234,7 +199,7 @@ fn stale_id_after_structural_change_offers_its_successor_shape() {
 
 #[test]
 fn empty_selector_is_refused() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let e = r.err(json!({"op": {"read_node": {"node": {}}}}));
     assert_eq!(e.code, ErrorCode::BadRequest);
     let e = r.err(json!({"op": {"find_node": {}}}));
@@ -263,7 +228,7 @@ fn walk_ids(v: &Value, out: &mut Vec<Value>) {
 
 #[test]
 fn every_id_survives_an_f64_round_trip() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let snap = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 1000}}}));
     let text = serde_json::to_string(&snap).unwrap();
     // What a JavaScript client does: numbers become f64.
@@ -293,7 +258,7 @@ fn every_id_survives_an_f64_round_trip() {
 
 #[test]
 fn unknown_action_is_unknown_name_before_node_lookup() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let e = r.err(json!({"op": {"invoke_action": {"node": "999999", "action": "clik"}}}));
     assert_eq!(e.code, ErrorCode::UnknownName);
     assert!(e.hint.unwrap_or_default().contains("click"));
@@ -301,7 +266,7 @@ fn unknown_action_is_unknown_name_before_node_lookup() {
 
 #[test]
 fn action_aliases_map_to_click_and_context_menu() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": {"invoke_action": {"node": key(ids::SAVE), "action": "press"}}}));
     r.ok(json!({"op": {"invoke_action": {"node": {"label": "Row 1"}, "action": "context_menu"}}}));
     r.ok(json!({"op": {"find_node": {"role": "Menu"}}}));
@@ -313,7 +278,7 @@ fn action_aliases_map_to_click_and_context_menu() {
 
 #[test]
 fn unhandled_action_lists_advertised_actions() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let e = r.err(json!({"op": {"invoke_action": {"node": key(ids::SAVE), "action": "expand"}}}));
     assert_eq!(e.code, ErrorCode::UnhandledAction);
     assert!(
@@ -325,7 +290,7 @@ fn unhandled_action_lists_advertised_actions() {
 
 #[test]
 fn set_value_text_and_number() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": {"set_value": {"node": {"label": "Name"}, "value": "Grace"}}}));
     r.ok(json!({"op": {"assert_node": {"node": {"label": "Name"}, "kind": "value_equals", "value": "Grace"}}}));
     let v = r.ok(json!({"op": {"set_value": {"node": {"label": "Volume"}, "value": 75}}}));
@@ -336,7 +301,7 @@ fn set_value_text_and_number() {
 
 #[test]
 fn expand_and_collapse() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": {"expand": {"node": {"label": "Details"}}}}));
     r.ok(json!({"op": {"assert_node": {"node": {"label": "Details"}, "kind": "expanded", "flag": true}}}));
     assert!(r.ok(json!({"op": {"find_node": {"value": "Hidden details"}}}))["node"].is_string());
@@ -348,7 +313,7 @@ fn expand_and_collapse() {
 
 #[test]
 fn clock_moves_exactly_clock_millis_plus_16_per_frame() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": "snapshot_tree"}));
     r.ok(json!({"op": {"invoke_action": {"node": {"label": "Animate"}, "action": "click"}}, "settle": {"max_anim_frames": 0}}));
     let before = r.app().clock_ms;
@@ -357,7 +322,7 @@ fn clock_moves_exactly_clock_millis_plus_16_per_frame() {
     assert_eq!(v["settled"]["advanced_ms"], 40 + 16 * 5);
     assert_eq!(r.app().clock_ms - before, 40 + 16 * 5);
     // Not animating: only clock_millis moves.
-    let mut r = Rig::new();
+    let mut r = rig();
     let before = r.app().clock_ms;
     let v = r.ok(json!({"op": "settle", "settle": {"clock_millis": 7}}));
     assert_eq!(v["settled"]["frames"], 0);
@@ -366,7 +331,7 @@ fn clock_moves_exactly_clock_millis_plus_16_per_frame() {
 
 #[test]
 fn frame_cap_is_silent_success() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.s.target.animate_forever = true;
     let v =
         r.ok(json!({"op": "settle", "settle": {"max_anim_frames": 3, "settle_timeout_ms": 10000}}));
@@ -376,7 +341,7 @@ fn frame_cap_is_silent_success() {
 
 #[test]
 fn wall_deadline_gives_settle_timeout() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.s.target.animate_forever = true;
     let e = r.err(json!({"op": "settle", "settle": {"max_anim_frames": 4000000000u32, "settle_timeout_ms": 30}}));
     assert_eq!(e.code, ErrorCode::SettleTimeout);
@@ -389,7 +354,7 @@ fn wall_deadline_gives_settle_timeout() {
 
 #[test]
 fn animation_settles_to_its_end() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": {"invoke_action": {"node": {"label": "Animate"}, "action": "click"}}}));
     let v = r.ok(json!({"op": {"read_node": {"node": {"label": "Progress"}}}}));
     assert_eq!(v["numeric_value"], 100.0);
@@ -401,11 +366,11 @@ fn hover_save(r: &mut Rig) {
 
 #[test]
 fn wait_budget_160_resolves_a_128_dwell_and_80_times_out() {
-    let mut r = Rig::new();
+    let mut r = rig();
     hover_save(&mut r);
     let v = r.ok(json!({"op": {"wait_for_condition": {"condition": {"kind": "node_exists", "role": "Tooltip"}}}, "settle": {"settle_timeout_ms": 160}}));
     assert_eq!(v["waited_ms"], 128);
-    let mut r = Rig::new();
+    let mut r = rig();
     hover_save(&mut r);
     let e = r.err(json!({"op": {"wait_for_condition": {"condition": {"kind": "node_exists", "role": "Tooltip"}}}, "settle": {"settle_timeout_ms": 80}}));
     assert_eq!(e.code, ErrorCode::WaitTimeout);
@@ -418,7 +383,7 @@ fn wait_budget_160_resolves_a_128_dwell_and_80_times_out() {
 
 #[test]
 fn node_gone_is_true_at_once_for_a_never_seen_id() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let before = r.app().clock_ms;
     let v = r.ok(json!({"op": {"wait_for_condition": {"condition": {"kind": "node_gone", "node": "123456789"}}}}));
     assert_eq!(v["waited_ms"], 0);
@@ -429,7 +394,7 @@ fn node_gone_is_true_at_once_for_a_never_seen_id() {
 
 #[test]
 fn node_value_and_version_conditions() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let version = r.ok(json!({"op": "snapshot_tree"}))["version"]
         .as_u64()
         .unwrap();
@@ -440,7 +405,7 @@ fn node_value_and_version_conditions() {
 
 #[test]
 fn every_op_hands_the_clock_back() {
-    let mut r = Rig::new();
+    let mut r = rig();
     for req in [
         json!({"op": "snapshot_tree"}),
         json!({"op": {"invoke_action": {"node": key(ids::SAVE), "action": "click"}}}),
@@ -457,7 +422,7 @@ fn every_op_hands_the_clock_back() {
 
 #[test]
 fn advance_clock_moves_time_and_takes_no_settle() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": {"advance_clock": {"millis": 500}}}));
     assert_eq!(r.app().clock_ms, 500);
     let e = r.err(json!({"op": {"advance_clock": {"millis": 5}}, "settle": {}}));
@@ -478,9 +443,9 @@ fn keys_since(app: &DemoApp, from: usize) -> Vec<(Key, bool, Option<String>, boo
 
 #[test]
 fn type_text_is_one_key_per_character() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": "snapshot_tree"}));
-    let from = r.log_len();
+    let from = log_len(&r);
     r.ok(json!({"op": {"type_text": {"node": {"label": "Name"}, "text": "aB c\r\n\t!"}}}));
     let keys = keys_since(r.app(), from);
     let presses: Vec<_> = keys.iter().filter(|k| k.1).collect();
@@ -524,9 +489,9 @@ fn inject_key_default_text_is_control_char_for_five_keys_only() {
         ("page_up", None),
     ];
     for (name, text) in cases {
-        let mut r = Rig::new();
+        let mut r = rig();
         r.ok(json!({"op": "snapshot_tree"}));
-        let from = r.log_len();
+        let from = log_len(&r);
         r.ok(json!({"op": {"inject_key": {"key": name}}}));
         let keys = keys_since(r.app(), from);
         assert_eq!(keys.len(), 2, "{name}: press then release");
@@ -536,7 +501,7 @@ fn inject_key_default_text_is_control_char_for_five_keys_only() {
 
 #[test]
 fn inject_key_rules() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let e = r.err(json!({"op": {"inject_key": {"key": "Entr"}}}));
     assert_eq!(e.code, ErrorCode::UnknownName);
     assert!(e.hint.unwrap_or_default().contains("enter"));
@@ -555,9 +520,9 @@ fn command_is_ctrl_on_linux_and_meta_on_macos() {
     assert!(linux.ctrl && !linux.meta);
     let mac = Modifiers::resolve(false, false, false, false, true, Platform::MacOs);
     assert!(mac.meta && !mac.ctrl);
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": "snapshot_tree"}));
-    let from = r.log_len();
+    let from = log_len(&r);
     r.ok(json!({"op": {"inject_key": {"key": "s", "command": true}}}));
     let Some((_, Received::Key(k))) = r.app().log.get(from) else {
         panic!("no key")
@@ -571,12 +536,12 @@ fn command_is_ctrl_on_linux_and_meta_on_macos() {
 
 #[test]
 fn mouse_buttons_are_held_across_ops() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": {"inject_pointer": {"x": 50, "y": 160, "action": "down"}}}));
     let v = r.ok(json!({"op": "query_pointers"}));
     assert_eq!(v["pointers"][0]["buttons"], json!(["primary"]));
     assert_eq!(v["pointers"][0]["down"], true);
-    let from = r.log_len();
+    let from = log_len(&r);
     r.ok(json!({"op": {"inject_pointer": {"x": 60, "y": 170, "action": "move"}}}));
     let held = r.app().log[from..].iter().find_map(|(_, e)| match e {
         Received::Pointer(p) => Some(p.buttons_held.clone()),
@@ -590,7 +555,7 @@ fn mouse_buttons_are_held_across_ops() {
 
 #[test]
 fn pointer_argument_rules() {
-    let mut r = Rig::new();
+    let mut r = rig();
     for bad in [
         json!({"x": 1, "y": 1, "pressure": 0.5}),
         json!({"x": 1, "y": 1, "pointer_id": 3}),
@@ -608,7 +573,7 @@ fn pointer_argument_rules() {
 
 #[test]
 fn pointer_click_on_save_announces_saved() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": {"inject_pointer": {"node": {"label": "Save"}}}}));
     let v = r.ok(json!({"op": "pull_announcements"}));
     assert_eq!(v["announcements"][0]["text"], "Saved");
@@ -617,7 +582,7 @@ fn pointer_click_on_save_announces_saved() {
 
 #[test]
 fn right_click_opens_context_menu() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": {"right_click": {"node": {"label": "Row 3"}}}}));
     r.ok(json!({"op": {"invoke_action": {"node": {"role": "MenuItem", "label": "Rename"}, "action": "click"}}}));
     assert!(r.ok(json!({"op": {"find_node": {"label": "Row 3 (renamed)"}}}))["node"].is_string());
@@ -625,7 +590,7 @@ fn right_click_opens_context_menu() {
 
 #[test]
 fn bad_touch_step_sends_nothing() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": "snapshot_tree"}));
     for steps in [
         json!([{"phase": "down", "x": 50, "y": 160}, {"phase": "move", "x": 50, "y": 170, "node": "99999"}]),
@@ -633,7 +598,7 @@ fn bad_touch_step_sends_nothing() {
         json!([{"phase": "down", "x": 50, "y": 160}, {"phase": "down", "x": 50, "y": 170}]),
         json!([]),
     ] {
-        let from = r.log_len();
+        let from = log_len(&r);
         let e = r.err(json!({"op": {"inject_touch_sequence": {"steps": steps}}}));
         assert!(
             matches!(e.code, ErrorCode::NotFound | ErrorCode::BadArgument),
@@ -649,7 +614,7 @@ fn bad_touch_step_sends_nothing() {
 
 #[test]
 fn touch_sequence_pans_the_list_and_reports_slots() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let v = r.ok(json!({"op": {"inject_touch_sequence": {"steps": [
         {"phase": "down", "x": 200, "y": 240},
         {"phase": "move", "x": 200, "y": 200, "advance_ms": 16},
@@ -670,9 +635,9 @@ fn touch_sequence_pans_the_list_and_reports_slots() {
 
 #[test]
 fn pinch_lands_both_fingers_before_either_moves() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": "snapshot_tree"}));
-    let from = r.log_len();
+    let from = log_len(&r);
     r.ok(json!({"op": {"pinch": {"node": {"label": "Items"}, "scale": 2.0}}}));
     let phases: Vec<PointerPhase> = r.app().log[from..]
         .iter()
@@ -693,9 +658,9 @@ fn pinch_lands_both_fingers_before_either_moves() {
 
 #[test]
 fn fling_spreads_samples_one_frame_apart() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": "snapshot_tree"}));
-    let from = r.log_len();
+    let from = log_len(&r);
     let v = r.ok(json!({"op": {"fling": {"node": {"label": "Items"}, "dy": -60, "over_ms": 80}}}));
     assert_eq!(v["samples"], 5);
     let stamps: Vec<u64> = r.app().log[from..]
@@ -710,9 +675,9 @@ fn fling_spreads_samples_one_frame_apart() {
 
 #[test]
 fn long_press_holds_exactly_the_threshold() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": "snapshot_tree"}));
-    let from = r.log_len();
+    let from = log_len(&r);
     let v = r.ok(json!({"op": {"long_press": {"node": {"label": "Row 1"}}}}));
     assert_eq!(v["held_ms"], 500);
     let stamps: Vec<(u64, PointerPhase)> = r.app().log[from..]
@@ -733,7 +698,7 @@ fn long_press_holds_exactly_the_threshold() {
 
 #[test]
 fn drag_reorders_rows() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": {"drag_node": {"node": {"label": "Row 1"}, "to_node": {"label": "Row 3"}}}}));
     let snap = r.ok(json!({"op": {"snapshot_tree": {"root": {"label": "Items"}, "max_depth": 1}}}));
     let labels: Vec<&str> = snap["nodes"].as_array().unwrap()[1..4]
@@ -749,7 +714,7 @@ fn drag_reorders_rows() {
 
 #[test]
 fn scroll_wheel_pixels_and_lines_with_modifiers() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": {"scroll": {"node": {"label": "Items"}, "dy": 30}}}));
     assert_eq!(r.app().scroll_y(), 30.0);
     r.ok(json!({"op": {"scroll": {"node": {"label": "Items"}, "dy": 2, "lines": true, "ctrl": true}}}));
@@ -770,7 +735,7 @@ fn scroll_wheel_pixels_and_lines_with_modifiers() {
 
 #[test]
 fn announcement_rules() {
-    let mut r = Rig::new();
+    let mut r = rig();
     // Initial empty status: blank names are not recorded.
     assert_eq!(
         r.ok(json!({"op": "pull_announcements"}))["announcements"],
@@ -902,7 +867,7 @@ fn update(nodes: Vec<(u64, Vec<u64>)>, root: Option<u64>, focus: u64) -> TreeUpd
 
 #[test]
 fn malformed_updates_are_errors_and_keep_the_last_good_tree() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let before = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 1000}}}));
     let bad = [
         ("missing root", update(vec![(2, vec![])], Some(99), 2)),
@@ -962,7 +927,7 @@ fn first_update_without_tree_info_is_an_error() {
 
 #[test]
 fn snapshot_budget_truncates_and_says_how_to_see_the_rest() {
-    let mut r = Rig::new();
+    let mut r = rig();
     let v = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 5}}}));
     assert_eq!(v["truncated"], true);
     assert_eq!(v["nodes"].as_array().unwrap().len(), 5);
@@ -994,14 +959,19 @@ fn snapshot_budget_truncates_and_says_how_to_see_the_rest() {
 
 #[test]
 fn host_ops_and_optional_capabilities() {
-    let mut r = Rig::new();
-    assert_eq!(
-        r.err(json!({"op": "list_windows"})).code,
-        ErrorCode::HostRequired
-    );
+    let mut r = rig();
+    // `execute` alone cannot serve them; `serve` hands them to the host.
+    for op in ["list_windows", "screenshot"] {
+        let op = automation_core::Op::from_json(json!(op)).unwrap();
+        let reply = automation_core::execute(&mut r.s, &op, &Default::default());
+        assert_eq!(reply.err().map(|e| e.code), Some(ErrorCode::HostRequired));
+    }
+    let windows = r.ok(json!({"op": "list_windows"}));
+    assert_eq!(windows["windows"][0]["title"], "main", "{windows}");
+    assert_eq!(windows["windows"][0]["node"], "1", "{windows}");
     assert_eq!(
         r.err(json!({"op": "screenshot"})).code,
-        ErrorCode::HostRequired
+        ErrorCode::Unsupported
     );
     assert_eq!(
         r.err(json!({"op": {"screenshot": {"node": "4444"}}})).code,
@@ -1022,16 +992,16 @@ fn host_ops_and_optional_capabilities() {
 
 #[test]
 fn opening_a_window_goes_to_the_recording_sink() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": {"invoke_action": {"node": {"label": "Open window"}, "action": "click"}}}));
-    assert_eq!(r.w.opened.len(), 1);
-    assert_eq!(r.w.opened[0].title, "Second window");
+    assert_eq!(r.app().windows.opened.len(), 1);
+    assert_eq!(r.app().windows.opened[0].title, "Second window");
     assert_eq!(r.app().opened_windows.len(), 1);
 }
 
 #[test]
 fn typing_focus_tab_and_ime() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": {"focus_node": {"node": {"label": "Name"}}}}));
     r.ok(json!({"op": {"assert_node": {"node": {"label": "Name"}, "kind": "focused"}}}));
     r.ok(json!({"op": {"type_ime": {"preedit": "ni"}}}));

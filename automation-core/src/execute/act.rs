@@ -9,7 +9,7 @@ use crate::input::{ImeEvent, Key, KeyEvent, keystrokes_for_text};
 use crate::node_ref::{NodeKey, NodeTarget};
 use crate::ops::{FieldValue, InjectKey, InvokeAction, KeyPhase, SetValue, TypeIme, TypeText};
 use crate::snapshot::{ACTIONS, action_name};
-use crate::target::{ActionOutcome, Target, WindowOps};
+use crate::target::{ActionOutcome, Target};
 use crate::text_match;
 
 /// Aliases agents reach for, mapped to AccessKit actions.
@@ -59,13 +59,12 @@ fn request(s_id: accesskit::NodeId, action: Action, data: Option<ActionData>) ->
 /// Sends an action; `Unhandled` becomes `UNHANDLED_ACTION` naming what the node does support.
 fn send_action<T: Target + ?Sized>(
     s: &mut Session<T>,
-    w: &mut dyn WindowOps,
     node: &NodeTarget,
     action: Action,
     data: Option<ActionData>,
 ) -> Result<Value, OpError> {
     let resolved = s.resolve(node)?;
-    match s.target.action(request(resolved.id, action, data), w)? {
+    match s.target.action(request(resolved.id, action, data))? {
         ActionOutcome::Handled => {
             Ok(json!({ "node": NodeKey::from(resolved.id), "action": action_name(action) }))
         }
@@ -88,25 +87,22 @@ fn send_action<T: Target + ?Sized>(
 
 pub(super) fn invoke_action<T: Target + ?Sized>(
     s: &mut Session<T>,
-    w: &mut dyn WindowOps,
     a: &InvokeAction,
 ) -> Result<Value, OpError> {
     let action = parse_action(&a.action)?;
-    send_action(s, w, &a.node, action, None)
+    send_action(s, &a.node, action, None)
 }
 
 pub(super) fn simple_action<T: Target + ?Sized>(
     s: &mut Session<T>,
-    w: &mut dyn WindowOps,
     node: &NodeTarget,
     action: Action,
 ) -> Result<Value, OpError> {
-    send_action(s, w, node, action, None)
+    send_action(s, node, action, None)
 }
 
 pub(super) fn set_value<T: Target + ?Sized>(
     s: &mut Session<T>,
-    w: &mut dyn WindowOps,
     a: &SetValue,
 ) -> Result<Value, OpError> {
     let data = match &a.value {
@@ -118,12 +114,11 @@ pub(super) fn set_value<T: Target + ?Sized>(
             )));
         }
     };
-    send_action(s, w, &a.node, Action::SetValue, Some(data))
+    send_action(s, &a.node, Action::SetValue, Some(data))
 }
 
 pub(super) fn inject_key<T: Target + ?Sized>(
     s: &mut Session<T>,
-    w: &mut dyn WindowOps,
     a: &InjectKey,
 ) -> Result<Value, OpError> {
     let key = Key::parse(&a.key)?;
@@ -152,17 +147,17 @@ pub(super) fn inject_key<T: Target + ?Sized>(
     };
     match a.phase {
         KeyPhase::Press => {
-            s.target.key(&press, w)?;
-            s.target.key(&release, w)?;
+            s.target.key(&press)?;
+            s.target.key(&release)?;
         }
         KeyPhase::Down => {
-            s.target.key(&press, w)?;
+            s.target.key(&press)?;
             if !s.held_keys.contains(&key) {
                 s.held_keys.push(key);
             }
         }
         KeyPhase::Up => {
-            s.target.key(&release, w)?;
+            s.target.key(&release)?;
             s.held_keys.retain(|k| *k != key);
         }
     }
@@ -171,33 +166,30 @@ pub(super) fn inject_key<T: Target + ?Sized>(
 
 fn focus_if_given<T: Target + ?Sized>(
     s: &mut Session<T>,
-    w: &mut dyn WindowOps,
     node: Option<&NodeTarget>,
 ) -> Result<(), OpError> {
     if let Some(node) = node {
-        send_action(s, w, node, Action::Focus, None)?;
+        send_action(s, node, Action::Focus, None)?;
         // Let the focus land before the keys arrive.
-        s.target.advance(0, w)?;
+        s.target.advance(0)?;
     }
     Ok(())
 }
 
 pub(super) fn type_text<T: Target + ?Sized>(
     s: &mut Session<T>,
-    w: &mut dyn WindowOps,
     a: &TypeText,
 ) -> Result<Value, OpError> {
-    focus_if_given(s, w, a.node.as_ref())?;
+    focus_if_given(s, a.node.as_ref())?;
     let strokes = keystrokes_for_text(&a.text);
     for stroke in &strokes {
-        s.target.key(stroke, w)?;
+        s.target.key(stroke)?;
     }
     Ok(json!({ "keys": strokes.len() / 2 }))
 }
 
 pub(super) fn type_ime<T: Target + ?Sized>(
     s: &mut Session<T>,
-    w: &mut dyn WindowOps,
     a: &TypeIme,
 ) -> Result<Value, OpError> {
     if a.preedit.is_none() && a.commit.is_none() {
@@ -205,12 +197,12 @@ pub(super) fn type_ime<T: Target + ?Sized>(
             "type_ime needs `preedit`, `commit`, or both",
         ));
     }
-    focus_if_given(s, w, a.node.as_ref())?;
+    focus_if_given(s, a.node.as_ref())?;
     if let Some(p) = &a.preedit {
-        s.target.ime(&ImeEvent::Preedit(p.clone()), w)?;
+        s.target.ime(&ImeEvent::Preedit(p.clone()))?;
     }
     if let Some(c) = &a.commit {
-        s.target.ime(&ImeEvent::Commit(c.clone()), w)?;
+        s.target.ime(&ImeEvent::Commit(c.clone()))?;
     }
     Ok(json!({}))
 }

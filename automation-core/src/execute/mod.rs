@@ -12,12 +12,13 @@ mod time;
 
 use serde_json::Value;
 
-use crate::catalog::{Access, Op};
+use crate::catalog::{Access, Op, ServedBy};
 use crate::error::{ErrorCode, OpError, OpResult};
 use crate::mirror::Mirror;
-use crate::request::Reply;
+use crate::request::{Reply, Request};
 use crate::settle::SettleSpec;
-use crate::target::{Target, WindowOps};
+use crate::target::{Host, Target};
+use time::Expect;
 
 pub use pointer::{PointerRecord, Pointers};
 pub use resolve::Resolved;
@@ -51,7 +52,7 @@ impl<T: Target> Session<T> {
 impl<T: Target + ?Sized> Session<T> {
     /// Applies every pending tree update from the target, validated.
     pub fn sync(&mut self) -> Result<(), OpError> {
-        while let Some(update) = self.target.take_tree_update() {
+        while let Some(update) = self.target.poll_tree()? {
             self.mirror.apply(update)?;
         }
         Ok(())
@@ -59,30 +60,65 @@ impl<T: Target + ?Sized> Session<T> {
 }
 
 /// Runs one op: syncs the tree, performs the op, settles mutating ops with `settle`, and
-/// always hands the clock back to real time before replying.
+/// always hands the clock back to real time before replying. Ops the catalog marks as served
+/// by the host answer `HOST_REQUIRED` here; [`serve`] hands them to a [`Host`].
 ///
 /// ```
-/// use automation_core::{execute, Op, Request, RecordingWindowOps, Session, SettleSpec};
-/// # #[cfg(feature = "fixture")] {
-/// let mut session = Session::new(automation_core::fixture::DemoApp::new());
-/// let mut windows = RecordingWindowOps::new();
+/// use automation_core::{execute, Request, Session};
+/// use automation_testkit::fixture::DemoApp;
+///
+/// let mut session = Session::new(DemoApp::new());
 /// let req = Request::from_json(r#"{"op": {"find_node": {"role": "Button", "label": "Save"}}}"#).unwrap();
-/// let reply = execute(&mut session, &mut windows, &req.op, &req.settle_or_default());
+/// let reply = execute(&mut session, &req.op, &req.settle_or_default());
 /// assert!(reply.is_ok());
-/// # }
 /// ```
 pub fn execute<T: Target + ?Sized>(
     session: &mut Session<T>,
-    windows: &mut dyn WindowOps,
     op: &Op,
     settle: &SettleSpec,
 ) -> Reply {
     let result = settle
         .check()
         .and_then(|()| session.sync())
-        .and_then(|()| dispatch(session, windows, op, settle));
+        .and_then(|()| dispatch(session, op, settle));
     session.target.resume_real_time();
     result.into()
+}
+
+/// Runs a request: `execute`, then the host ops on `HOST_REQUIRED`.
+///
+/// ```
+/// use automation_core::{NoHost, Request, Session, serve};
+/// use automation_testkit::fixture::DemoApp;
+///
+/// let mut session = Session::new(DemoApp::new());
+/// let req = Request::from_json(r#"{"op": "list_windows"}"#).unwrap();
+/// let reply = serve(&mut session, &mut NoHost, &req);
+/// assert_eq!(reply.data().unwrap()["windows"][0]["title"], "main");
+/// ```
+pub fn serve<T: Target + ?Sized, H: Host<T> + ?Sized>(
+    session: &mut Session<T>,
+    host: &mut H,
+    request: &Request,
+) -> Reply {
+    let reply = execute_request(session, request);
+    match (&reply, &request.op) {
+        (Reply::Err(e), Op::ListWindows(_)) if e.code == ErrorCode::HostRequired => host
+            .list_windows(&mut session.target)
+            .map(|w| serde_json::json!({ "windows": w }))
+            .into(),
+        (Reply::Err(e), Op::Screenshot(a)) if e.code == ErrorCode::HostRequired => {
+            let crop = match &a.node {
+                Some(node) => match session.resolve(node).and_then(|r| r.require_bounds()) {
+                    Ok(bounds) => Some(bounds),
+                    Err(e) => return Reply::Err(e),
+                },
+                None => None,
+            };
+            host.screenshot(&mut session.target, crop).into()
+        }
+        _ => reply,
+    }
 }
 
 /// Evaluates an assertion against the current mirror without syncing or settling (the
@@ -95,29 +131,23 @@ pub fn assert_only<T: Target + ?Sized>(
 }
 
 /// Runs a parsed [`crate::Request`].
-pub fn execute_request<T: Target + ?Sized>(
-    session: &mut Session<T>,
-    windows: &mut dyn WindowOps,
-    request: &crate::Request,
-) -> Reply {
+pub fn execute_request<T: Target + ?Sized>(session: &mut Session<T>, request: &Request) -> Reply {
     if let Err(e) = request.check_settle() {
         return Reply::Err(e);
     }
-    execute(session, windows, &request.op, &request.settle_or_default())
+    execute(session, &request.op, &request.settle_or_default())
 }
 
-fn dispatch<T: Target + ?Sized>(
-    s: &mut Session<T>,
-    w: &mut dyn WindowOps,
-    op: &Op,
-    settle: &SettleSpec,
-) -> OpResult {
+fn dispatch<T: Target + ?Sized>(s: &mut Session<T>, op: &Op, settle: &SettleSpec) -> OpResult {
+    if op.spec().served_by == ServedBy::Host {
+        return host_op(s, op, settle);
+    }
+    let before = s.mirror.version();
     let data = match op {
         Op::SnapshotTree(a) => return query::snapshot(s, a),
         Op::ReadNode(a) => return query::read_node(s, &a.node),
         Op::FindNode(a) => return query::find_node(s, a),
         Op::AssertNode(a) => return query::assert_node(s, a),
-        Op::ListWindows(_) => return Err(host_required("list_windows")),
         Op::QueryPointers(_) => return pointer::query_pointers(s),
         Op::LayoutTree(a) => return s.target.layout_tree(a.max_depth, a.include_debug),
         Op::InspectNode(a) => {
@@ -128,41 +158,53 @@ fn dispatch<T: Target + ?Sized>(
         Op::PullAnnouncements(a) => return query::announcements(s, a.since_seq),
         Op::GetOverlays(_) => return s.target.overlays(),
         Op::GetShortcuts(_) => return s.target.shortcuts(),
-        Op::Settle(_) => return time::settle(s, w, settle).map(|r| r.to_json(s)),
-        Op::WaitForCondition(a) => return time::wait_for(s, w, &a.condition, settle),
-        Op::AdvanceClock(a) => return time::advance_clock(s, w, a.millis),
-        Op::Screenshot(a) => {
-            if let Some(node) = &a.node {
-                s.resolve(node)?;
-            }
-            time::settle(s, w, settle)?;
-            return Err(host_required("screenshot"));
+        Op::Settle(_) => {
+            return time::settle(s, settle, Expect::Quiet).map(|r| r.to_json(s));
         }
-        Op::InvokeAction(a) => act::invoke_action(s, w, a)?,
-        Op::FocusNode(a) => act::simple_action(s, w, &a.node, accesskit::Action::Focus)?,
-        Op::SetValue(a) => act::set_value(s, w, a)?,
-        Op::Expand(a) => act::simple_action(s, w, &a.node, accesskit::Action::Expand)?,
-        Op::Collapse(a) => act::simple_action(s, w, &a.node, accesskit::Action::Collapse)?,
-        Op::Scroll(a) => pointer::scroll(s, w, a)?,
-        Op::InjectPointer(a) => pointer::inject_pointer(s, w, a)?,
-        Op::RightClick(a) => pointer::right_click(s, w, &a.node)?,
-        Op::InjectKey(a) => act::inject_key(s, w, a)?,
-        Op::TypeText(a) => act::type_text(s, w, a)?,
-        Op::TypeIme(a) => act::type_ime(s, w, a)?,
-        Op::DragNode(a) => pointer::drag_node(s, w, a)?,
-        Op::InjectTouchSequence(a) => pointer::touch_sequence(s, w, &a.steps)?,
-        Op::Pinch(a) => pointer::pinch(s, w, a)?,
-        Op::Fling(a) => pointer::fling(s, w, a)?,
-        Op::LongPress(a) => pointer::long_press(s, w, a)?,
-        Op::CancelPointer(a) => pointer::cancel_pointer(s, w, a.pointer_id)?,
+        Op::WaitForCondition(a) => return time::wait_for(s, &a.condition, settle),
+        Op::AdvanceClock(a) => return time::advance_clock(s, a.millis),
+        Op::InvokeAction(a) => act::invoke_action(s, a)?,
+        Op::FocusNode(a) => act::simple_action(s, &a.node, accesskit::Action::Focus)?,
+        Op::SetValue(a) => act::set_value(s, a)?,
+        Op::Expand(a) => act::simple_action(s, &a.node, accesskit::Action::Expand)?,
+        Op::Collapse(a) => act::simple_action(s, &a.node, accesskit::Action::Collapse)?,
+        Op::Scroll(a) => pointer::scroll(s, a)?,
+        Op::InjectPointer(a) => pointer::inject_pointer(s, a)?,
+        Op::RightClick(a) => pointer::right_click(s, &a.node)?,
+        Op::InjectKey(a) => act::inject_key(s, a)?,
+        Op::TypeText(a) => act::type_text(s, a)?,
+        Op::TypeIme(a) => act::type_ime(s, a)?,
+        Op::DragNode(a) => pointer::drag_node(s, a)?,
+        Op::InjectTouchSequence(a) => pointer::touch_sequence(s, &a.steps)?,
+        Op::Pinch(a) => pointer::pinch(s, a)?,
+        Op::Fling(a) => pointer::fling(s, a)?,
+        Op::LongPress(a) => pointer::long_press(s, a)?,
+        Op::CancelPointer(a) => pointer::cancel_pointer(s, a.pointer_id)?,
         Op::SetDensity(a) => {
-            s.target.set_density(a.density, w)?;
+            s.target.set_density(a.density)?;
             Value::Null
         }
+        Op::ListWindows(_) | Op::Screenshot(_) => return host_op(s, op, settle),
     };
     debug_assert_eq!(op.spec().access, Access::Mutating);
-    let report = time::settle(s, w, settle)?;
+    let report = time::settle(s, settle, Expect::EffectAfter(before))?;
     Ok(merge(data, report.to_json(s)))
+}
+
+/// What `execute` does for an op the host serves before handing it over: resolve the node a
+/// screenshot crops to (so a bad reference fails before any pixel work) and settle.
+fn host_op<T: Target + ?Sized>(s: &mut Session<T>, op: &Op, settle: &SettleSpec) -> OpResult {
+    if let Op::Screenshot(a) = op {
+        if let Some(node) = &a.node {
+            s.resolve(node)?;
+        }
+        time::settle(s, settle, Expect::Quiet)?;
+    }
+    Err(OpError::new(
+        ErrorCode::HostRequired,
+        format!("{} needs the host (window manager or GPU)", op.name()),
+    )
+    .with_hint("call it through automation_core::serve, the automation CLI or its MCP server"))
 }
 
 /// Adds the settle report to an op's own reply data.
@@ -177,12 +219,4 @@ fn merge(data: Value, settled: Value) -> Value {
         Value::Null => settled,
         other => serde_json::json!({ "result": other, "settled": settled }),
     }
-}
-
-fn host_required(op: &str) -> OpError {
-    OpError::new(
-        ErrorCode::HostRequired,
-        format!("{op} needs the host (window manager or GPU)"),
-    )
-    .with_hint("call it through the automation CLI or MCP server, which serves it")
 }

@@ -16,7 +16,7 @@ use crate::ops::{
     DragNode, Fling, InjectPointer, LongPress, Pinch, PointerAction, Scroll, TouchStep,
 };
 use crate::settle::FRAME_MILLIS;
-use crate::target::{Target, WindowOps};
+use crate::target::Target;
 
 /// The mouse's pointer id.
 pub const MOUSE_ID: u64 = 0;
@@ -109,7 +109,6 @@ fn node_point<T: Target + ?Sized>(
 /// Sends one mouse sample, keeping held buttons across ops.
 fn mouse<T: Target + ?Sized>(
     s: &mut Session<T>,
-    w: &mut dyn WindowOps,
     phase: PointerPhase,
     position: Point,
     button: Option<PointerButton>,
@@ -142,27 +141,25 @@ fn mouse<T: Target + ?Sized>(
         tilt: None,
         modifiers,
     };
-    s.target.pointer(&event, w)?;
+    s.target.pointer(&event)?;
     Ok(())
 }
 
 fn mouse_click<T: Target + ?Sized>(
     s: &mut Session<T>,
-    w: &mut dyn WindowOps,
     at: Point,
     button: PointerButton,
     mods: Modifiers,
 ) -> Result<(), OpError> {
-    mouse(s, w, PointerPhase::Move, at, None, mods)?;
-    mouse(s, w, PointerPhase::Down, at, Some(button), mods)?;
-    mouse(s, w, PointerPhase::Up, at, Some(button), mods)
+    mouse(s, PointerPhase::Move, at, None, mods)?;
+    mouse(s, PointerPhase::Down, at, Some(button), mods)?;
+    mouse(s, PointerPhase::Up, at, Some(button), mods)
 }
 
 /// Sends one touch/pen sample for a contact.
 #[allow(clippy::too_many_arguments)]
 fn contact<T: Target + ?Sized>(
     s: &mut Session<T>,
-    w: &mut dyn WindowOps,
     id: u64,
     phase: PointerPhase,
     position: Point,
@@ -192,13 +189,12 @@ fn contact<T: Target + ?Sized>(
     if matches!(phase, PointerPhase::Up | PointerPhase::Cancel) {
         s.pointers.contacts.remove(&id);
     }
-    s.target.pointer(&event, w)?;
+    s.target.pointer(&event)?;
     Ok(())
 }
 
 fn contact_down<T: Target + ?Sized>(
     s: &mut Session<T>,
-    w: &mut dyn WindowOps,
     kind: PointerKind,
     at: Point,
     pressure: Option<f32>,
@@ -208,13 +204,12 @@ fn contact_down<T: Target + ?Sized>(
     let record = s.pointers.allocate(kind, at);
     let id = record.id;
     s.pointers.contacts.insert(id, record);
-    contact(s, w, id, PointerPhase::Down, at, pressure, tilt, mods)?;
+    contact(s, id, PointerPhase::Down, at, pressure, tilt, mods)?;
     Ok(id)
 }
 
 pub(super) fn inject_pointer<T: Target + ?Sized>(
     s: &mut Session<T>,
-    w: &mut dyn WindowOps,
     a: &InjectPointer,
 ) -> OpResult {
     if a.kind == PointerKind::Mouse
@@ -271,14 +266,14 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(
     let mods = a.modifiers(s.target.platform());
     if a.kind == PointerKind::Mouse {
         match a.action {
-            PointerAction::Click => mouse_click(s, w, at, a.button, mods)?,
+            PointerAction::Click => mouse_click(s, at, a.button, mods)?,
             PointerAction::DoubleClick => {
-                mouse_click(s, w, at, a.button, mods)?;
-                mouse_click(s, w, at, a.button, mods)?;
+                mouse_click(s, at, a.button, mods)?;
+                mouse_click(s, at, a.button, mods)?;
             }
-            PointerAction::Down => mouse(s, w, PointerPhase::Down, at, Some(a.button), mods)?,
-            PointerAction::Up => mouse(s, w, PointerPhase::Up, at, Some(a.button), mods)?,
-            PointerAction::Move => mouse(s, w, PointerPhase::Move, at, None, mods)?,
+            PointerAction::Down => mouse(s, PointerPhase::Down, at, Some(a.button), mods)?,
+            PointerAction::Up => mouse(s, PointerPhase::Up, at, Some(a.button), mods)?,
+            PointerAction::Move => mouse(s, PointerPhase::Move, at, None, mods)?,
         }
         return Ok(
             json!({ "pointer_id": MOUSE_ID, "x": at.x, "y": at.y, "buttons_held": s.pointers.mouse_buttons() }),
@@ -291,7 +286,7 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(
             ))
             .with_hint("omit pointer_id for a down or click"));
         }
-        (PointerAction::Down, None) => contact_down(s, w, a.kind, at, pressure, tilt, mods)?,
+        (PointerAction::Down, None) => contact_down(s, a.kind, at, pressure, tilt, mods)?,
         (PointerAction::Click | PointerAction::DoubleClick, None) => {
             let times = if a.action == PointerAction::Click {
                 1
@@ -300,8 +295,8 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(
             };
             let mut id = 0;
             for _ in 0..times {
-                id = contact_down(s, w, a.kind, at, pressure, tilt, mods)?;
-                contact(s, w, id, PointerPhase::Up, at, pressure, tilt, mods)?;
+                id = contact_down(s, a.kind, at, pressure, tilt, mods)?;
+                contact(s, id, PointerPhase::Up, at, pressure, tilt, mods)?;
             }
             id
         }
@@ -317,28 +312,20 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(
             } else {
                 PointerPhase::Move
             };
-            contact(s, w, id, phase, at, pressure, tilt, mods)?;
+            contact(s, id, phase, at, pressure, tilt, mods)?;
             id
         }
     };
     Ok(json!({ "pointer_id": id, "x": at.x, "y": at.y }))
 }
 
-pub(super) fn right_click<T: Target + ?Sized>(
-    s: &mut Session<T>,
-    w: &mut dyn WindowOps,
-    node: &NodeTarget,
-) -> OpResult {
+pub(super) fn right_click<T: Target + ?Sized>(s: &mut Session<T>, node: &NodeTarget) -> OpResult {
     let at = node_point(s, node, None)?;
-    mouse_click(s, w, at, PointerButton::Secondary, Modifiers::default())?;
+    mouse_click(s, at, PointerButton::Secondary, Modifiers::default())?;
     Ok(json!({ "x": at.x, "y": at.y }))
 }
 
-pub(super) fn scroll<T: Target + ?Sized>(
-    s: &mut Session<T>,
-    w: &mut dyn WindowOps,
-    a: &Scroll,
-) -> OpResult {
+pub(super) fn scroll<T: Target + ?Sized>(s: &mut Session<T>, a: &Scroll) -> OpResult {
     if !(a.dx.is_finite() && a.dy.is_finite()) || (a.dx == 0.0 && a.dy == 0.0) {
         return Err(OpError::bad_argument(
             "scroll needs a finite, non-zero dx or dy",
@@ -346,22 +333,19 @@ pub(super) fn scroll<T: Target + ?Sized>(
     }
     let at = node_point(s, &a.node, a.at.map(|[x, y]| (x, y)))?;
     let mods = a.modifiers(s.target.platform());
-    mouse(s, w, PointerPhase::Move, at, None, mods)?;
+    mouse(s, PointerPhase::Move, at, None, mods)?;
     let unit = if a.lines {
         ScrollUnit::Lines
     } else {
         ScrollUnit::Pixels
     };
-    s.target.scroll(
-        &ScrollEvent {
-            position: at,
-            dx: a.dx,
-            dy: a.dy,
-            unit,
-            modifiers: mods,
-        },
-        w,
-    )?;
+    s.target.scroll(&ScrollEvent {
+        position: at,
+        dx: a.dx,
+        dy: a.dy,
+        unit,
+        modifiers: mods,
+    })?;
     Ok(json!({ "x": at.x, "y": at.y }))
 }
 
@@ -377,11 +361,7 @@ fn path(from: Point, to: Point, samples: u64) -> impl Iterator<Item = Point> {
 /// Samples a drag and a fling send per unit of travel time.
 const DRAG_SAMPLES: u64 = 8;
 
-pub(super) fn drag_node<T: Target + ?Sized>(
-    s: &mut Session<T>,
-    w: &mut dyn WindowOps,
-    a: &DragNode,
-) -> OpResult {
+pub(super) fn drag_node<T: Target + ?Sized>(s: &mut Session<T>, a: &DragNode) -> OpResult {
     let to = match (&a.to_node, a.to_x, a.to_y) {
         (Some(node), None, None) => node_point(s, node, None)?,
         (None, Some(x), Some(y)) => Point::new(x, y),
@@ -398,34 +378,25 @@ pub(super) fn drag_node<T: Target + ?Sized>(
     };
     let from = node_point(s, &a.node, None)?;
     let mods = Modifiers::default();
-    mouse(s, w, PointerPhase::Move, from, None, mods)?;
+    mouse(s, PointerPhase::Move, from, None, mods)?;
     mouse(
         s,
-        w,
         PointerPhase::Down,
         from,
         Some(PointerButton::Primary),
         mods,
     )?;
     for p in path(from, to, DRAG_SAMPLES) {
-        s.target.advance(FRAME_MILLIS, w)?;
-        mouse(s, w, PointerPhase::Move, p, None, mods)?;
+        s.target.advance(FRAME_MILLIS)?;
+        mouse(s, PointerPhase::Move, p, None, mods)?;
     }
-    s.target.advance(FRAME_MILLIS, w)?;
-    mouse(
-        s,
-        w,
-        PointerPhase::Up,
-        to,
-        Some(PointerButton::Primary),
-        mods,
-    )?;
+    s.target.advance(FRAME_MILLIS)?;
+    mouse(s, PointerPhase::Up, to, Some(PointerButton::Primary), mods)?;
     Ok(json!({ "from": [from.x, from.y], "to": [to.x, to.y] }))
 }
 
 pub(super) fn touch_sequence<T: Target + ?Sized>(
     s: &mut Session<T>,
-    w: &mut dyn WindowOps,
     steps: &[TouchStep],
 ) -> OpResult {
     if steps.is_empty() {
@@ -475,25 +446,17 @@ pub(super) fn touch_sequence<T: Target + ?Sized>(
     let mut samples = Vec::with_capacity(planned.len());
     for (step, at) in planned {
         if let Some(ms) = step.advance_ms {
-            s.target.advance(ms, w)?;
+            s.target.advance(ms)?;
         }
         let id = match step.phase {
             PointerPhase::Down => {
-                let id = contact_down(
-                    s,
-                    w,
-                    PointerKind::Touch,
-                    at,
-                    None,
-                    None,
-                    Modifiers::default(),
-                )?;
+                let id = contact_down(s, PointerKind::Touch, at, None, None, Modifiers::default())?;
                 slots.insert(step.contact, id);
                 id
             }
             phase => {
                 let id = slots.get(&step.contact).copied().unwrap_or_default();
-                contact(s, w, id, phase, at, None, None, Modifiers::default())?;
+                contact(s, id, phase, at, None, None, Modifiers::default())?;
                 id
             }
         };
@@ -518,11 +481,7 @@ fn frames_over(over_ms: u64) -> Result<u64, OpError> {
     Ok(over_ms.div_ceil(FRAME_MILLIS).max(2))
 }
 
-pub(super) fn pinch<T: Target + ?Sized>(
-    s: &mut Session<T>,
-    w: &mut dyn WindowOps,
-    a: &Pinch,
-) -> OpResult {
+pub(super) fn pinch<T: Target + ?Sized>(s: &mut Session<T>, a: &Pinch) -> OpResult {
     if !(a.scale.is_finite() && a.scale > 0.0) {
         return Err(OpError::bad_argument(format!(
             "scale must be a positive number, got {}",
@@ -540,7 +499,6 @@ pub(super) fn pinch<T: Target + ?Sized>(
     // Both fingers land before either moves: the recogniser's reference span is the landing.
     let f1 = contact_down(
         s,
-        w,
         PointerKind::Touch,
         Point::new(c.x - span / 2.0, c.y),
         None,
@@ -549,7 +507,6 @@ pub(super) fn pinch<T: Target + ?Sized>(
     )?;
     let f2 = contact_down(
         s,
-        w,
         PointerKind::Touch,
         Point::new(c.x + span / 2.0, c.y),
         None,
@@ -558,10 +515,9 @@ pub(super) fn pinch<T: Target + ?Sized>(
     )?;
     for i in 1..=frames {
         let d = span + (end - span) * (i as f64 / frames as f64);
-        s.target.advance(FRAME_MILLIS, w)?;
+        s.target.advance(FRAME_MILLIS)?;
         contact(
             s,
-            w,
             f1,
             PointerPhase::Move,
             Point::new(c.x - d / 2.0, c.y),
@@ -571,7 +527,6 @@ pub(super) fn pinch<T: Target + ?Sized>(
         )?;
         contact(
             s,
-            w,
             f2,
             PointerPhase::Move,
             Point::new(c.x + d / 2.0, c.y),
@@ -582,7 +537,6 @@ pub(super) fn pinch<T: Target + ?Sized>(
     }
     contact(
         s,
-        w,
         f1,
         PointerPhase::Up,
         Point::new(c.x - end / 2.0, c.y),
@@ -592,7 +546,6 @@ pub(super) fn pinch<T: Target + ?Sized>(
     )?;
     contact(
         s,
-        w,
         f2,
         PointerPhase::Up,
         Point::new(c.x + end / 2.0, c.y),
@@ -605,11 +558,7 @@ pub(super) fn pinch<T: Target + ?Sized>(
     )
 }
 
-pub(super) fn fling<T: Target + ?Sized>(
-    s: &mut Session<T>,
-    w: &mut dyn WindowOps,
-    a: &Fling,
-) -> OpResult {
+pub(super) fn fling<T: Target + ?Sized>(s: &mut Session<T>, a: &Fling) -> OpResult {
     if !(a.dx.is_finite() && a.dy.is_finite()) || (a.dx == 0.0 && a.dy == 0.0) {
         return Err(OpError::bad_argument(
             "fling needs a finite, non-zero dx or dy",
@@ -619,20 +568,16 @@ pub(super) fn fling<T: Target + ?Sized>(
     let to = Point::new(from.x + a.dx, from.y + a.dy);
     let m = Modifiers::default();
     let frames = frames_over(a.over_ms.unwrap_or(100))?;
-    let id = contact_down(s, w, PointerKind::Touch, from, None, None, m)?;
+    let id = contact_down(s, PointerKind::Touch, from, None, None, m)?;
     for p in path(from, to, frames) {
-        s.target.advance(FRAME_MILLIS, w)?;
-        contact(s, w, id, PointerPhase::Move, p, None, None, m)?;
+        s.target.advance(FRAME_MILLIS)?;
+        contact(s, id, PointerPhase::Move, p, None, None, m)?;
     }
-    contact(s, w, id, PointerPhase::Up, to, None, None, m)?;
+    contact(s, id, PointerPhase::Up, to, None, None, m)?;
     Ok(json!({ "samples": frames, "over_ms": frames * FRAME_MILLIS }))
 }
 
-pub(super) fn long_press<T: Target + ?Sized>(
-    s: &mut Session<T>,
-    w: &mut dyn WindowOps,
-    a: &LongPress,
-) -> OpResult {
+pub(super) fn long_press<T: Target + ?Sized>(s: &mut Session<T>, a: &LongPress) -> OpResult {
     let Some(hold) = s.target.long_press_threshold_ms(a.kind) else {
         return Err(OpError::unsupported(
             "long_press (the target reports no long-press threshold)",
@@ -646,30 +591,19 @@ pub(super) fn long_press<T: Target + ?Sized>(
     let at = node_point(s, &a.node, local)?;
     let m = Modifiers::default();
     if a.kind == PointerKind::Mouse {
-        mouse(s, w, PointerPhase::Move, at, None, m)?;
-        mouse(
-            s,
-            w,
-            PointerPhase::Down,
-            at,
-            Some(PointerButton::Primary),
-            m,
-        )?;
-        s.target.advance(hold, w)?;
-        mouse(s, w, PointerPhase::Up, at, Some(PointerButton::Primary), m)?;
+        mouse(s, PointerPhase::Move, at, None, m)?;
+        mouse(s, PointerPhase::Down, at, Some(PointerButton::Primary), m)?;
+        s.target.advance(hold)?;
+        mouse(s, PointerPhase::Up, at, Some(PointerButton::Primary), m)?;
     } else {
-        let id = contact_down(s, w, a.kind, at, None, None, m)?;
-        s.target.advance(hold, w)?;
-        contact(s, w, id, PointerPhase::Up, at, None, None, m)?;
+        let id = contact_down(s, a.kind, at, None, None, m)?;
+        s.target.advance(hold)?;
+        contact(s, id, PointerPhase::Up, at, None, None, m)?;
     }
     Ok(json!({ "held_ms": hold, "x": at.x, "y": at.y }))
 }
 
-pub(super) fn cancel_pointer<T: Target + ?Sized>(
-    s: &mut Session<T>,
-    w: &mut dyn WindowOps,
-    id: u64,
-) -> OpResult {
+pub(super) fn cancel_pointer<T: Target + ?Sized>(s: &mut Session<T>, id: u64) -> OpResult {
     if id == MOUSE_ID {
         return Err(OpError::bad_argument(
             "the mouse cannot be cancelled; release its buttons with inject_pointer up",
@@ -686,7 +620,6 @@ pub(super) fn cancel_pointer<T: Target + ?Sized>(
         })?;
     contact(
         s,
-        w,
         id,
         PointerPhase::Cancel,
         at,

@@ -1,0 +1,15 @@
+//! Test support for the automation kit's own tests (not published).
+//!
+//! - [`fixture`]: the demo set as plain data on a simulated clock — a test double for
+//!   `execute`, with every input it receives logged.
+//! - [`laggy`]: a real-clock target whose effects land later, as an out-of-process app's do.
+//! - [`rig`]: the JSON request rig the crates' tests share.
+//! - [`docs`]: the drift check of generated docs sections.
+//! - [`require`]: a test whose real component (Xvfb, node, the Python SDK, …) is missing
+//!   fails, unless the run opted out explicitly; skips are recorded and listed at the end.
+
+pub mod docs;
+pub mod fixture;
+pub mod laggy;
+pub mod require;
+pub mod rig;
