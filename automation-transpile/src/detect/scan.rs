@@ -73,6 +73,9 @@ pub struct Scanner<'s> {
     regex_ok: bool,
     /// Set once a template chunk must be read next (after the `}` closing a substitution).
     resume_template: bool,
+    /// Regex-literal scan states already walked, two bits per byte (outside / inside a
+    /// `[...]` class), allocated on the first `/` that may start a regex. See [`Self::regex`].
+    walked: Vec<u64>,
 }
 
 impl<'s> Scanner<'s> {
@@ -90,6 +93,7 @@ impl<'s> Scanner<'s> {
             templates: Vec::new(),
             regex_ok: true,
             resume_template: false,
+            walked: Vec::new(),
         }
     }
 
@@ -167,13 +171,37 @@ impl<'s> Scanner<'s> {
         self.i = self.src.len();
     }
 
+    /// Marks the regex-scan state `(j, class)` as walked; returns whether it already was.
+    fn walk(&mut self, j: usize, class: bool) -> bool {
+        let bit = 2 * j + usize::from(class);
+        let Some(word) = self.walked.get_mut(bit / 64) else {
+            return false;
+        };
+        let mask = 1u64 << (bit % 64);
+        let seen = *word & mask != 0;
+        *word |= mask;
+        seen
+    }
+
     /// Tries to read a regex literal at `self.i`; false (position unchanged) if the line
     /// ends first.
+    ///
+    /// Linear over the whole scan, however many `/` try: the scan's only state is the byte
+    /// offset and whether it is inside a `[...]` class, so a state an earlier attempt already
+    /// walked leads where that attempt went. That attempt failed (a successful one moves
+    /// `self.i` past every state it walked, and attempts only move forward), so this one
+    /// fails too and stops there. `/[/[/[…` on one line is thus one walk, not one per `/`.
     fn regex(&mut self) -> bool {
+        if self.walked.is_empty() {
+            self.walked = vec![0; (2 * self.src.len()).div_ceil(64) + 1];
+        }
         let start = self.i;
         let mut j = start + 1;
         let mut class = false;
         loop {
+            if self.walk(j, class) {
+                break;
+            }
             match self.at(j) {
                 0 if j >= self.src.len() => break,
                 b'\n' | b'\r' => break,
