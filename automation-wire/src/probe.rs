@@ -9,6 +9,10 @@
 //! that never accepts, its backlog full) costs no more than the deadline. [`list_live`] probes
 //! up to [`PROBE_PARALLELISM`] descriptors at a time, so one hostile or frozen entry delays the
 //! listing by at most one deadline.
+//!
+//! A `connect` that really blocks (a listener whose backlog is full) cannot be cancelled
+//! portably: its probe thread is left behind and ends when the connect returns; the caller has
+//! its answer (`Busy`) at the deadline either way.
 
 use std::collections::VecDeque;
 use std::sync::mpsc;
