@@ -103,10 +103,10 @@ pub fn require(component: &str, present: bool, why_missing: &str) -> bool {
     }
     let line = skip_line(&test, component, why_missing);
     eprintln!("{line}");
-    if let Some(log) = std::env::var_os(SKIP_LOG).filter(|p| !p.is_empty()) {
-        if let Err(e) = append_to_log(std::path::Path::new(&log), &line) {
-            eprintln!("cannot append to {SKIP_LOG}={}: {e}", log.to_string_lossy());
-        }
+    if let Some(log) = std::env::var_os(SKIP_LOG).filter(|p| !p.is_empty())
+        && let Err(e) = append_to_log(std::path::Path::new(&log), &line)
+    {
+        eprintln!("cannot append to {SKIP_LOG}={}: {e}", log.to_string_lossy());
     }
     false
 }
