@@ -1,6 +1,7 @@
 //! Attach modes against a real bridge: this test process publishes a descriptor and serves
 //! the demo through automation-wire's bridge server; the real binary attaches to it with
 //! `--attach-pid`, `--attach`, `--connect` and `--list`, and speaks MCP over it.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(unix)]
 
 use std::process::{Command, Stdio};

@@ -1,4 +1,5 @@
 //! The exit codes and streams of every usage case, against the real binary.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -2,6 +2,7 @@
 //! (effects land after the action returns, as a GTK3 click's do ~250 ms later): settle waits
 //! for the first effect and a quiet period, bounded, and reports the time it measured; waits
 //! run on the wall clock; a dead app is a typed error, not a hang.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::time::{Duration, Instant};
 

@@ -1,5 +1,6 @@
 //! The op contract's rules (defaults, key and pointer conventions, settle, the error codes)
 //! and the known accesskit_consumer pitfalls, pinned against the fixture target.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use accesskit::{Node, NodeId, Role, TreeInfo, TreeUpdate};
 use automation_core::input::{Key, NamedKey, PointerPhase};

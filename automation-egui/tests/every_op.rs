@@ -1,5 +1,6 @@
 //! Every op of `automation_core::CATALOG` against the headless demo, each checked by its
 //! effect on the app. A catalog op without a row fails `every_catalog_op_has_a_row`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use automation_core::{
     CATALOG, ErrorCode, OpError, RecordingWindowOps, Reply, Request, Session, execute_request,

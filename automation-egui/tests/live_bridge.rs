@@ -2,6 +2,7 @@
 //! driven over the bridge (snapshot, click Save, snapshot, screenshot), with the descriptor
 //! and socket owner-only. Needs `Xvfb` (`scripts/test` installs `xvfb`); without it the test
 //! fails, unless `AUTOMATION_ALLOW_MISSING` lists `xvfb` (then it is skipped and logged).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(all(feature = "live", unix, debug_assertions))]
 
 use std::os::unix::fs::PermissionsExt;

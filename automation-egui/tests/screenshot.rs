@@ -3,6 +3,7 @@
 //! A missing adapter is a failure, unless `AUTOMATION_ALLOW_MISSING` lists `gpu` (then the
 //! tests are skipped and logged).
 //! Refresh the golden with `UPDATE_GOLDENS=1 cargo test -p automation-egui --features screenshot`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(feature = "screenshot")]
 
 use std::path::PathBuf;

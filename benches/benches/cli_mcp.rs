@@ -12,6 +12,7 @@
 //! (goal over stdio: median ≤ 0.5 ms, p99 ≤ 2 ms).
 //!
 //! Run: `cargo build --release -p automation-cli && cargo bench -p automation-benches --bench cli_mcp -- --warm-up-time 1 --measurement-time 3`
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::hint::black_box;
 use std::path::PathBuf;

@@ -10,6 +10,7 @@
 //!   build and update, the floor under the two `mirror/*` numbers).
 //!
 //! Run: `cargo bench -p automation-benches --bench core_tree -- --warm-up-time 1 --measurement-time 3`
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::cell::Cell;
 use std::fmt;

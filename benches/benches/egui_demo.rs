@@ -14,6 +14,7 @@
 //! - `egui_demo/egui/bare_frame`: one `Context::run_ui` of the demo, output dropped.
 //!
 //! Run: `cargo bench -p automation-benches --bench egui_demo -- --warm-up-time 1 --measurement-time 3`
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::hint::black_box;
 
