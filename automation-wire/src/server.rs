@@ -4,7 +4,7 @@
 //! the single slot is free. While a connection is served, every further connection is answered
 //! at once with a [`BusyNotice`](crate::handshake::BusyNotice) frame (instead of the hello) and
 //! closed, so a second client learns "another client is attached" immediately instead of
-//! waiting in the backlog (it waits at most 100 ms for a client that is just leaving). Each
+//! waiting in the backlog (it waits at most 200 ms for a client that is just leaving). Each
 //! served connection is checked (peer uid on Linux), must
 //! complete the token handshake within one deadline, gets a [`Hello`](crate::handshake::Hello)
 //! frame, and then sends request frames. Each request is handed to the host through a queue
@@ -47,7 +47,7 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 /// How often a blocked read wakes to check for shutdown.
 const POLL_INTERVAL: Duration = Duration::from_millis(200);
 /// How long a new connection waits for the slot to free before it is told the bridge is busy.
-const BUSY_GRACE: Duration = Duration::from_millis(100);
+const BUSY_GRACE: Duration = Duration::from_millis(200);
 /// How long answering a busy notice may take (write, then reading the client's token line).
 const BUSY_DRAIN: Duration = Duration::from_millis(100);
 

@@ -391,9 +391,9 @@ fn probe_live_busy_dead_and_only_dead_is_pruned() {
     // Occupy the single slot: the bridge answers a probe with its busy notice: Busy, not Dead.
     let holder = client(&b);
     let t0 = Instant::now();
-    assert_eq!(probe(&me, Duration::from_millis(300)), ProbeState::Busy);
+    assert_eq!(probe(&me, Duration::from_secs(2)), ProbeState::Busy);
     assert!(
-        t0.elapsed() < Duration::from_millis(300),
+        t0.elapsed() < Duration::from_secs(1),
         "told at once, not timed out"
     );
     let listed = list_live(&dir, Duration::from_millis(300)).unwrap();
