@@ -1,7 +1,6 @@
 //! The detector's table: every false positive of Terminator's `is_typescript_code` regexes
 //! stays JavaScript, every missed case is caught, and the usual TypeScript constructs are found.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 #![cfg(feature = "detect")]
 
 use automation_transpile::detect::detect;

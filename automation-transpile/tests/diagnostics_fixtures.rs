@@ -1,6 +1,5 @@
 //! Recorded output of each tool, parsed into the one error shape (runs without any tool).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 #![cfg(feature = "transpile")]
 
 use automation_transpile::transpile::{

@@ -2,7 +2,6 @@
 //! `expression_eval` listed in `shared/spec/events-transpile-expr.md`, and every listed defect
 //! of it done right.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 #![cfg(feature = "expr")]
 
 use automation_transpile::expr::{Expr, evaluate};

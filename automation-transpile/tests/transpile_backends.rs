@@ -2,7 +2,6 @@
 //! one is absent the test fails, unless `AUTOMATION_ALLOW_MISSING` lists it (e.g. `bun`):
 //! then that backend is skipped and the skip logged.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 #![cfg(feature = "transpile")]
 
 use automation_transpile::transpile::{
