@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
-use automation_core::{ErrorCode, OpError, RecordingWindowOps, Reply, Request, Session};
+use automation_core::{ErrorCode, OpError, Reply, Request, Session};
 use automation_wire::core_bridge::CoreBridgeClient;
 
 /// Anything that answers requests: the in-process demo, or a live app over the bridge.
@@ -27,7 +27,6 @@ pub type BackendFactory = Box<dyn FnOnce() -> Result<Box<dyn Backend>, String> +
 /// when built with the `screenshot` feature).
 pub struct EguiDemo {
     session: Session<automation_egui::EguiTarget<'static>>,
-    windows: RecordingWindowOps,
 }
 
 impl EguiDemo {
@@ -35,7 +34,6 @@ impl EguiDemo {
     pub fn new() -> Self {
         Self {
             session: Session::new(automation_egui::demo_target()),
-            windows: RecordingWindowOps::new(),
         }
     }
 
@@ -53,7 +51,7 @@ impl Default for EguiDemo {
 
 impl Backend for EguiDemo {
     fn serve(&mut self, request: &Request) -> Reply {
-        automation_egui::serve(&mut self.session, &mut self.windows, request)
+        automation_egui::serve(&mut self.session, request)
     }
 }
 

@@ -77,7 +77,9 @@ pub enum Mode {
     AttachPid(u32),
     /// An explicit endpoint, with the token if one was given.
     Connect {
+        /// The endpoint (socket path or pipe name).
         endpoint: String,
+        /// The token, when given on the command line.
         token: Option<String>,
     },
     /// List live apps.
@@ -111,7 +113,7 @@ impl ModeArgs {
 pub enum Verb {
     /// Run one op and print the reply envelope as JSON (exit 0 ok, 1 error).
     ///
-    /// The op is a request `{"op": …, "settle"?: …, "window_id"?: …}` or just the op:
+    /// The op is a request `{"op": …, "settle"?: …}` or just the op:
     /// `"snapshot_tree"` or `{"find_node": {"role": "Button", "label": "Save"}}`.
     Op {
         /// Which app (the same modes as the server; default headless).

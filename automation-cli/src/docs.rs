@@ -1,19 +1,11 @@
-//! The generated part of `docs/mcp.md`: the tool table and the error codes, from the catalog.
-//! `tests/docs.rs` fails when the checked-in doc drifts; `UPDATE_DOCS=1` rewrites it.
+//! The generated part of `docs/mcp.md`: the tool table, from the catalog and the MCP schemas
+//! (the error-code table is `automation_core::docs::error_code_table`). `tests/docs.rs` fails
+//! when the checked-in page drifts; `UPDATE_DOCS=1` rewrites it.
 
 use std::fmt::Write as _;
 
-use automation_core::{Access, CATALOG, ErrorCode};
+use automation_core::{Access, CATALOG};
 use serde_json::Value;
-
-/// Marker opening the generated tool table.
-pub const TOOLS_BEGIN: &str = "<!-- BEGIN GENERATED: tools -->";
-/// Marker closing it.
-pub const TOOLS_END: &str = "<!-- END GENERATED: tools -->";
-/// Marker opening the generated error-code table.
-pub const ERRORS_BEGIN: &str = "<!-- BEGIN GENERATED: errors -->";
-/// Marker closing it.
-pub const ERRORS_END: &str = "<!-- END GENERATED: errors -->";
 
 fn escape(s: &str) -> String {
     s.replace('|', "\\|")
@@ -36,7 +28,7 @@ pub fn tools_table() -> String {
             .and_then(Value::as_object)
             .map(|p| {
                 p.keys()
-                    .filter(|k| k.as_str() != "window_id" && k.as_str() != "settle")
+                    .filter(|k| k.as_str() != "settle")
                     .map(|k| {
                         if required.contains(&k.as_str()) {
                             format!("`{k}`")
@@ -66,38 +58,4 @@ pub fn tools_table() -> String {
         );
     }
     out
-}
-
-/// One row per error code.
-pub fn errors_table() -> String {
-    let mut out = String::from("| Code | Retry? | Meaning |\n|---|---|---|\n");
-    for code in ErrorCode::ALL {
-        let _ = writeln!(
-            out,
-            "| `{}` | {} | {} |",
-            code.as_str(),
-            if code.is_retryable() { "yes" } else { "no" },
-            escape(code.meaning())
-        );
-    }
-    out
-}
-
-/// Replaces the text between `begin` and `end` (exclusive) with `body`; `None` when a marker
-/// is missing.
-pub fn replace_between(doc: &str, begin: &str, end: &str, body: &str) -> Option<String> {
-    let start = doc.find(begin)? + begin.len();
-    let stop = start + doc.get(start..)?.find(end)?;
-    Some(format!(
-        "{}\n{}{}",
-        doc.get(..start)?,
-        body,
-        doc.get(stop..)?
-    ))
-}
-
-/// The doc with both generated sections refreshed.
-pub fn regenerate(doc: &str) -> Option<String> {
-    let doc = replace_between(doc, TOOLS_BEGIN, TOOLS_END, &tools_table())?;
-    replace_between(&doc, ERRORS_BEGIN, ERRORS_END, &errors_table())
 }

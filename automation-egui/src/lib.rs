@@ -17,7 +17,7 @@ pub mod live;
 
 pub use app::{EguiApp, HostUiFn, UiFn};
 pub use demo::{Demo, demo_target};
-pub use serve::serve;
+pub use serve::{EguiHost, serve};
 pub use target::EguiTarget;
 
 #[cfg(feature = "live")]

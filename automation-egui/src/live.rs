@@ -27,7 +27,7 @@
 //! In a release build (`cfg(not(debug_assertions))`) no bridge is started: the wrapper only
 //! forwards to your app, and the banner, token and endpoint code are not in the binary.
 
-use automation_core::{RecordingWindowOps, Session};
+use automation_core::Session;
 
 use crate::EguiTarget;
 use crate::app::EguiApp;
@@ -35,7 +35,6 @@ use crate::app::EguiApp;
 /// An eframe app driven by your [`EguiApp`], with the automation bridge in debug builds.
 pub struct LiveApp {
     session: Session<EguiTarget<'static>>,
-    windows: RecordingWindowOps,
     /// Simulated milliseconds ops have advanced, carried forward on every frame's time.
     offset_ms: u64,
     /// The last time (µs) any pass on the context ran at (real or the op's).
@@ -68,7 +67,6 @@ pub fn install_automation_bridge_in_debug(
     let _ = app_name;
     LiveApp {
         session: Session::new(target),
-        windows: RecordingWindowOps::new(),
         offset_ms: 0,
         last_us: 0,
         #[cfg(debug_assertions)]
@@ -132,8 +130,8 @@ impl LiveApp {
                 native,
             );
             // A fresh full tree for this op (the real frames' updates went to eframe).
-            target.run_frame(&mut self.windows);
-            let reply = crate::serve(&mut self.session, &mut self.windows, &request);
+            target.run_frame();
+            let reply = crate::serve(&mut self.session, &request);
             self.offset_ms = self
                 .offset_ms
                 .saturating_add(self.session.target.advanced_ms());
@@ -166,7 +164,7 @@ fn give_textures_back(ctx: &egui::Context, target: &mut EguiTarget<'_>) {
 
 impl eframe::App for LiveApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
-        self.session.target.app_mut().ui(ui, &mut self.windows);
+        self.session.target.draw(ui);
     }
 
     fn raw_input_hook(&mut self, ctx: &egui::Context, raw: &mut egui::RawInput) {

@@ -1,75 +1,65 @@
-//! [`serve`]: one request against an egui session, host ops included.
+//! [`EguiHost`]: what the host beside an egui target serves — the window list and the pixels —
+//! and [`serve`], one request against an egui session with that host.
 //!
-//! `execute` answers every op it can; `screenshot` and `list_windows` come back as
-//! `HOST_REQUIRED` and are served here, with what only the host holds: the renderer and the
-//! window list. The CLI's headless target thread and the live bridge both call this.
+//! `execute` answers every op it can; the ops the catalog marks as served by the host
+//! (`screenshot`, `list_windows`) go to [`EguiHost`]. The CLI's headless target thread and
+//! the live bridge both call [`serve`].
 
 use automation_core::{
-    ErrorCode, Op, OpError, Reply, Request, Session, WindowOps, execute_request,
+    Bounds, Host, OpResult, Reply, Request, Session, WindowId, WindowInfo, WindowOps,
 };
-use serde_json::json;
 
 use crate::EguiTarget;
 
-/// Runs one request: `execute`, then the host ops on `HOST_REQUIRED`.
-///
-/// ```
-/// use automation_core::{RecordingWindowOps, Request, Session};
-/// let mut session = Session::new(automation_egui::demo_target());
-/// let mut windows = RecordingWindowOps::new();
-/// let req = Request::from_json(r#"{"op": "list_windows"}"#).unwrap();
-/// let reply = automation_egui::serve(&mut session, &mut windows, &req);
-/// assert!(reply.is_ok());
-/// ```
-pub fn serve(
-    session: &mut Session<EguiTarget<'_>>,
-    windows: &mut dyn WindowOps,
-    request: &Request,
-) -> Reply {
-    let reply = execute_request(session, windows, request);
-    match &reply {
-        Reply::Err(e) if e.code == ErrorCode::HostRequired => match &request.op {
-            Op::ListWindows(_) => list_windows(windows),
-            Op::Screenshot(a) => screenshot(session, a).into(),
-            _ => reply,
-        },
-        _ => reply,
+/// The host of an egui target: its root viewport plus the windows the app opened, and
+/// (feature `screenshot`) offscreen renders of the last frame.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EguiHost;
+
+impl Host<EguiTarget<'_>> for EguiHost {
+    fn list_windows(&mut self, target: &mut EguiTarget<'_>) -> OpResult<Vec<WindowInfo>> {
+        let opened = target.windows().list_windows();
+        let root = target
+            .latest_tree()
+            .and_then(|u| u.tree.as_ref())
+            .map(|t| t.root.into());
+        let mut out = vec![WindowInfo {
+            id: WindowId(0),
+            title: "main".into(),
+            focused: opened.iter().all(|w| !w.focused),
+            node: root,
+        }];
+        out.extend(opened);
+        Ok(out)
+    }
+
+    fn screenshot(&mut self, target: &mut EguiTarget<'_>, crop: Option<Bounds>) -> OpResult {
+        screenshot(target, crop)
     }
 }
 
-/// The host's windows; the app's own window (the egui root viewport) is always first when the
-/// host knows no window.
-fn list_windows(windows: &dyn WindowOps) -> Reply {
-    let list = windows.list_windows();
-    let mut out =
-        vec![json!({ "id": "0", "title": "main", "focused": list.iter().all(|w| !w.focused) })];
-    out.extend(
-        list.iter()
-            .map(|w| json!({ "id": w.id, "title": w.title, "focused": w.focused })),
-    );
-    Reply::Ok(json!({ "windows": out }))
+/// Runs one request: `execute`, then the host ops through [`EguiHost`].
+///
+/// ```
+/// use automation_core::{Request, Session};
+/// let mut session = Session::new(automation_egui::demo_target());
+/// let req = Request::from_json(r#"{"op": "list_windows"}"#).unwrap();
+/// let reply = automation_egui::serve(&mut session, &req);
+/// assert!(reply.is_ok());
+/// ```
+pub fn serve(session: &mut Session<EguiTarget<'_>>, request: &Request) -> Reply {
+    automation_core::serve(session, &mut EguiHost, request)
 }
 
 #[cfg(feature = "screenshot")]
-fn screenshot(
-    session: &mut Session<EguiTarget<'_>>,
-    args: &automation_core::ops::Screenshot,
-) -> Result<serde_json::Value, OpError> {
-    let crop = match &args.node {
-        Some(node) => Some(session.resolve(node)?.require_bounds()?),
-        None => None,
-    };
-    let shot = crate::screenshot::capture(&mut session.target, crop)?;
-    Ok(shot.to_json())
+fn screenshot(target: &mut EguiTarget<'_>, crop: Option<Bounds>) -> OpResult {
+    Ok(crate::screenshot::capture(target, crop)?.to_json())
 }
 
 #[cfg(not(feature = "screenshot"))]
-fn screenshot(
-    _session: &mut Session<EguiTarget<'_>>,
-    _args: &automation_core::ops::Screenshot,
-) -> Result<serde_json::Value, OpError> {
-    Err(OpError::new(
-        ErrorCode::Unsupported,
+fn screenshot(_target: &mut EguiTarget<'_>, _crop: Option<Bounds>) -> OpResult {
+    Err(automation_core::OpError::new(
+        automation_core::ErrorCode::Unsupported,
         "screenshot: automation-egui was built without its `screenshot` feature",
     )
     .with_hint("build with `--features screenshot`"))

@@ -19,7 +19,8 @@
 use accesskit::{Action, ActionRequest, NodeId, TreeUpdate};
 use automation_core::input::{ImeEvent, KeyEvent, PointerEvent, PointerKind, ScrollEvent};
 use automation_core::{
-    ActionOutcome, ClockKind, Platform, Point, PointerButton, Target, TargetError, WindowOps,
+    ActionOutcome, ClockKind, Platform, Point, PointerButton, RecordingWindowOps, Target,
+    TargetError,
 };
 use egui::epaint::textures::TexturesDelta;
 use egui::{Event, Pos2, Rect, Vec2, ViewportId};
@@ -66,6 +67,8 @@ pub struct EguiTarget<'a> {
     frames: u64,
     pub(crate) pointer: PointerState,
     clipboard: String,
+    /// The window sink the app opens windows through (what `list_windows` lists).
+    windows: RecordingWindowOps,
     /// Texture changes not yet handed to a renderer (kept only when something renders).
     pub(crate) textures: TexturesDelta,
     keep_textures: bool,
@@ -140,6 +143,7 @@ impl<'a> EguiTarget<'a> {
             frames: 0,
             pointer: PointerState::default(),
             clipboard: String::new(),
+            windows: RecordingWindowOps::new(),
             textures: TexturesDelta::default(),
             keep_textures: cfg!(feature = "screenshot"),
             shapes: Vec::new(),
@@ -154,7 +158,7 @@ impl<'a> EguiTarget<'a> {
         // Text cursors blink on a timer; a blinking cursor never lets a screenshot repeat.
         t.ctx
             .all_styles_mut(|s| s.visuals.text_cursor.blink = false);
-        t.run_frame(&mut automation_core::RecordingWindowOps::new());
+        t.run_frame();
         t
     }
 
@@ -162,7 +166,7 @@ impl<'a> EguiTarget<'a> {
     #[must_use]
     pub fn with_size(mut self, width: f32, height: f32) -> Self {
         self.size = Vec2::new(width.max(1.0), height.max(1.0));
-        self.run_frame(&mut automation_core::RecordingWindowOps::new());
+        self.run_frame();
         self
     }
 
@@ -173,7 +177,7 @@ impl<'a> EguiTarget<'a> {
             self.native_ppp = ppp;
             self.pixels_per_point = ppp;
         }
-        self.run_frame(&mut automation_core::RecordingWindowOps::new());
+        self.run_frame();
         self
     }
 
@@ -197,9 +201,8 @@ impl<'a> EguiTarget<'a> {
     #[must_use]
     pub fn with_touch_screen(mut self) -> Self {
         self.pending.push(input::touch_device_probe());
-        let mut w = automation_core::RecordingWindowOps::new();
-        self.run_frame(&mut w);
-        self.run_frame(&mut w);
+        self.run_frame();
+        self.run_frame();
         self
     }
 
@@ -295,8 +298,24 @@ impl<'a> EguiTarget<'a> {
         std::mem::take(&mut self.textures)
     }
 
+    /// The windows the app opened through its host sink.
+    pub fn windows(&self) -> &RecordingWindowOps {
+        &self.windows
+    }
+
+    /// The window sink, mutably (the live bridge's frames draw with it too).
+    pub fn windows_mut(&mut self) -> &mut RecordingWindowOps {
+        &mut self.windows
+    }
+
+    /// Draws the app into `ui` with the target's window sink (a live eframe frame).
+    #[cfg_attr(not(feature = "live"), allow(dead_code))]
+    pub(crate) fn draw(&mut self, ui: &mut egui::Ui) {
+        self.app.ui(ui, &mut self.windows);
+    }
+
     /// Runs one egui frame at the current simulated time with the queued events.
-    pub fn run_frame(&mut self, windows: &mut dyn WindowOps) {
+    pub fn run_frame(&mut self) {
         self.last_us = self.time_us();
         let time = self.time_secs();
         let mut raw = egui::RawInput {
@@ -313,6 +332,7 @@ impl<'a> EguiTarget<'a> {
             v.inner_rect = Some(Rect::from_min_size(Pos2::ZERO, self.size));
         }
         let app = &mut self.app;
+        let windows = &mut self.windows;
         let mut out = self.ctx.run_ui(raw, |ui| app.ui(ui, windows));
         self.frames += 1;
         let mut delta = std::mem::take(&mut out.textures_delta);
@@ -351,6 +371,11 @@ impl<'a> EguiTarget<'a> {
         self.shapes = out.shapes;
     }
 
+    /// No event is queued and egui asked for no immediate repaint.
+    fn is_quiet(&self) -> bool {
+        self.pending.is_empty() && !self.animating && self.frames > 0
+    }
+
     /// The node with this id in the latest tree.
     pub fn node(&self, id: NodeId) -> Option<&accesskit::Node> {
         self.latest
@@ -372,7 +397,7 @@ impl<'a> EguiTarget<'a> {
     }
 
     /// A full mouse click (move, press frame, release frame) at `at`.
-    fn click_at(&mut self, at: Point, button: PointerButton, windows: &mut dyn WindowOps) {
+    fn click_at(&mut self, at: Point, button: PointerButton) {
         let pos = input::pos(at);
         let b = input::button(button);
         let modifiers = egui::Modifiers::default();
@@ -383,14 +408,14 @@ impl<'a> EguiTarget<'a> {
             pressed: true,
             modifiers,
         });
-        self.run_frame(windows);
+        self.run_frame();
         self.pending.push(Event::PointerButton {
             pos,
             button: b,
             pressed: false,
             modifiers,
         });
-        self.run_frame(windows);
+        self.run_frame();
     }
 }
 
@@ -437,19 +462,15 @@ impl Target for EguiTarget<'_> {
         self.platform
     }
 
-    fn take_tree_update(&mut self) -> Option<TreeUpdate> {
+    fn poll_tree(&mut self) -> Result<Option<TreeUpdate>, TargetError> {
         if !self.fresh {
-            return None;
+            return Ok(None);
         }
         self.fresh = false;
-        self.latest.clone()
+        Ok(self.latest.clone())
     }
 
-    fn action(
-        &mut self,
-        request: ActionRequest,
-        windows: &mut dyn WindowOps,
-    ) -> Result<ActionOutcome, TargetError> {
+    fn action(&mut self, request: ActionRequest) -> Result<ActionOutcome, TargetError> {
         let id = request.target_node;
         let Some(node) = self.node(id) else {
             return Ok(ActionOutcome::Unhandled);
@@ -469,7 +490,7 @@ impl Target for EguiTarget<'_> {
                     let Some(at) = self.node_center(id) else {
                         return Ok(ActionOutcome::Unhandled);
                     };
-                    self.click_at(at, PointerButton::Primary, windows);
+                    self.click_at(at, PointerButton::Primary);
                 }
                 Ok(ActionOutcome::Handled)
             }
@@ -478,58 +499,54 @@ impl Target for EguiTarget<'_> {
                 let Some(at) = self.node_center(id).filter(|_| clickable) else {
                     return Ok(ActionOutcome::Unhandled);
                 };
-                self.click_at(at, PointerButton::Secondary, windows);
+                self.click_at(at, PointerButton::Secondary);
                 Ok(ActionOutcome::Handled)
             }
             _ if supported => {
                 self.pending.push(Event::AccessKitActionRequest(request));
-                self.run_frame(windows);
+                self.run_frame();
                 Ok(ActionOutcome::Handled)
             }
             _ => Ok(ActionOutcome::Unhandled),
         }
     }
 
-    fn pointer(
-        &mut self,
-        event: &PointerEvent,
-        windows: &mut dyn WindowOps,
-    ) -> Result<(), TargetError> {
+    fn pointer(&mut self, event: &PointerEvent) -> Result<(), TargetError> {
         let (events, discrete) = self.pointer.translate(event, self.platform);
         self.pending.extend(events);
         if discrete {
-            self.run_frame(windows);
+            self.run_frame();
         }
         Ok(())
     }
 
-    fn key(&mut self, event: &KeyEvent, windows: &mut dyn WindowOps) -> Result<(), TargetError> {
+    fn key(&mut self, event: &KeyEvent) -> Result<(), TargetError> {
         let events = input::key_events(event, self.platform, &self.clipboard);
         self.pending.extend(events);
         if event.pressed {
-            self.run_frame(windows);
+            self.run_frame();
         }
         Ok(())
     }
 
-    fn scroll(
-        &mut self,
-        event: &ScrollEvent,
-        windows: &mut dyn WindowOps,
-    ) -> Result<(), TargetError> {
+    fn scroll(&mut self, event: &ScrollEvent) -> Result<(), TargetError> {
         self.pending
             .extend(input::scroll_events(event, self.platform));
-        self.run_frame(windows);
+        self.run_frame();
         Ok(())
     }
 
-    fn ime(&mut self, event: &ImeEvent, windows: &mut dyn WindowOps) -> Result<(), TargetError> {
+    fn ime(&mut self, event: &ImeEvent) -> Result<(), TargetError> {
         self.pending.push(input::ime_event(event));
-        self.run_frame(windows);
+        self.run_frame();
         Ok(())
     }
 
-    fn advance(&mut self, millis: u64, windows: &mut dyn WindowOps) -> Result<(), TargetError> {
+    fn advance(&mut self, millis: u64) -> Result<(), TargetError> {
+        if millis == 0 && self.is_quiet() {
+            // Nothing queued, nothing asked for a repaint: a frame now would repeat the last.
+            return Ok(());
+        }
         // Like an event loop would: a frame whenever egui asked for one before the end (a
         // tooltip's dwell, an animation), at most one per 60 Hz frame, then one at the end.
         let end = self.advanced_ms.saturating_add(millis);
@@ -546,10 +563,10 @@ impl Target for EguiTarget<'_> {
                 break;
             }
             self.advanced_ms = next;
-            self.run_frame(windows);
+            self.run_frame();
         }
         self.advanced_ms = end;
-        self.run_frame(windows);
+        self.run_frame();
         Ok(())
     }
 
@@ -557,8 +574,12 @@ impl Target for EguiTarget<'_> {
         self.animating
     }
 
-    fn relayout(&mut self, windows: &mut dyn WindowOps) -> Result<(), TargetError> {
-        self.run_frame(windows);
+    fn relayout(&mut self) -> Result<(), TargetError> {
+        // The last frame ran after the last input and egui asked for no other: its layout is
+        // current, and another frame would only cost time.
+        if !self.is_quiet() {
+            self.run_frame();
+        }
         Ok(())
     }
 

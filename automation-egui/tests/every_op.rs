@@ -2,63 +2,32 @@
 //! effect on the app. A catalog op without a row fails `every_catalog_op_has_a_row`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use automation_core::{
-    CATALOG, ErrorCode, OpError, RecordingWindowOps, Reply, Request, Session, execute_request,
-};
-use automation_egui::{EguiTarget, demo_target, serve};
+use automation_core::{CATALOG, ErrorCode};
+use automation_egui::{EguiHost, EguiTarget, demo_target};
 use serde_json::{Value, json};
 
-struct Rig {
-    s: Session<EguiTarget<'static>>,
-    w: RecordingWindowOps,
+type Rig = automation_testkit::rig::Rig<EguiTarget<'static>, EguiHost>;
+
+fn rig() -> Rig {
+    Rig::with_host(demo_target(), EguiHost)
 }
 
-impl Rig {
-    fn new() -> Self {
-        Self {
-            s: Session::new(demo_target()),
-            w: RecordingWindowOps::new(),
-        }
-    }
+/// What the rows ask of the demo, on top of the shared rig.
+trait Demo {
+    fn exists(&mut self, role: &str, label: &str) -> bool;
+    fn exists_value(&mut self, role: &str, value: &str) -> bool;
+    fn status(&mut self) -> String;
+    fn status_value(&mut self, expected: &str) -> bool;
+    fn y_of(&mut self, label: &str) -> f64;
+}
 
-    fn reply(&mut self, request: Value) -> Reply {
-        match Request::from_value(request) {
-            Ok(r) => execute_request(&mut self.s, &mut self.w, &r),
-            Err(e) => Reply::Err(e),
-        }
-    }
-
-    fn served(&mut self, request: Value) -> Reply {
-        match Request::from_value(request) {
-            Ok(r) => serve(&mut self.s, &mut self.w, &r),
-            Err(e) => Reply::Err(e),
-        }
-    }
-
-    fn ok(&mut self, request: Value) -> Value {
-        match self.reply(request.clone()) {
-            Reply::Ok(v) => v,
-            Reply::Err(e) => panic!("{request} failed: {e:?}"),
-        }
-    }
-
-    fn err(&mut self, request: Value) -> OpError {
-        match self.reply(request.clone()) {
-            Reply::Ok(v) => panic!("{request} unexpectedly succeeded: {v}"),
-            Reply::Err(e) => e,
-        }
-    }
-
-    fn find(&mut self, role: &str, label: &str) -> Value {
-        self.ok(json!({"op": {"find_node": {"role": role, "label": label}}}))["node"].clone()
-    }
-
-    fn node(&mut self, selector: Value) -> Value {
-        self.ok(json!({"op": {"read_node": {"node": selector}}}))
-    }
-
+impl Demo for Rig {
     fn exists(&mut self, role: &str, label: &str) -> bool {
         !self.find(role, label).is_null()
+    }
+
+    fn exists_value(&mut self, role: &str, value: &str) -> bool {
+        !self.ok(json!({"op": {"find_node": {"role": role, "value": value}}}))["node"].is_null()
     }
 
     fn status(&mut self) -> String {
@@ -71,10 +40,6 @@ impl Rig {
 
     fn status_value(&mut self, expected: &str) -> bool {
         self.exists_value("Label", expected)
-    }
-
-    fn exists_value(&mut self, role: &str, value: &str) -> bool {
-        !self.ok(json!({"op": {"find_node": {"role": role, "value": value}}}))["node"].is_null()
     }
 
     fn y_of(&mut self, label: &str) -> f64 {
@@ -91,8 +56,29 @@ fn unsupported(r: &mut Rig, request: Value) {
 
 type Check = fn(&mut Rig);
 
-const ROWS: &[(&str, Check)] = &[
-    ("snapshot_tree", |r| {
+/// One row per catalog op: its name and a check of its effect on the demo. Each row is also
+/// its own test (`cargo test -p automation-egui --test every_op op::click` runs one).
+macro_rules! rows {
+    ($( $name:ident => $check:expr, )*) => {
+        const ROWS: &[(&str, Check)] = &[ $( (stringify!($name), $check), )* ];
+
+        mod op {
+            $( #[test] fn $name() { super::run_row(stringify!($name)) } )*
+        }
+    };
+}
+
+fn run_row(name: &str) {
+    let check = ROWS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, c)| *c)
+        .unwrap();
+    check(&mut rig());
+}
+
+rows! {
+    snapshot_tree => |r| {
         let v = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 2000}}}));
         let nodes = v["nodes"].as_array().unwrap();
         assert!(nodes.len() > 30, "{}", nodes.len());
@@ -103,35 +89,33 @@ const ROWS: &[(&str, Check)] = &[
         );
         let shallow = r.ok(json!({"op": {"snapshot_tree": {"max_depth": 0}}}));
         assert_eq!(shallow["nodes"].as_array().unwrap().len(), 1);
-    }),
-    ("read_node", |r| {
+    },
+    read_node => |r| {
         let v = r.node(json!({"role": "Button", "label": "Save"}));
         assert_eq!(v["role"], "Button");
         assert!(v["actions"].as_array().unwrap().contains(&json!("click")));
         let name = r.node(json!({"role": "TextInput"}));
         assert_eq!(name["label"], "Name", "labelled_by resolves");
-    }),
-    ("find_node", |r| {
+    },
+    find_node => |r| {
         assert!(r.exists("Button", "Save"));
         assert!(!r.exists("Button", "Nope"));
         assert!(r.exists("CheckBox", "Remember me"));
-    }),
-    ("assert_node", |r| {
+    },
+    assert_node => |r| {
         r.ok(json!({"op": {"assert_node": {"node": {"label": "Remember me"}, "kind": "toggled", "flag": false}}}));
         let e = r.err(json!({"op": {"assert_node": {"node": {"label": "Remember me"}, "kind": "toggled", "flag": true}}}));
         assert_eq!(e.code, ErrorCode::AssertionFailed);
         r.ok(json!({"op": {"assert_node": {"node": {"label": "Advanced"}, "kind": "expanded", "flag": false}}}));
-    }),
-    ("list_windows", |r| {
-        let e = r.err(json!({"op": "list_windows"}));
-        assert_eq!(e.code, ErrorCode::HostRequired);
+    },
+    list_windows => |r| {
+        let op = automation_core::Op::from_json(json!("list_windows")).unwrap();
+        let e = automation_core::execute(&mut r.s, &op, &Default::default());
+        assert_eq!(e.err().map(|e| e.code), Some(ErrorCode::HostRequired));
         r.ok(
             json!({"op": {"invoke_action": {"node": {"label": "Open window"}, "action": "click"}}}),
         );
-        let v = r
-            .served(json!({"op": "list_windows"}))
-            .into_result()
-            .unwrap();
+        let v = r.ok(json!({"op": "list_windows"}));
         let titles: Vec<_> = v["windows"]
             .as_array()
             .unwrap()
@@ -140,29 +124,29 @@ const ROWS: &[(&str, Check)] = &[
             .collect();
         assert_eq!(titles, ["main", "Second window"]);
         assert!(r.exists_value("Label", "Hello from the second window"));
-    }),
-    ("query_pointers", |r| {
+    },
+    query_pointers => |r| {
         assert_eq!(r.ok(json!({"op": "query_pointers"}))["pointers"], json!([]));
         r.ok(json!({"op": {"inject_pointer": {"node": {"label": "Save"}, "action": "move"}}}));
         let v = r.ok(json!({"op": "query_pointers"}));
         assert_eq!(v["pointers"][0]["kind"], "mouse");
-    }),
-    ("layout_tree", |r| {
+    },
+    layout_tree => |r| {
         unsupported(r, json!({"op": "layout_tree"}))
-    }),
-    ("inspect_node", |r| {
+    },
+    inspect_node => |r| {
         unsupported(
             r,
             json!({"op": {"inspect_node": {"node": {"label": "Save"}}}}),
         )
-    }),
-    ("list_live_regions", |r| {
+    },
+    list_live_regions => |r| {
         let v = r.ok(json!({"op": "list_live_regions"}));
         assert_eq!(v["regions"].as_array().unwrap().len(), 1, "{v}");
         assert_eq!(v["regions"][0]["politeness"], "polite", "{v}");
         assert_eq!(v["regions"][0]["text"], "Ready", "{v}");
-    }),
-    ("pull_announcements", |r| {
+    },
+    pull_announcements => |r| {
         r.ok(json!({"op": {"invoke_action": {"node": {"label": "Save"}, "action": "click"}}}));
         let v = r.ok(json!({"op": "pull_announcements"}));
         let texts: Vec<_> = v["announcements"]
@@ -172,8 +156,8 @@ const ROWS: &[(&str, Check)] = &[
             .map(|a| a["text"].clone())
             .collect();
         assert!(texts.contains(&json!("Saved")), "{v}");
-    }),
-    ("get_overlays", |r| {
+    },
+    get_overlays => |r| {
         assert_eq!(r.ok(json!({"op": "get_overlays"}))["overlays"], json!([]));
         r.ok(json!({"op": {"right_click": {"node": {"label": "Row 2"}}}}));
         let v = r.ok(json!({"op": "get_overlays"}));
@@ -190,11 +174,11 @@ const ROWS: &[(&str, Check)] = &[
                 .any(|o| o["kind"] == "window"),
             "{v}"
         );
-    }),
-    ("get_shortcuts", |r| {
+    },
+    get_shortcuts => |r| {
         unsupported(r, json!({"op": "get_shortcuts"}))
-    }),
-    ("invoke_action", |r| {
+    },
+    invoke_action => |r| {
         r.ok(json!({"op": {"invoke_action": {"node": {"role": "Button", "label": "Save"}, "action": "click"}}}));
         assert!(r.status_value("Saved"));
         let e = r
@@ -205,19 +189,19 @@ const ROWS: &[(&str, Check)] = &[
         r.ok(json!({"op": {"invoke_action": {"node": {"role": "Button", "label": "Delete"}, "action": "click"}}}));
         assert!(!r.exists("Button", "Row 2"));
         assert!(r.exists("Button", "Row 3"));
-    }),
-    ("focus_node", |r| {
+    },
+    focus_node => |r| {
         r.ok(json!({"op": {"focus_node": {"node": {"role": "TextInput", "label": "Name"}}}}));
         r.ok(json!({"op": {"assert_node": {"node": {"role": "TextInput"}, "kind": "focused"}}}));
-    }),
-    ("set_value", |r| {
+    },
+    set_value => |r| {
         r.ok(json!({"op": {"set_value": {"node": {"role": "TextInput"}, "value": "Grace"}}}));
         assert_eq!(r.node(json!({"role": "TextInput"}))["value"], "Grace");
         r.ok(json!({"op": {"expand": {"node": {"label": "Advanced"}}}}));
         r.ok(json!({"op": {"set_value": {"node": {"role": "Slider"}, "value": 75}}}));
         assert_eq!(r.node(json!({"role": "Slider"}))["numeric_value"], 75.0);
-    }),
-    ("expand", |r| {
+    },
+    expand => |r| {
         assert!(!r.exists("Slider", "Volume"));
         r.ok(json!({"op": {"expand": {"node": {"label": "Advanced"}}}}));
         r.ok(json!({"op": {"assert_node": {"node": {"label": "Advanced"}, "kind": "expanded", "flag": true}}}));
@@ -227,35 +211,35 @@ const ROWS: &[(&str, Check)] = &[
         assert!(r.exists("Slider", "Volume"));
         let e = r.err(json!({"op": {"expand": {"node": {"label": "Save"}}}}));
         assert_eq!(e.code, ErrorCode::UnhandledAction);
-    }),
-    ("collapse", |r| {
+    },
+    collapse => |r| {
         r.ok(json!({"op": {"expand": {"node": {"label": "Advanced"}}}}));
         r.ok(json!({"op": {"collapse": {"node": {"label": "Advanced"}}}}));
         r.ok(json!({"op": {"assert_node": {"node": {"label": "Advanced"}, "kind": "expanded", "flag": false}}}));
         assert!(!r.exists("Slider", "Volume"));
-    }),
-    ("scroll", |r| {
+    },
+    scroll => |r| {
         let before = r.y_of("Row 1");
         r.ok(json!({"op": {"scroll": {"node": {"label": "Row 3"}, "dy": 100}}}));
         let after = r.y_of("Row 1");
         assert!(after < before - 50.0, "{before} -> {after}");
         r.ok(json!({"op": {"scroll": {"node": {"label": "Row 6"}, "dy": -2, "lines": true}}}));
         assert!(r.y_of("Row 1") > after, "lines scroll back up");
-    }),
-    ("inject_pointer", |r| {
+    },
+    inject_pointer => |r| {
         r.ok(json!({"op": {"inject_pointer": {"node": {"label": "Remember me"}}}}));
         r.ok(json!({"op": {"assert_node": {"node": {"label": "Remember me"}, "kind": "toggled", "flag": true}}}));
         // A pen tap clicks too, through egui's emulated mouse.
         r.ok(json!({"op": {"inject_pointer": {"node": {"label": "Save"}, "kind": "pen", "pressure": 0.7}}}));
         assert!(r.status_value("Saved"));
         assert!(r.exists_value("Label", "Taps: 1"));
-    }),
-    ("right_click", |r| {
+    },
+    right_click => |r| {
         assert!(!r.exists("Button", "Delete"));
         r.ok(json!({"op": {"right_click": {"node": {"label": "Row 4"}}}}));
         assert!(r.exists("Button", "Delete"));
-    }),
-    ("inject_key", |r| {
+    },
+    inject_key => |r| {
         r.ok(json!({"op": {"inject_key": {"key": "s", "command": true}}}));
         assert!(r.status_value("Saved"));
         r.ok(json!({"op": {"focus_node": {"node": {"role": "TextInput"}}}}));
@@ -263,19 +247,19 @@ const ROWS: &[(&str, Check)] = &[
         r.ok(json!({"op": {"inject_key": {"key": "backspace"}}}));
         r.ok(json!({"op": {"inject_key": {"key": "y", "text": "y"}}}));
         assert_eq!(r.node(json!({"role": "TextInput"}))["value"], "y");
-    }),
-    ("type_text", |r| {
-        r.ok(json!({"op": {"type_text": {"node": {"role": "TextInput"}, "text": "Ada Lovelace"}}}));
+    },
+    type_text => |r| {
+        r.ok(json!({"op": {"type_text": {"node": {"role": "TextInput"}, "text": "Ada Lovelace"}}, "settle": {"settle_timeout_ms": 10000}}));
         assert_eq!(
             r.node(json!({"role": "TextInput"}))["value"],
             "Ada Lovelace"
         );
-    }),
-    ("type_ime", |r| {
+    },
+    type_ime => |r| {
         r.ok(json!({"op": {"type_ime": {"node": {"role": "TextInput"}, "preedit": "にほん", "commit": "日本"}}}));
         assert_eq!(r.node(json!({"role": "TextInput"}))["value"], "日本");
-    }),
-    ("drag_node", |r| {
+    },
+    drag_node => |r| {
         r.ok(json!({"op": {"expand": {"node": {"label": "Advanced"}}}}));
         let slider = r.node(json!({"role": "Slider"}));
         let b = &slider["bounds"];
@@ -287,39 +271,40 @@ const ROWS: &[(&str, Check)] = &[
             json!({"op": {"drag_node": {"node": {"role": "Slider"}, "to_x": x + 20.0, "to_y": y}}}),
         );
         assert_eq!(r.node(json!({"role": "Slider"}))["numeric_value"], 100.0);
-    }),
-    ("inject_touch_sequence", |r| {
+    },
+    inject_touch_sequence => |r| {
         let v = r.ok(json!({"op": {"inject_touch_sequence": {"steps": [
             {"phase": "down", "x": 5, "y": 5, "node": {"label": "Cancel"}},
             {"phase": "up", "x": 5, "y": 5, "node": {"label": "Cancel"}, "advance_ms": 50}
         ]}}}));
         assert_eq!(v["steps"].as_array().unwrap().len(), 2);
         assert!(r.status_value("Cancelled"));
-    }),
-    ("pinch", |r| {
+    },
+    pinch => |r| {
         r.ok(json!({"op": {"pinch": {"node": {"label": "Open window"}, "scale": 2.0}}}));
         assert!(
             !r.exists_value("Label", "Zoom 100%"),
             "pinch changed the zoom"
         );
-    }),
-    ("fling", |r| {
+    },
+    fling => |r| {
         let before = r.y_of("Row 1");
-        r.ok(json!({"op": {"fling": {"node": {"label": "Row 4"}, "dy": -120}}}));
+        // The wall-clock budget only guards against a hang; rows run in parallel debug builds.
+        r.ok(json!({"op": {"fling": {"node": {"label": "Row 4"}, "dy": -120}}, "settle": {"settle_timeout_ms": 10000}}));
         assert!(
             r.y_of("Row 1") < before - 50.0,
             "the list followed the finger"
         );
-    }),
-    ("long_press", |r| {
+    },
+    long_press => |r| {
         let v = r.ok(json!({"op": {"long_press": {"node": {"label": "Row 5"}}}}));
         assert!(v["held_ms"].as_u64().unwrap() > 800);
         assert!(
             r.exists("Button", "Delete"),
             "a long touch opens the context menu"
         );
-    }),
-    ("cancel_pointer", |r| {
+    },
+    cancel_pointer => |r| {
         let v = r.ok(json!({"op": {"inject_pointer": {"node": {"label": "Save"}, "kind": "touch", "action": "down"}}}));
         let id = v["pointer_id"].as_u64().unwrap();
         assert_eq!(
@@ -332,27 +317,27 @@ const ROWS: &[(&str, Check)] = &[
         r.ok(json!({"op": {"cancel_pointer": {"pointer_id": id}}}));
         assert_eq!(r.ok(json!({"op": "query_pointers"}))["pointers"], json!([]));
         assert!(r.status_value("Ready"), "a cancelled touch is not a click");
-    }),
-    ("set_density", |r| {
+    },
+    set_density => |r| {
         unsupported(r, json!({"op": {"set_density": {"density": "touch"}}}))
-    }),
-    ("settle", |r| {
+    },
+    settle => |r| {
         r.ok(json!({"op": {"invoke_action": {"node": {"label": "Toggle details"}, "action": "click"}}, "settle": {"max_anim_frames": 0}}));
         let v = r.ok(json!({"op": "settle"}));
         assert!(v["settled"]["frames"].as_u64().unwrap() > 0, "{v}");
         assert_eq!(v["settled"]["still_animating"], false);
         let again = r.ok(json!({"op": "settle"}));
         assert_eq!(again["settled"]["frames"], 0, "quiet after settling");
-    }),
-    ("wait_for_condition", |r| {
+    },
+    wait_for_condition => |r| {
         r.ok(json!({"op": {"inject_pointer": {"node": {"label": "Help"}, "action": "move"}}}));
         let v = r.ok(json!({"op": {"wait_for_condition": {"condition": {"kind": "node_value", "node": {"role": "Label", "value": "Saves your work"}, "expected": "Saves your work"}}}, "settle": {"settle_timeout_ms": 2000}}));
         assert!(
             v["waited_ms"].as_u64().unwrap() >= 300,
             "the tooltip dwells: {v}"
         );
-    }),
-    ("advance_clock", |r| {
+    },
+    advance_clock => |r| {
         r.ok(json!({"op": {"inject_pointer": {"node": {"label": "Help"}, "action": "move"}}}));
         r.ok(json!({"op": {"advance_clock": {"millis": 100}}}));
         assert!(
@@ -364,11 +349,12 @@ const ROWS: &[(&str, Check)] = &[
             r.exists_value("Label", "Saves your work"),
             "shown after egui's 0.5 s dwell"
         );
-    }),
-    ("screenshot", |r| {
-        let e = r.err(json!({"op": "screenshot"}));
-        assert_eq!(e.code, ErrorCode::HostRequired);
-        let served = r.served(json!({"op": "screenshot"}));
+    },
+    screenshot => |r| {
+        let op = automation_core::Op::from_json(json!("screenshot")).unwrap();
+        let e = automation_core::execute(&mut r.s, &op, &Default::default());
+        assert_eq!(e.err().map(|e| e.code), Some(ErrorCode::HostRequired));
+        let served = r.reply(json!({"op": "screenshot"}));
         if cfg!(feature = "screenshot") {
             let v = served
                 .into_result()
@@ -378,8 +364,8 @@ const ROWS: &[(&str, Check)] = &[
         } else {
             assert_eq!(served.err().map(|e| e.code), Some(ErrorCode::Unsupported));
         }
-    }),
-];
+    },
+}
 
 #[test]
 fn every_catalog_op_has_a_row() {
@@ -401,30 +387,8 @@ fn every_catalog_op_has_a_row() {
 }
 
 #[test]
-fn every_op_acts_on_the_demo() {
-    let mut failed = Vec::new();
-    for (name, check) in ROWS {
-        let result = std::panic::catch_unwind(|| check(&mut Rig::new()));
-        if let Err(e) = result {
-            let msg = e
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()));
-            failed.push(format!("{name}: {}", msg.unwrap_or_default()));
-        }
-    }
-    assert!(
-        failed.is_empty(),
-        "{} of {} rows failed:\n{}",
-        failed.len(),
-        ROWS.len(),
-        failed.join("\n")
-    );
-}
-
-#[test]
 fn status_is_a_live_region_that_announces_saved() {
-    let mut r = Rig::new();
+    let mut r = rig();
     assert_eq!(r.status(), "Ready");
     r.ok(json!({"op": {"invoke_action": {"node": {"label": "Save"}, "action": "click"}}}));
     assert_eq!(r.status(), "Saved");
@@ -446,18 +410,15 @@ fn script(r: &mut Rig) -> Value {
 
 #[test]
 fn the_same_script_twice_gives_identical_trees() {
-    let a = script(&mut Rig::new());
-    let b = script(&mut Rig::new());
+    let a = script(&mut rig());
+    let b = script(&mut rig());
     assert_eq!(a, b);
 }
 
 #[test]
 fn bounds_are_logical_at_any_scale() {
-    let mut one = Rig::new();
-    let mut two = Rig {
-        s: Session::new(demo_target().with_pixels_per_point(2.0)),
-        w: RecordingWindowOps::new(),
-    };
+    let mut one = rig();
+    let mut two = Rig::with_host(demo_target().with_pixels_per_point(2.0), EguiHost);
     let a = one.node(json!({"label": "Save"}))["bounds"].clone();
     let b = two.node(json!({"label": "Save"}))["bounds"].clone();
     for k in ["x", "y", "width", "height"] {
@@ -473,7 +434,7 @@ fn bounds_are_logical_at_any_scale() {
 
 #[test]
 fn a_huge_clock_jump_while_animating_is_bounded() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": {"invoke_action": {"node": {"label": "Toggle details"}, "action": "click"}}, "settle": {"max_anim_frames": 0}}));
     let started = std::time::Instant::now();
     r.ok(json!({"op": {"advance_clock": {"millis": 1_000_000_000u64}}}));
@@ -483,7 +444,7 @@ fn a_huge_clock_jump_while_animating_is_bounded() {
 
 #[test]
 fn copy_and_paste_through_the_keyboard() {
-    let mut r = Rig::new();
+    let mut r = rig();
     r.ok(json!({"op": {"type_text": {"node": {"role": "TextInput"}, "text": "Ada"}}}));
     r.ok(json!({"op": {"inject_key": {"key": "a", "command": true}}}));
     r.ok(json!({"op": {"inject_key": {"key": "c", "command": true}}}));

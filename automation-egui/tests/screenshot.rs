@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use automation_core::{ErrorCode, RecordingWindowOps, Reply, Request, Session};
+use automation_core::{ErrorCode, Reply, Request, Session};
 use automation_egui::screenshot::{Screenshot, capture};
 use automation_egui::{EguiTarget, demo_target, serve};
 use base64::Engine as _;
@@ -39,13 +39,13 @@ fn gpu_or_skip() -> bool {
     }
 }
 
-fn session() -> (Session<EguiTarget<'static>>, RecordingWindowOps) {
-    (Session::new(demo_target()), RecordingWindowOps::new())
+fn session() -> Session<EguiTarget<'static>> {
+    Session::new(demo_target())
 }
 
-fn run(s: &mut Session<EguiTarget<'static>>, w: &mut RecordingWindowOps, request: Value) -> Value {
+fn run(s: &mut Session<EguiTarget<'static>>, request: Value) -> Value {
     let r = Request::from_value(request.clone()).unwrap();
-    match serve(s, w, &r) {
+    match serve(s, &r) {
         Reply::Ok(v) => v,
         Reply::Err(e) => panic!("{request}: {e:?}"),
     }
@@ -53,28 +53,24 @@ fn run(s: &mut Session<EguiTarget<'static>>, w: &mut RecordingWindowOps, request
 
 /// The scripted demo state the golden shows.
 fn scripted() -> Screenshot {
-    let (mut s, mut w) = session();
+    let mut s = session();
     run(
         &mut s,
-        &mut w,
         json!({"op": {"type_text": {"node": {"role": "TextInput"}, "text": "Ada"}}}),
     );
     run(
         &mut s,
-        &mut w,
         json!({"op": {"invoke_action": {"node": {"label": "Save"}, "action": "click"}}}),
     );
     run(
         &mut s,
-        &mut w,
         json!({"op": {"expand": {"node": {"label": "Advanced"}}}}),
     );
     run(
         &mut s,
-        &mut w,
         json!({"op": {"invoke_action": {"node": {"label": "Remember me"}, "action": "click"}}}),
     );
-    run(&mut s, &mut w, json!({"op": "settle"}));
+    run(&mut s, json!({"op": "settle"}));
     capture(&mut s.target, None).unwrap()
 }
 
@@ -92,8 +88,8 @@ fn screenshot_is_a_png_of_the_window() {
     if !gpu_or_skip() {
         return;
     }
-    let (mut s, mut w) = session();
-    let v = run(&mut s, &mut w, json!({"op": "screenshot"}));
+    let mut s = session();
+    let v = run(&mut s, json!({"op": "screenshot"}));
     assert_eq!(v["image"]["mime"], "image/png");
     assert_eq!(
         (
@@ -118,15 +114,13 @@ fn screenshot_crops_to_a_node_and_scales() {
     if !gpu_or_skip() {
         return;
     }
-    let (mut s, mut w) = session();
+    let mut s = session();
     let v = run(
         &mut s,
-        &mut w,
         json!({"op": {"screenshot": {"node": {"label": "Save"}}}}),
     );
     let b = run(
         &mut s,
-        &mut w,
         json!({"op": {"read_node": {"node": {"label": "Save"}}}}),
     )["bounds"]
         .clone();
@@ -140,7 +134,7 @@ fn screenshot_crops_to_a_node_and_scales() {
     );
 
     let mut hi = Session::new(demo_target().with_pixels_per_point(2.0));
-    let v = run(&mut hi, &mut w, json!({"op": "screenshot"}));
+    let v = run(&mut hi, json!({"op": "screenshot"}));
     assert_eq!(
         (
             v["width"].as_u64(),
@@ -160,7 +154,7 @@ fn two_renders_are_byte_identical() {
     let b = scripted();
     assert_eq!(a.png, b.png);
     // And a second capture of the same target re-renders identically.
-    let (mut s, _) = session();
+    let mut s = session();
     let one = capture(&mut s.target, None).unwrap();
     let two = capture(&mut s.target, None).unwrap();
     assert_eq!(one.png, two.png);

@@ -17,11 +17,10 @@ use std::fmt;
 use std::hint::black_box;
 
 use accesskit::{Action, ActionRequest, Node, NodeId, Rect, Role, TreeInfo, TreeUpdate};
-use automation_core::input::{ImeEvent, KeyEvent, PointerEvent, ScrollEvent};
+use automation_core::input::{KeyEvent, PointerEvent, ScrollEvent};
 use automation_core::mirror::Mirror;
 use automation_core::{
-    ActionOutcome, ClockKind, Op, RecordingWindowOps, Selector, Session, SettleSpec, Target,
-    TargetError, WindowOps, execute,
+    ActionOutcome, ClockKind, Op, Selector, Session, SettleSpec, Target, TargetError, execute,
 };
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use kittest::{AccessKitNode, NodeT, Queryable};
@@ -133,35 +132,19 @@ impl Target for StaticTarget {
     fn clock(&self) -> ClockKind {
         ClockKind::Simulated
     }
-    fn take_tree_update(&mut self) -> Option<TreeUpdate> {
-        self.pending.take()
+    fn poll_tree(&mut self) -> Result<Option<TreeUpdate>, TargetError> {
+        Ok(self.pending.take())
     }
-    fn action(
-        &mut self,
-        _: ActionRequest,
-        _: &mut dyn WindowOps,
-    ) -> Result<ActionOutcome, TargetError> {
+    fn action(&mut self, _: ActionRequest) -> Result<ActionOutcome, TargetError> {
         Ok(ActionOutcome::Unhandled)
     }
-    fn pointer(&mut self, _: &PointerEvent, _: &mut dyn WindowOps) -> Result<(), TargetError> {
+    fn pointer(&mut self, _: &PointerEvent) -> Result<(), TargetError> {
         Ok(())
     }
-    fn key(&mut self, _: &KeyEvent, _: &mut dyn WindowOps) -> Result<(), TargetError> {
+    fn key(&mut self, _: &KeyEvent) -> Result<(), TargetError> {
         Ok(())
     }
-    fn scroll(&mut self, _: &ScrollEvent, _: &mut dyn WindowOps) -> Result<(), TargetError> {
-        Ok(())
-    }
-    fn ime(&mut self, _: &ImeEvent, _: &mut dyn WindowOps) -> Result<(), TargetError> {
-        Ok(())
-    }
-    fn advance(&mut self, _: u64, _: &mut dyn WindowOps) -> Result<(), TargetError> {
-        Ok(())
-    }
-    fn is_animating(&self) -> bool {
-        false
-    }
-    fn relayout(&mut self, _: &mut dyn WindowOps) -> Result<(), TargetError> {
+    fn scroll(&mut self, _: &ScrollEvent) -> Result<(), TargetError> {
         Ok(())
     }
 }
@@ -193,13 +176,12 @@ fn core_tree(c: &mut Criterion) {
     let mut session = Session::new(StaticTarget {
         pending: Some(full.clone()),
     });
-    let mut windows = RecordingWindowOps::new();
     let find = Op::FindNode(Selector {
         label: Some(last_label.clone()),
         ..Selector::default()
     });
     let settle = SettleSpec::default();
-    let reply = execute(&mut session, &mut windows, &find, &settle);
+    let reply = execute(&mut session, &find, &settle);
     let data = reply.data().expect("find_node ok");
     assert_eq!(data["count"], 1, "{data}");
     assert_eq!(session.mirror.len(), NODES);
@@ -290,7 +272,7 @@ fn core_tree(c: &mut Criterion) {
     let mut g = c.benchmark_group("execute");
     let snapshot =
         Op::from_parts("snapshot_tree", serde_json::json!({"max_nodes": 20000})).unwrap();
-    let reply = execute(&mut session, &mut windows, &snapshot, &settle);
+    let reply = execute(&mut session, &snapshot, &settle);
     assert_eq!(
         reply.data().expect("snapshot ok")["nodes"]
             .as_array()
@@ -298,17 +280,10 @@ fn core_tree(c: &mut Criterion) {
         Some(NODES)
     );
     g.bench_function("snapshot_tree_20000", |b| {
-        b.iter(|| black_box(execute(&mut session, &mut windows, &snapshot, &settle)))
+        b.iter(|| black_box(execute(&mut session, &snapshot, &settle)))
     });
     g.bench_function("find_node_last_label", |b| {
-        b.iter(|| {
-            black_box(execute(
-                &mut session,
-                &mut windows,
-                black_box(&find),
-                &settle,
-            ))
-        })
+        b.iter(|| black_box(execute(&mut session, black_box(&find), &settle)))
     });
     g.finish();
 

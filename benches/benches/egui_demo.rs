@@ -44,12 +44,11 @@ fn automation(c: &mut Criterion) {
     ] {
         let click = request(click);
         let mut session = Session::new(demo_target().with_instant_animations());
-        let mut windows = RecordingWindowOps::new();
         c.bench_function(name, |b| {
             b.iter(|| {
-                let a = execute_request(&mut session, &mut windows, &click);
+                let a = execute_request(&mut session, &click);
                 assert!(a.is_ok(), "{a:?}");
-                black_box(execute_request(&mut session, &mut windows, &snapshot))
+                black_box(execute_request(&mut session, &snapshot))
             })
         });
         assert!(matches!(snapshot.op, Op::SnapshotTree(_)));

@@ -66,7 +66,7 @@ pub fn tool(spec: &OpSpec) -> Tool {
         .with_annotations(annotations)
 }
 
-/// The tool's input schema: the op's own arguments (strict), plus `window_id`, plus `settle`
+/// The tool's input schema: the op's own arguments (strict), plus `settle`
 /// where the op accepts one, plus the screenshot's delivery options.
 pub fn input_schema(spec: &OpSpec) -> JsonObject {
     let mut schema = match Op::args_schema(spec.name) {
@@ -81,10 +81,6 @@ pub fn input_schema(spec: &OpSpec) -> JsonObject {
         Some(Value::Object(p)) => p,
         _ => Map::new(),
     };
-    props.insert(
-        "window_id".into(),
-        json!({"type": "string", "description": "Which window (an id from list_windows). Default: the focused window, else the primary."}),
-    );
     if spec.accepts_settle {
         let mut settle = schemars::schema_for!(SettleSpec).to_value();
         if let Value::Object(m) = &mut settle {
@@ -92,7 +88,7 @@ pub fn input_schema(spec: &OpSpec) -> JsonObject {
             m.remove("title");
             m.insert(
                 "description".into(),
-                json!("How far to run the app after acting (all fields optional): clock_millis, max_anim_frames (default 60), layout_after, settle_timeout_ms (default 500)."),
+                json!("How far to run the app after acting (all fields optional): clock_millis, max_anim_frames (default 60), layout_after, settle_timeout_ms (default 500), quiet_ms (real-clock apps, default 100)."),
             );
         }
         props.insert("settle".into(), settle);
@@ -179,7 +175,6 @@ pub fn parse_call(name: &str, arguments: Option<JsonObject>) -> Result<Call, Cal
         return Err(CallError::UnknownTool(name.to_string()));
     };
     let mut args = arguments.unwrap_or_default();
-    let window_id = args.remove("window_id").unwrap_or(Value::Null);
     let settle = if spec.accepts_settle {
         args.remove("settle").unwrap_or(Value::Null)
     } else {
@@ -192,8 +187,8 @@ pub fn parse_call(name: &str, arguments: Option<JsonObject>) -> Result<Call, Cal
     };
     let mut op = Map::new();
     op.insert(spec.name.into(), Value::Object(args));
-    let request = Request::from_value(json!({"op": op, "settle": settle, "window_id": window_id}))
-        .map_err(CallError::Op)?;
+    let request =
+        Request::from_value(json!({"op": op, "settle": settle})).map_err(CallError::Op)?;
     Ok(Call { request, shot })
 }
 
@@ -259,7 +254,7 @@ mod tests {
                 .get("properties")
                 .and_then(Value::as_object)
                 .unwrap();
-            assert!(props.contains_key("window_id"));
+            assert!(!props.contains_key("window_id"));
             let s = spec(&t.name).unwrap();
             assert_eq!(props.contains_key("settle"), s.accepts_settle, "{}", t.name);
             let a = t.annotations.as_ref().unwrap();
