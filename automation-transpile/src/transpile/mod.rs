@@ -19,6 +19,8 @@
 // hot loop, and kept flat so callers can match and serialise it without unboxing.
 #![allow(clippy::result_large_err)]
 
+#[cfg(feature = "oxc")]
+pub mod depth;
 mod diagnostics;
 mod error;
 mod external;
@@ -265,9 +267,44 @@ impl Transpiler {
 
 /// In-process oxc. Should oxc itself panic on some input, the chain moves on to the next
 /// backend instead of taking the caller down.
+///
+/// oxc recurses over the syntax tree, and a stack overflow aborts the process (no
+/// `catch_unwind` stops it): [`depth::measure`] bounds the depth first, in one linear pass.
+/// Deeper than [`depth::MAX_NESTING`]: a `syntax_error` asking to flatten the code. Deeper
+/// than [`depth::INLINE_NESTING`]: oxc runs on a scoped thread with a
+/// [`depth::OXC_STACK`] stack.
 #[cfg(feature = "oxc")]
 fn run_oxc(source: &str) -> Option<Result<String, TranspileError>> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| oxc::transpile(source))).ok()
+    let nesting = depth::measure(source, depth::MAX_NESTING);
+    if nesting.depth > depth::MAX_NESTING {
+        return Some(Err(depth::too_deep(source, nesting)));
+    }
+    let guarded =
+        || std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| oxc::transpile(source))).ok();
+    if nesting.depth <= depth::INLINE_NESTING {
+        return guarded();
+    }
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("automation-transpile-oxc".to_owned())
+            .stack_size(depth::OXC_STACK)
+            .spawn_scoped(scope, guarded);
+        match worker {
+            Ok(handle) => handle.join().ok().flatten(),
+            Err(e) => Some(Err(TranspileError {
+                kind: TranspileErrorKind::SystemError,
+                message: format!(
+                    "Could not start a thread with a {} MiB stack for a deeply nested script: {e}",
+                    depth::OXC_STACK >> 20
+                ),
+                location: None,
+                error_line: None,
+                fix: None,
+                recovery: Recovery::Retry,
+                backend: Some(Backend::Oxc),
+            })),
+        }
+    })
 }
 
 #[cfg(not(feature = "oxc"))]
