@@ -55,9 +55,10 @@ impl Parser<'_> {
     }
 
     fn pos(&self) -> usize {
+        // Lazily: counting the characters on every call made parsing quadratic.
         self.toks
             .get(self.i)
-            .map_or(self.src.chars().count(), |t| t.pos)
+            .map_or_else(|| self.src.chars().count(), |t| t.pos)
     }
 
     fn bump(&mut self) -> Tok {
