@@ -8,7 +8,9 @@ use serde_json::json;
 use std::time::{Duration, Instant};
 
 fn assert_too_deep(src: &str) {
-    let err = Expr::parse(src).expect_err("too deep");
+    let result = Expr::parse(src);
+    assert!(result.is_err(), "parsed: {result:?}");
+    let Err(err) = result else { return };
     assert!(
         err.message
             .contains(&format!("deeper than {MAX_DEPTH} levels")),
