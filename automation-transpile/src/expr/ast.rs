@@ -95,7 +95,8 @@ pub enum Func {
     EndsWith,
     /// `always()`: true.
     Always,
-    /// `coalesce(a, b, …, default)`: the first argument that is neither missing nor null.
+    /// `coalesce(a, b, …, default)`: the first truthy argument, else the last one (so
+    /// `coalesce(count, 10)` is 10 when `count` is 0, as in Terminator's `expression_eval`).
     Coalesce,
     /// `length(x)`: characters of a string, items of an array, keys of an object.
     Length,

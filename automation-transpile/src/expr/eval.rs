@@ -66,19 +66,59 @@ fn truthy_val(v: &Val<'_>) -> bool {
     v.json().is_some_and(truthy)
 }
 
-/// Resolves a path against the variables.
-pub fn lookup<'a>(path: &Path, vars: &'a Value) -> Option<&'a Value> {
+/// How far a path resolves: the number of leading segments found, and the value they lead
+/// to (the variables themselves for zero).
+pub fn resolve_prefix<'a>(path: &Path, vars: &'a Value) -> (usize, &'a Value) {
     let mut cur = vars;
-    for seg in &path.segments {
-        cur = match (seg, cur) {
-            (Segment::Key(k), Value::Object(m)) => m.get(k)?,
-            (Segment::Key(k), Value::Array(a)) => a.get(k.parse::<usize>().ok()?)?,
-            (Segment::Index(i), Value::Array(a)) => a.get(*i)?,
-            (Segment::Index(i), Value::Object(m)) => m.get(&i.to_string())?,
-            _ => return None,
-        };
+    for (i, seg) in path.segments.iter().enumerate() {
+        match step(seg, cur) {
+            Some(next) => cur = next,
+            None => return (i, cur),
+        }
     }
-    Some(cur)
+    (path.segments.len(), cur)
+}
+
+fn step<'a>(seg: &Segment, cur: &'a Value) -> Option<&'a Value> {
+    match (seg, cur) {
+        (Segment::Key(k), Value::Object(m)) => m.get(k),
+        (Segment::Key(k), Value::Array(a)) => a.get(k.parse::<usize>().ok()?),
+        (Segment::Index(i), Value::Array(a)) => a.get(*i),
+        (Segment::Index(i), Value::Object(m)) => m.get(&i.to_string()),
+        _ => None,
+    }
+}
+
+/// `.length` of an array (items) or a string (characters), as in JavaScript.
+fn length_property(seg: &Segment, v: &Value) -> Option<usize> {
+    if !matches!(seg, Segment::Key(k) if k == "length") {
+        return None;
+    }
+    match v {
+        Value::Array(a) => Some(a.len()),
+        Value::String(s) => Some(s.chars().count()),
+        _ => None,
+    }
+}
+
+/// Resolves a path against the variables. A last segment `length` on an array or a string
+/// (that has no such key) is its length.
+pub fn lookup<'a>(path: &Path, vars: &'a Value) -> Val<'a> {
+    let (found, v) = resolve_prefix(path, vars);
+    if found == path.segments.len() {
+        return Val::borrowed(v);
+    }
+    match path.segments.get(found) {
+        Some(seg) if found + 1 == path.segments.len() => {
+            length_property(seg, v).map_or(Val::Missing, |n| Val::owned(Value::from(n)))
+        }
+        _ => Val::Missing,
+    }
+}
+
+/// Whether `path` resolves (including `.length` of an array or string).
+pub fn exists(path: &Path, vars: &Value) -> bool {
+    !matches!(lookup(path, vars), Val::Missing)
 }
 
 /// Evaluates `e` to a value.
@@ -86,7 +126,7 @@ pub fn eval<'a>(e: &'a Expr, vars: &'a Value) -> Val<'a> {
     match e {
         Expr::Literal(v) => Val::borrowed(v),
         Expr::Pattern(p) => Val::owned(Value::String(p.source.clone())),
-        Expr::Path(p) => lookup(p, vars).map_or(Val::Missing, Val::borrowed),
+        Expr::Path(p) => lookup(p, vars),
         Expr::Not(inner) => Val::owned(Value::Bool(!test(inner, vars))),
         Expr::And(items) => Val::owned(Value::Bool(items.iter().all(|i| test(i, vars)))),
         Expr::Or(items) => Val::owned(Value::Bool(items.iter().any(|i| test(i, vars)))),
@@ -214,14 +254,17 @@ fn call<'a>(func: Func, args: &'a [Expr], vars: &'a Value) -> Val<'a> {
     let bool_val = |b: bool| Val::owned(Value::Bool(b));
     match func {
         Func::Always => bool_val(true),
+        // Terminator's semantics: the first truthy argument, else the last one.
         Func::Coalesce => {
+            let mut last = Val::Missing;
             for a in args {
                 let v = eval(a, vars);
-                if v.json().is_some_and(|j| !j.is_null()) {
+                if truthy_val(&v) {
                     return v;
                 }
+                last = v;
             }
-            Val::owned(Value::Null)
+            last
         }
         Func::Contains => {
             let (hay, needle) = (arg(0), arg(1));

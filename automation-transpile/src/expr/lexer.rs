@@ -63,6 +63,9 @@ pub struct Token {
     pub pos: usize,
 }
 
+/// The fix for `+ - * / %` (the language compares values, it does not compute them).
+pub const ARITHMETIC_FIX: &str = "arithmetic is not supported: compare the values directly (e.g. `runtime.attempts >= 3`), or compute the number before the condition and pass it in as a variable";
+
 /// Identifier start: letters, `_`, `$`.
 pub fn is_ident_start(c: char) -> bool {
     c.is_alphabetic() || c == '_' || c == '$'
@@ -149,6 +152,38 @@ impl Lexer<'_> {
                         &format!("single '{c}' is not an operator"),
                         &format!("'{op}'"),
                         &format!("use '{op}' to combine conditions"),
+                    ));
+                }
+                '+' | '*' | '/' | '%' => {
+                    return Err(self.err(
+                        pos,
+                        &format!("arithmetic ('{c}') is not supported"),
+                        "a comparison operator, '&&', '||' or the end",
+                        ARITHMETIC_FIX,
+                    ));
+                }
+                '?' if next == Some('?') => {
+                    return Err(self.err(
+                        pos,
+                        "'??' is not supported",
+                        "a comparison operator, '&&', '||' or the end",
+                        "write `coalesce(a, b)`: the first truthy argument, else the last",
+                    ));
+                }
+                '?' if next == Some('.') => {
+                    return Err(self.err(
+                        pos,
+                        "'?.' is not supported",
+                        "'.'",
+                        "write `a.b`: a path through a missing value is simply missing",
+                    ));
+                }
+                '?' | ':' => {
+                    return Err(self.err(
+                        pos,
+                        "the conditional operator `cond ? a : b` is not supported",
+                        "a comparison operator, '&&', '||' or the end",
+                        "write `(cond && a) || (!cond && b)`, or `coalesce(a, b)` for a default value",
                     ));
                 }
                 '\'' | '"' => self.string(c)?,

@@ -11,6 +11,7 @@
 //! ```
 
 mod ast;
+mod check;
 mod display;
 mod error;
 mod eval;
@@ -19,6 +20,7 @@ mod normalize;
 mod parser;
 
 pub use ast::{CmpOp, Expr, Func, Path, Pattern, Segment};
+pub use check::{EvalError, Evaluation, MissingPath};
 pub use error::ParseError;
 pub use eval::truthy;
 pub use normalize::normalize;
@@ -37,6 +39,42 @@ impl Expr {
     /// Evaluates in a boolean context with the truthiness of Terminator's `expression_eval`.
     pub fn evaluate(&self, vars: &Value) -> bool {
         eval::test(self, vars)
+    }
+
+    /// Evaluates, and names every variable path absent from `vars` with the closest path
+    /// that exists (`runtime.atempts` → did you mean `runtime.attempts`).
+    ///
+    /// ```
+    /// use automation_transpile::expr::Expr;
+    /// use serde_json::json;
+    ///
+    /// let cond = Expr::parse("runtime.atempts < 3")?;
+    /// let out = cond.evaluate_with_warnings(&json!({"runtime": {"attempts": 5}}));
+    /// assert!(out.value); // a missing variable is below every value
+    /// assert_eq!(out.warnings[0].path, "runtime.atempts");
+    /// assert_eq!(out.warnings[0].did_you_mean.as_deref(), Some("runtime.attempts"));
+    /// # Ok::<(), automation_transpile::expr::ParseError>(())
+    /// ```
+    pub fn evaluate_with_warnings(&self, vars: &Value) -> Evaluation {
+        Evaluation {
+            value: self.evaluate(vars),
+            warnings: self.missing_paths(vars),
+        }
+    }
+
+    /// Strict mode: a variable path absent from `vars` is an [`EvalError`] (the first one,
+    /// in source order), not a silent value.
+    pub fn evaluate_strict(&self, vars: &Value) -> Result<bool, EvalError> {
+        match self.missing_paths(vars).into_iter().next() {
+            Some(missing) => Err(EvalError::from_missing(missing)),
+            None => Ok(self.evaluate(vars)),
+        }
+    }
+
+    /// The distinct variable paths of the condition absent from `vars`, in source order,
+    /// each with the closest existing path when one is near (edit distance).
+    pub fn missing_paths(&self, vars: &Value) -> Vec<MissingPath> {
+        check::missing_paths(self, vars)
     }
 
     /// Evaluates to a JSON value (a missing variable yields `null`).

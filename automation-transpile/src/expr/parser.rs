@@ -13,7 +13,7 @@
 
 use super::ast::{CmpOp, Expr, Func, Path, Pattern, Segment};
 use super::error::ParseError;
-use super::lexer::{Tok, Token, tokenize};
+use super::lexer::{ARITHMETIC_FIX, Tok, Token, tokenize};
 use serde_json::{Number, Value};
 
 /// Deepest nesting of parentheses, `!` and calls accepted (keeps recursion bounded).
@@ -76,6 +76,12 @@ impl Parser<'_> {
         let fix = match found {
             Tok::Ident(w) if w.eq_ignore_ascii_case("and") => "use '&&' instead of 'and'".into(),
             Tok::Ident(w) if w.eq_ignore_ascii_case("or") => "use '||' instead of 'or'".into(),
+            Tok::Ident(w) if w == "in" => {
+                "use `contains(list, x)` instead of `x in list` (it also finds a key of an \
+                 object or a substring of a string)"
+                    .into()
+            }
+            Tok::Minus => ARITHMETIC_FIX.into(),
             Tok::RParen => "remove the extra ')' or add the matching '('".into(),
             Tok::Eq | Tok::Ne | Tok::Lt | Tok::Le | Tok::Gt | Tok::Ge => {
                 "comparisons do not chain: write `a < b && b < c`, or add parentheses".into()
