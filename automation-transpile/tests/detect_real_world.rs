@@ -1,5 +1,6 @@
 //! Real-world JavaScript must not be flagged as TypeScript: every `.js`/`.cjs`/`.mjs` file of
-//! the locally installed npm packages (npm itself, esbuild, bun's installer, …).
+//! the locally installed npm packages (npm itself, esbuild, bun's installer, …). Nor may it
+//! come near the nesting cap of the in-process transpiler (feature `oxc`).
 
 #![cfg(feature = "detect")]
 
@@ -38,6 +39,8 @@ fn installed_javascript_is_not_typescript() {
         return;
     }
     let mut flagged = Vec::new();
+    #[cfg_attr(not(feature = "oxc"), allow(unused_mut))]
+    let mut too_deep: Vec<String> = Vec::new();
     let mut scanned = 0usize;
     for f in &files {
         let Ok(src) = std::fs::read_to_string(f) else {
@@ -50,7 +53,21 @@ fn installed_javascript_is_not_typescript() {
             let line = src.get(..at).map_or(0, |p| p.lines().count());
             flagged.push(format!("{}:{line}: {:?}", f.display(), d.reason));
         }
+        // Nor refused as too deep for the in-process transpiler (the deepest measures 104).
+        #[cfg(feature = "oxc")]
+        {
+            use automation_transpile::transpile::depth::{MAX_NESTING, measure};
+            let n = measure(&src, MAX_NESTING);
+            if n.depth * 2 > MAX_NESTING {
+                too_deep.push(format!("{}: {n:?}", f.display()));
+            }
+        }
     }
+    assert!(
+        too_deep.is_empty(),
+        "nested deeper than half the cap:\n{}",
+        too_deep.join("\n")
+    );
     eprintln!("scanned {scanned} files, flagged {}", flagged.len());
     // Heuristics on unknown code: allow at most 0.5% (there are none today).
     assert!(
