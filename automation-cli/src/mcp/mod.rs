@@ -2,6 +2,7 @@
 //! plain data, op errors returned as `isError` results the model can read.
 
 pub mod image;
+pub mod lines;
 pub mod tools;
 
 use std::sync::Arc;
@@ -190,21 +191,49 @@ fn screenshot_result(data: Value, shot: &ShotOptions) -> Result<CallToolResult, 
     Ok(result)
 }
 
-/// Serves MCP on stdin/stdout until stdin closes.
+/// Serves MCP on stdin/stdout until stdin closes, behind the [`lines`] layer: every line
+/// that rmcp would drop without a reply (not JSON, over-long, invalid params) is answered.
 pub async fn serve_stdio(target: TargetHandle) -> Result<(), String> {
+    let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
+    serve_lines(target, stdin, stdout).await
+}
+
+/// [`serve_stdio`] over any byte streams (tests drive it in memory).
+pub async fn serve_lines<R, W>(target: TargetHandle, input: R, output: W) -> Result<(), String>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (to_rmcp, rmcp_in) = tokio::io::duplex(256 * 1024);
+    let (rmcp_out, from_rmcp) = tokio::io::duplex(256 * 1024);
+    let (lines_tx, lines_rx) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
+    let writer = tokio::spawn(lines::write_lines(output, lines_rx));
+    let forwarder = tokio::spawn(lines::forward_lines(from_rmcp, lines_tx.clone()));
+    let filter = tokio::spawn(async move {
+        if let Err(e) = lines::filter_lines(input, to_rmcp, lines_tx, lines::MAX_LINE_BYTES).await {
+            tracing::warn!("reading stdin: {e}");
+        }
+    });
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(rmcp_in, rmcp_out)
+        // The layer already capped lines; never let rmcp drop one silently.
+        .with_max_line_length(lines::MAX_LINE_BYTES + 16);
     let server = AutomationServer::new(target);
-    let running = match server.serve(rmcp::transport::io::stdio_pipes()).await {
-        Ok(r) => r,
+    let result = match server.serve(transport).await {
+        Ok(running) => running
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(|e| format!("MCP server stopped: {e}")),
         // stdin closed before a client said hello (Ctrl-D, a probe): a clean exit.
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
             tracing::info!("stdin closed before the MCP handshake");
-            return Ok(());
+            Ok(())
         }
-        Err(e) => return Err(format!("MCP handshake failed: {e}")),
+        Err(e) => Err(format!("MCP handshake failed: {e}")),
     };
-    running
-        .waiting()
-        .await
-        .map_err(|e| format!("MCP server stopped: {e}"))?;
-    Ok(())
+    filter.abort();
+    // rmcp's output is closed once the service stops: flush what is left, then stop.
+    let _ = forwarder.await;
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
+    result
 }
