@@ -19,6 +19,9 @@ pub struct ShotOptions {
     pub max_bytes: usize,
     /// Write the full-size PNG here and return the path instead of pixels.
     pub save_to: Option<String>,
+    /// Replace an existing regular file at `save_to` (never a symlink, FIFO, device or
+    /// directory).
+    pub overwrite: bool,
 }
 
 impl Default for ShotOptions {
@@ -27,6 +30,7 @@ impl Default for ShotOptions {
             max_dimension: DEFAULT_MAX_DIMENSION,
             max_bytes: DEFAULT_MAX_BYTES,
             save_to: None,
+            overwrite: false,
         }
     }
 }
@@ -104,7 +108,11 @@ pub fn input_schema(spec: &OpSpec) -> JsonObject {
         );
         props.insert(
             "save_to".into(),
-            json!({"type": "string", "description": "Write the full-size PNG to this path and return the path instead of pixels."}),
+            json!({"type": "string", "description": "Write the full-size PNG to this new file and return its absolute path instead of pixels. A relative path is resolved against the server's current directory. The file must not exist (see overwrite); symlinks, FIFOs, devices and directories are refused."}),
+        );
+        props.insert(
+            "overwrite".into(),
+            json!({"type": "boolean", "default": false, "description": "With save_to: replace an existing regular file (never a symlink, FIFO, device or directory)."}),
         );
     }
     for v in props.values_mut() {
@@ -224,6 +232,17 @@ fn shot_options(args: &mut JsonObject) -> Result<ShotOptions, CallError> {
                 .ok_or_else(|| bad("save_to", "a file path"))?
                 .to_string(),
         );
+    }
+    if let Some(v) = args.remove("overwrite").filter(|v| !v.is_null()) {
+        o.overwrite = v
+            .as_bool()
+            .ok_or_else(|| bad("overwrite", "true or false"))?;
+        if o.overwrite && o.save_to.is_none() {
+            return Err(bad(
+                "overwrite",
+                "given only with save_to (it says whether save_to may replace a file)",
+            ));
+        }
     }
     Ok(o)
 }
