@@ -25,6 +25,12 @@ impl Display {
         Self { bar }
     }
 
+    /// The bar, for writing the child's output without tearing it (`ProgressBar::suspend`
+    /// clears the progress line first and redraws it after).
+    pub fn bar(&self) -> Option<ProgressBar> {
+        self.bar.clone()
+    }
+
     fn line(&self, text: &str) {
         match &self.bar {
             Some(bar) => bar.println(text),
