@@ -5,17 +5,31 @@
 //! context, an `Rc`-based tree) never crosses threads; callers hand it plain data over a
 //! channel. One thread, one job at a time: every call is serialised, mutating or not.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::panic::AssertUnwindSafe;
 use std::sync::mpsc;
 
-use automation_core::{ErrorCode, OpError, Reply, Request, Session};
+use automation_core::{Cancel, ErrorCode, OpError, Reply, Request, Session};
 use automation_wire::core_bridge::CoreBridgeClient;
 
 /// Anything that answers requests: the in-process demo, or a live app over the bridge.
 pub trait Backend {
     /// Serves one request (including the host ops `screenshot` and `list_windows`).
     fn serve(&mut self, request: &Request) -> Reply;
+
+    /// Serves one request that `cancel` may stop between its steps (a key of `type_text`, a
+    /// settle frame, a wait poll); the op then fails with `CANCELLED`. The default ignores
+    /// `cancel` (a bridge cannot stop an op already sent).
+    fn serve_cancellable(&mut self, request: &Request, cancel: &Cancel) -> Reply {
+        let _ = cancel;
+        self.serve(request)
+    }
+
+    /// Called after `serve` panicked (the panic was caught on the target thread): put the
+    /// backend back in a usable state and say what was done, for the error reply. The
+    /// default keeps the backend as it is (a bridge client holds no toolkit state).
+    fn recover_from_panic(&mut self) -> String {
+        "the backend keeps serving".into()
+    }
 }
 
 /// Builds a backend on the target thread.
@@ -52,6 +66,18 @@ impl Default for EguiDemo {
 impl Backend for EguiDemo {
     fn serve(&mut self, request: &Request) -> Reply {
         automation_egui::serve(&mut self.session, request)
+    }
+
+    fn serve_cancellable(&mut self, request: &Request, cancel: &Cancel) -> Reply {
+        self.session.cancel = cancel.clone();
+        let reply = automation_egui::serve(&mut self.session, request);
+        self.session.cancel = Cancel::new();
+        reply
+    }
+
+    fn recover_from_panic(&mut self) -> String {
+        *self = EguiDemo::new();
+        "the headless demo was rebuilt (node ids from before are gone: run snapshot_tree or find_node again)".into()
     }
 }
 
@@ -90,7 +116,7 @@ impl Backend for BridgeBackend {
 
 struct Job {
     request: Request,
-    cancelled: Arc<AtomicBool>,
+    cancelled: Cancel,
     reply: tokio::sync::oneshot::Sender<Reply>,
 }
 
@@ -102,15 +128,16 @@ pub struct TargetHandle {
 
 /// A submitted request: await its reply, or cancel it.
 pub struct Pending {
-    cancelled: Arc<AtomicBool>,
+    cancelled: Cancel,
     /// The reply (an error reply if the target thread is gone).
     pub reply: tokio::sync::oneshot::Receiver<Reply>,
 }
 
 impl Pending {
-    /// Marks the request cancelled: if the target has not started it yet, it never will.
+    /// Marks the request cancelled: if the target has not started it yet, it never will; if it
+    /// is running, a long op stops at its next step with `CANCELLED`.
     pub fn cancel(&self) {
-        self.cancelled.store(true, Ordering::SeqCst);
+        self.cancelled.cancel();
     }
 
     /// A handle that cancels this request, usable after `reply` has been moved out.
@@ -121,12 +148,73 @@ impl Pending {
 
 /// Cancels one submitted request.
 #[derive(Clone)]
-pub struct CancelFlag(Arc<AtomicBool>);
+pub struct CancelFlag(Cancel);
 
 impl CancelFlag {
     /// Marks the request cancelled.
     pub fn cancel(&self) {
-        self.0.store(true, Ordering::SeqCst);
+        self.0.cancel();
+    }
+}
+
+/// The name of the target thread (the panic hook recognises it).
+const TARGET_THREAD: &str = "automation-target";
+
+/// A panic on the target thread is caught and answered; the default hook's multi-line report
+/// is replaced there by one log line (other threads keep the previous hook).
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if std::thread::current().name() == Some(TARGET_THREAD) {
+                let at = info
+                    .location()
+                    .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                    .unwrap_or_default();
+                tracing::error!("the target panicked{at}: {}", panic_message(info.payload()));
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".into()
+    }
+}
+
+/// Serves one job, catching a panic: the reply is then `TARGET_FAILED` saying what panicked
+/// and how the backend recovered.
+fn serve_caught(backend: &mut Box<dyn Backend>, request: &Request, cancel: &Cancel) -> Reply {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| {
+        backend.serve_cancellable(request, cancel)
+    })) {
+        Ok(reply) => reply,
+        Err(payload) => {
+            let msg = panic_message(payload.as_ref());
+            let recovered =
+                match std::panic::catch_unwind(AssertUnwindSafe(|| backend.recover_from_panic())) {
+                    Ok(r) => r,
+                    Err(_) => "recovering failed too; restart the automation server".into(),
+                };
+            Reply::Err(
+                OpError::new(
+                    ErrorCode::TargetFailed,
+                    format!(
+                        "the toolkit panicked while serving {}: {msg}; {recovered}",
+                        request.op.name()
+                    ),
+                )
+                .with_hint("retry the call; if it panics again, report the panic message"),
+            )
+        }
     }
 }
 
@@ -135,8 +223,9 @@ impl TargetHandle {
     pub fn spawn(factory: BackendFactory) -> Result<TargetHandle, String> {
         let (tx, rx) = mpsc::channel::<Job>();
         let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
+        install_panic_hook();
         std::thread::Builder::new()
-            .name("automation-target".into())
+            .name(TARGET_THREAD.into())
             .spawn(move || {
                 let mut backend = match factory() {
                     Ok(b) => {
@@ -149,11 +238,11 @@ impl TargetHandle {
                     }
                 };
                 while let Ok(job) = rx.recv() {
-                    if job.cancelled.load(Ordering::SeqCst) || job.reply.is_closed() {
+                    if job.cancelled.is_cancelled() || job.reply.is_closed() {
                         tracing::debug!(op = job.request.op.name(), "skipping a cancelled request");
                         continue;
                     }
-                    let reply = backend.serve(&job.request);
+                    let reply = serve_caught(&mut backend, &job.request, &job.cancelled);
                     let _ = job.reply.send(reply);
                 }
             })
@@ -168,7 +257,7 @@ impl TargetHandle {
     /// Queues a request for the target thread.
     pub fn submit(&self, request: Request) -> Pending {
         let (reply_tx, reply_rx) = tokio::sync::oneshot::channel();
-        let cancelled = Arc::new(AtomicBool::new(false));
+        let cancelled = Cancel::new();
         let job = Job {
             request,
             cancelled: cancelled.clone(),
@@ -233,6 +322,87 @@ mod tests {
         p.cancel();
         // Either it ran before the flag was seen or it was skipped (the reply is then dropped).
         let _ = p.reply.blocking_recv();
+    }
+
+    struct PanicsOnce {
+        panicked: bool,
+        recovered: bool,
+    }
+
+    impl Backend for PanicsOnce {
+        fn serve(&mut self, _request: &Request) -> Reply {
+            if !self.panicked {
+                self.panicked = true;
+                panic!("boom in the toolkit");
+            }
+            Reply::Ok(serde_json::json!({"recovered": self.recovered}))
+        }
+
+        fn recover_from_panic(&mut self) -> String {
+            self.recovered = true;
+            "rebuilt".into()
+        }
+    }
+
+    #[test]
+    fn a_panic_on_the_target_thread_is_answered_and_the_next_request_served() {
+        let handle = TargetHandle::spawn(Box::new(|| {
+            Ok(Box::new(PanicsOnce {
+                panicked: false,
+                recovered: false,
+            }) as Box<dyn Backend>)
+        }))
+        .unwrap();
+        let req = || Request::from_json(r#"{"op": "list_windows"}"#).unwrap();
+        let Reply::Err(e) = handle.call_blocking(req()) else {
+            panic!("expected an error reply")
+        };
+        assert_eq!(e.code, ErrorCode::TargetFailed);
+        assert!(
+            e.message.contains("panicked") && e.message.contains("boom in the toolkit"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("rebuilt"), "{}", e.message);
+        let reply = handle.call_blocking(req());
+        assert_eq!(reply.data().unwrap()["recovered"], serde_json::json!(true));
+    }
+
+    #[test]
+    fn the_demo_recovers_by_rebuilding() {
+        let mut demo = EguiDemo::new();
+        assert!(demo.recover_from_panic().contains("rebuilt"));
+        let find =
+            Request::from_json(r#"{"op": {"find_node": {"role": "Button", "label": "Save"}}}"#)
+                .unwrap();
+        assert!(demo.serve(&find).is_ok());
+    }
+
+    #[test]
+    fn a_running_type_text_is_cancelled() {
+        let handle = TargetHandle::spawn(EguiDemo::factory()).unwrap();
+        let find = Request::from_json(r#"{"op": {"find_node": {"label": "Name"}}}"#).unwrap();
+        let reply = handle.call_blocking(find);
+        let node = reply.data().unwrap()["node"].as_str().unwrap().to_string();
+        let text = "a".repeat(20_000);
+        let req = Request::from_value(
+            serde_json::json!({"op": {"type_text": {"node": node, "text": text}}}),
+        )
+        .unwrap();
+        let start = std::time::Instant::now();
+        let p = handle.submit(req);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        p.cancel();
+        let reply = p.reply.blocking_recv().unwrap();
+        let took = start.elapsed();
+        eprintln!("type_text of 20000 characters cancelled after 200 ms: replied in {took:?}");
+        let Reply::Err(e) = reply else {
+            panic!("expected CANCELLED, got {reply:?}")
+        };
+        assert_eq!(e.code, ErrorCode::Cancelled, "{}", e.message);
+        assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+        let list = Request::from_json(r#"{"op": "list_windows"}"#).unwrap();
+        assert!(handle.call_blocking(list).is_ok());
     }
 
     #[test]
