@@ -33,8 +33,13 @@ where
     init_tracing();
     let top_mode = cli.mode.mode(&cli.token);
     match cli.verb {
-        None => serve(top_mode.unwrap_or(Mode::Headless)),
-        Some(Verb::Op { mode, token, op }) => {
+        None => serve(top_mode.unwrap_or(Mode::Headless), cli.wait.wait),
+        Some(Verb::Op {
+            mode,
+            token,
+            wait,
+            op,
+        }) => {
             let op_mode = mode.mode(&token);
             let mode = match (top_mode, op_mode) {
                 (Some(_), Some(_)) => {
@@ -45,7 +50,10 @@ where
             if mode == Mode::List {
                 return emit(&usage("--list cannot be combined with `op`"));
             }
-            let target = match mode::resolve(&mode).and_then(|r| TargetHandle::spawn(r.factory)) {
+            let wait = wait.wait.or(cli.wait.wait);
+            let target = match mode::resolve_with_wait(&mode, wait)
+                .and_then(|r| TargetHandle::spawn(r.factory))
+            {
                 Ok(t) => t,
                 Err(e) => return emit(&Outcome::error(1, format!("error: {e}"))),
             };
@@ -89,7 +97,7 @@ fn init_tracing() {
 }
 
 /// No verb: `--list`, or the MCP server on stdio.
-fn serve(mode: Mode) -> u8 {
+fn serve(mode: Mode, wait: Option<Duration>) -> u8 {
     if mode == Mode::List {
         return match mode::list() {
             Ok(apps) => emit(&Outcome::ok(
@@ -98,7 +106,7 @@ fn serve(mode: Mode) -> u8 {
             Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
         };
     }
-    let resolved = match mode::resolve(&mode) {
+    let resolved = match mode::resolve_with_wait(&mode, wait) {
         Ok(r) => r,
         Err(e) => return emit(&Outcome::error(1, format!("error: {e}"))),
     };

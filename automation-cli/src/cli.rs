@@ -28,6 +28,10 @@ pub struct Cli {
     #[command(flatten)]
     pub token: TokenArg,
 
+    /// How long to wait for a busy app.
+    #[command(flatten)]
+    pub wait: WaitArg,
+
     /// What to do (none: serve MCP on stdio).
     #[command(subcommand)]
     pub verb: Option<Verb>,
@@ -64,6 +68,30 @@ pub struct TokenArg {
     /// Token for --connect [default: $AUTOMATION_TOKEN].
     #[arg(long, value_name = "T", requires = "connect")]
     pub token: Option<String>,
+}
+
+/// How long to wait while another client is attached to the app (outside the mode group: it
+/// goes with `--attach`, `--attach-pid` and `--connect`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct WaitArg {
+    /// While another client is attached to the app, wait up to SECS for it to detach
+    /// [default: fail at once]. Applies to --attach, --attach-pid and --connect.
+    #[arg(long, value_name = "SECS", value_parser = parse_wait)]
+    pub wait: Option<std::time::Duration>,
+}
+
+/// `--wait SECS`: a non-negative number of seconds, at most a day.
+pub fn parse_wait(s: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("--wait takes a number of seconds (like 10 or 0.5), got {s:?}"))?;
+    if !secs.is_finite() || !(0.0..=86_400.0).contains(&secs) {
+        return Err(format!(
+            "--wait takes 0 to 86400 seconds, got {s:?}; pass e.g. --wait 10"
+        ));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }
 
 /// The resolved mode.
@@ -122,6 +150,9 @@ pub enum Verb {
         /// Token for `--connect`.
         #[command(flatten)]
         token: TokenArg,
+        /// How long to wait for a busy app.
+        #[command(flatten)]
+        wait: WaitArg,
         /// The op or request, as JSON.
         #[arg(value_name = "OP_JSON")]
         op: String,

@@ -3,6 +3,8 @@
 //! Connecting happens here, before anything is served, so a mode that parses and then fails
 //! (no bridge behind that pid, no token anywhere) is reported at once and exits 1.
 
+use std::time::Duration;
+
 use automation_wire::core_bridge::CoreBridgeClient;
 use automation_wire::descriptor::DescriptorDir;
 use automation_wire::probe::{self, PROBE_TIMEOUT, ProbeState};
@@ -19,8 +21,27 @@ pub struct Resolved {
     pub describe: String,
 }
 
-/// Resolves a driving mode (not `List`) to a backend factory, connecting where needed.
+/// Resolves a driving mode (not `List`) to a backend factory, connecting where needed; a
+/// busy app fails at once.
 pub fn resolve(mode: &Mode) -> Result<Resolved, String> {
+    resolve_with_wait(mode, None)
+}
+
+/// What to say when the app is still busy with another client.
+fn busy_message(what: &str, wait: Option<Duration>) -> String {
+    match wait {
+        None => format!(
+            "another client is attached to {what}; wait for it to detach, or pass --wait SECS"
+        ),
+        Some(w) => format!(
+            "another client is still attached to {what} after waiting {:.1} s; wait for it to detach, or pass a longer --wait",
+            w.as_secs_f64()
+        ),
+    }
+}
+
+/// [`resolve`], waiting up to `wait` (when given) while another client is attached.
+pub fn resolve_with_wait(mode: &Mode, wait: Option<Duration>) -> Result<Resolved, String> {
     match mode {
         Mode::Headless => Ok(Resolved {
             factory: headless_factory(),
@@ -35,11 +56,17 @@ pub fn resolve(mode: &Mode) -> Result<Resolved, String> {
                 .map_err(|e| format!("cannot read the descriptor directory: {e}"))?;
             let (descriptor, _state) =
                 probe::attach(&dir, pid, PROBE_TIMEOUT).map_err(|e| e.to_string())?;
-            let client = CoreBridgeClient::from_descriptor(&descriptor).map_err(|e| {
-                format!(
-                    "cannot attach to pid {} ({}): {e}",
-                    descriptor.pid, descriptor.app
-                )
+            let client = CoreBridgeClient::from_descriptor_with_wait(
+                &descriptor,
+                wait.unwrap_or(Duration::ZERO),
+            )
+            .map_err(|e| {
+                let what = format!("{} (pid {})", descriptor.app, descriptor.pid);
+                if e.is_busy() {
+                    busy_message(&what, wait)
+                } else {
+                    format!("cannot attach to {what}: {e}")
+                }
             })?;
             Ok(Resolved {
                 factory: BridgeBackend::factory(client),
@@ -61,8 +88,18 @@ pub fn resolve(mode: &Mode) -> Result<Resolved, String> {
                     ));
                 }
             };
-            let client = CoreBridgeClient::connect(endpoint, &token)
-                .map_err(|e| format!("cannot connect to {endpoint}: {e}"))?;
+            let client = CoreBridgeClient::connect_with_wait(
+                endpoint,
+                &token,
+                wait.unwrap_or(Duration::ZERO),
+            )
+            .map_err(|e| {
+                if e.is_busy() {
+                    busy_message(&format!("the app behind {endpoint}"), wait)
+                } else {
+                    format!("cannot connect to {endpoint}: {e}")
+                }
+            })?;
             Ok(Resolved {
                 factory: BridgeBackend::factory(client),
                 describe: format!("the app behind {endpoint}"),

@@ -1,0 +1,157 @@
+//! A second client at an attached app is told the truth at once ("another client is
+//! attached"), and with `--wait` it waits for the first to detach.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![cfg(unix)]
+
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use automation_cli::backend::{Backend, EguiDemo};
+use automation_wire::core_bridge::{CoreBridgeClient, CoreBridgeServer};
+use automation_wire::server::ServerOptions;
+
+struct App {
+    address: String,
+    token: String,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    base: tempfile::TempDir,
+}
+
+impl App {
+    fn start() -> App {
+        let base = tempfile::Builder::new()
+            .prefix("abusy")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let mut opts = ServerOptions::new("busy-test");
+        opts.base_dir = Some(base.path().to_path_buf());
+        let s = CoreBridgeServer::start(opts).unwrap();
+        let (address, token) = (s.address().to_string(), s.token().to_string());
+        let stop = Arc::new(AtomicBool::new(false));
+        let st = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut demo = EguiDemo::new();
+            while !st.load(Ordering::SeqCst) {
+                if let Some(p) = s.recv_timeout(Duration::from_millis(50)) {
+                    let reply = demo.serve(p.request());
+                    p.respond(reply);
+                }
+            }
+        });
+        App {
+            address,
+            token,
+            stop,
+            thread: Some(thread),
+            base,
+        }
+    }
+
+    fn cli(&self, args: &[&str]) -> std::process::Child {
+        Command::new(env!("CARGO_BIN_EXE_automation"))
+            .args(args)
+            .env("XDG_RUNTIME_DIR", self.base.path())
+            .env_remove("AUTOMATION_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+const FIND_SAVE: &str = r#"{"find_node": {"role": "Button", "label": "Save"}}"#;
+
+fn finish(child: std::process::Child) -> (i32, String, String) {
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_busy_app_is_reported_at_once_in_every_attach_mode() {
+    let app = App::start();
+    let holder = CoreBridgeClient::connect(&app.address, &app.token).unwrap();
+    let pid = std::process::id().to_string();
+    let modes: Vec<Vec<&str>> = vec![
+        vec!["--attach-pid", &pid],
+        vec!["--attach"],
+        vec!["--connect", &app.address, "--token", &app.token],
+    ];
+    for mode in modes {
+        let mut args = vec!["op"];
+        args.extend(mode.iter().copied());
+        args.push(FIND_SAVE);
+        let start = Instant::now();
+        let (code, _, err) = finish(app.cli(&args));
+        let took = start.elapsed();
+        eprintln!("{mode:?}: busy reported in {took:?}");
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains("another client is attached to"), "{err}");
+        assert!(err.contains("--wait SECS"), "{err}");
+        assert!(!err.contains("token"), "no talk of a wrong token: {err}");
+        if mode[0] != "--connect" {
+            assert!(err.contains(&format!("(pid {pid})")), "{err}");
+        }
+        assert!(took < Duration::from_secs(3), "{took:?}");
+    }
+    drop(holder);
+}
+
+#[test]
+fn wait_waits_for_the_other_client_to_detach() {
+    let app = App::start();
+    let holder = CoreBridgeClient::connect(&app.address, &app.token).unwrap();
+    let pid = std::process::id().to_string();
+    let start = Instant::now();
+    let child = app.cli(&["op", "--attach-pid", &pid, "--wait", "10", FIND_SAVE]);
+    std::thread::sleep(Duration::from_millis(800));
+    drop(holder);
+    let (code, out, err) = finish(child);
+    let took = start.elapsed();
+    eprintln!("--wait 10: attached {took:?} after start (the holder left at 800 ms)");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"node\""), "{out}");
+    assert!(took < Duration::from_secs(8), "{took:?}");
+
+    // A wait that runs out says so.
+    let _holder = CoreBridgeClient::connect(&app.address, &app.token).unwrap();
+    let start = Instant::now();
+    let (code, _, err) = finish(app.cli(&["op", "--attach-pid", &pid, "--wait", "0.5", FIND_SAVE]));
+    let took = start.elapsed();
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("still attached") && err.contains("0.5 s"),
+        "{err}"
+    );
+    assert!(
+        took >= Duration::from_millis(500) && took < Duration::from_secs(4),
+        "{took:?}"
+    );
+}
+
+#[test]
+fn wait_must_be_a_number_of_seconds() {
+    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .args(["--attach", "--wait", "soon"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("number of seconds"));
+}
