@@ -114,6 +114,9 @@ error_codes! {
     /// The app did not answer within the target's own deadline.
     TargetTimeout = "TARGET_TIMEOUT", Retry,
         "the app did not answer in time (busy, or a modal loop); retry";
+    /// The caller cancelled the op while it ran (between two of its steps).
+    Cancelled = "CANCELLED", Retry,
+        "the caller cancelled the op while it ran; the app may have received part of it";
     /// The app under test is gone: it exited, crashed or closed its connection.
     AppGone = "APP_GONE", Relaunch,
         "the app under test exited or closed its connection; relaunch it";

@@ -20,8 +20,10 @@ mod validate;
 
 pub use catalog::{Access, CATALOG, Op, OpSpec, ServedBy};
 pub use error::{Candidate, ErrorCode, Fault, OpError, OpResult};
+pub use execute::limits;
 pub use execute::{
-    PointerRecord, Pointers, Resolved, Session, SettleReport, execute, execute_request, serve,
+    Cancel, PointerRecord, Pointers, Resolved, Session, SettleReport, execute, execute_request,
+    serve,
 };
 pub use input::{Key, Modifiers, NamedKey, Platform, Point, PointerButton, PointerKind};
 pub use node_ref::{NodeKey, NodeTarget, Selector};

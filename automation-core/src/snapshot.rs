@@ -105,6 +105,60 @@ pub struct SemanticNode {
     /// Text runs summary.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<TextInfo>,
+    /// Fields a snapshot cut to [`SNAPSHOT_TEXT_BYTES`] (`read_node` gives them whole).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cut: Vec<&'static str>,
+}
+
+/// How many bytes of one string field a snapshot shows before cutting it.
+pub const SNAPSHOT_TEXT_BYTES: usize = 1024;
+
+/// `text` cut to at most `max` bytes on a char boundary, with an ellipsis; `None` when it fits.
+fn cut_text(text: &str, max: usize) -> Option<String> {
+    if text.len() <= max {
+        return None;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(format!("{}…", &text[..end]))
+}
+
+impl SemanticNode {
+    /// Cuts long strings to [`SNAPSHOT_TEXT_BYTES`], recording which fields were cut.
+    pub fn cut_long_text(&mut self) {
+        let max = SNAPSHOT_TEXT_BYTES;
+        let mut cut = Vec::new();
+        for (name, field) in [
+            ("label", &mut self.label),
+            ("raw_label", &mut self.raw_label),
+            ("value", &mut self.value),
+            ("description", &mut self.description),
+        ] {
+            if let Some(short) = field.as_deref().and_then(|t| cut_text(t, max)) {
+                *field = Some(short);
+                cut.push(name);
+            }
+        }
+        if let Some(text) = &mut self.text
+            && let Some(short) = cut_text(&text.document_text, max)
+        {
+            text.document_text = short;
+            cut.push("text.document_text");
+        }
+        self.cut = cut;
+    }
+
+    /// Roughly how many bytes this record serialises to (for reply budgets).
+    pub fn approx_bytes(&self) -> usize {
+        let strings = [&self.label, &self.raw_label, &self.value, &self.description]
+            .iter()
+            .map(|s| s.as_ref().map_or(0, String::len))
+            .sum::<usize>();
+        let text = self.text.as_ref().map_or(0, |t| t.document_text.len());
+        160 + strings + text + self.children.len() * 24 + self.actions.len() * 16
+    }
 }
 
 /// Every AccessKit action with its snake_case name.
@@ -244,5 +298,6 @@ pub fn semantic_node(node: &NodeRef) -> SemanticNode {
             .collect(),
         author_id: node.author_id().map(str::to_string),
         text: text_info(node),
+        cut: Vec::new(),
     }
 }

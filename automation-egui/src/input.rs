@@ -191,6 +191,14 @@ pub(crate) fn key_events(e: &KeyEvent, platform: Platform, clipboard: &str) -> V
     let mods = modifiers(e.modifiers, platform);
     let mut out = vec![Event::ModifiersChanged(mods)];
     let Some(k) = key(e.key) else {
+        // A character with no key of its own on egui's keyboard (ë, Å, é, 漢, an emoji)
+        // still arrives, as text: what an input method or a compose key delivers.
+        if e.pressed
+            && !(mods.command || mods.ctrl || mods.mac_cmd)
+            && let Some(text) = e.text.as_deref().filter(|t| printable(t))
+        {
+            out.push(Event::Text(text.to_string()));
+        }
         return out;
     };
     if e.pressed && mods.command && !mods.alt && !mods.shift {

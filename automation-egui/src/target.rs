@@ -36,6 +36,9 @@ pub const FRAME_SECS: f32 = 1.0 / 60.0;
 /// clock jumps to the end.
 pub const MAX_FRAMES_PER_ADVANCE: u32 = 600;
 
+/// At most this many plain character presses share one frame (see [`Target::key`]).
+pub const TYPING_BATCH: u32 = 1024;
+
 /// The default logical window size of a headless target.
 pub const DEFAULT_SIZE: [f32; 2] = [640.0, 480.0];
 
@@ -59,6 +62,10 @@ pub struct EguiTarget<'a> {
     /// The time (µs) of the last frame run on the context: frames never go back in time.
     last_us: u64,
     pending: Vec<Event>,
+    /// Plain character presses queued since the last frame.
+    typed_unframed: u32,
+    /// Where in `pending` the typed text of those presses accumulates.
+    typing_text_at: Option<usize>,
     latest: Option<TreeUpdate>,
     fresh: bool,
     animating: bool,
@@ -136,6 +143,8 @@ impl<'a> EguiTarget<'a> {
             advanced_ms: 0,
             last_us: 0,
             pending: Vec::new(),
+            typed_unframed: 0,
+            typing_text_at: None,
             latest: None,
             fresh: false,
             animating: false,
@@ -262,6 +271,7 @@ impl<'a> EguiTarget<'a> {
 
     /// Queue an egui event for the next frame (for input the catalog has no op for).
     pub fn queue_event(&mut self, event: Event) {
+        self.typing_text_at = None;
         self.pending.push(event);
     }
 
@@ -316,6 +326,8 @@ impl<'a> EguiTarget<'a> {
 
     /// Runs one egui frame at the current simulated time with the queued events.
     pub fn run_frame(&mut self) {
+        self.typed_unframed = 0;
+        self.typing_text_at = None;
         self.last_us = self.time_us();
         let time = self.time_secs();
         let mut raw = egui::RawInput {
@@ -463,6 +475,9 @@ impl Target for EguiTarget<'_> {
     }
 
     fn poll_tree(&mut self) -> Result<Option<TreeUpdate>, TargetError> {
+        if self.typed_unframed > 0 {
+            self.run_frame();
+        }
         if !self.fresh {
             return Ok(None);
         }
@@ -503,6 +518,7 @@ impl Target for EguiTarget<'_> {
                 Ok(ActionOutcome::Handled)
             }
             _ if supported => {
+                self.typing_text_at = None;
                 self.pending.push(Event::AccessKitActionRequest(request));
                 self.run_frame();
                 Ok(ActionOutcome::Handled)
@@ -513,6 +529,7 @@ impl Target for EguiTarget<'_> {
 
     fn pointer(&mut self, event: &PointerEvent) -> Result<(), TargetError> {
         let (events, discrete) = self.pointer.translate(event, self.platform);
+        self.typing_text_at = None;
         self.pending.extend(events);
         if discrete {
             self.run_frame();
@@ -521,15 +538,43 @@ impl Target for EguiTarget<'_> {
     }
 
     fn key(&mut self, event: &KeyEvent) -> Result<(), TargetError> {
-        let events = input::key_events(event, self.platform, &self.clipboard);
+        let mut events = input::key_events(event, self.platform, &self.clipboard);
+        // Consecutive presses of plain characters (what type_text sends) share a frame, up to
+        // TYPING_BATCH of them, and their text rides in one `Event::Text`: egui lays out the
+        // whole field again for every frame and every text event, so a frame (or a text event)
+        // per character would make typing quadratic in the text's length. Every key event is
+        // still sent; a named key, a modifier or any other input runs the frame first.
+        let plain = event.pressed
+            && matches!(event.key, automation_core::Key::Character(_))
+            && event.modifiers.is_empty()
+            && event.text.is_some();
+        if plain {
+            let text_at = events.iter().position(|e| matches!(e, Event::Text(_)));
+            if let (Some(i), Some(at)) = (self.typing_text_at, text_at)
+                && let (Event::Text(more), Some(Event::Text(buffer))) =
+                    (events.remove(at), self.pending.get_mut(i))
+            {
+                buffer.push_str(&more);
+            } else if let Some(at) = text_at {
+                self.typing_text_at = Some(self.pending.len() + at);
+            }
+        } else if event.pressed {
+            self.typing_text_at = None;
+        }
         self.pending.extend(events);
-        if event.pressed {
+        if !event.pressed {
+            return Ok(());
+        }
+        if plain && self.typed_unframed + 1 < TYPING_BATCH {
+            self.typed_unframed += 1;
+        } else {
             self.run_frame();
         }
         Ok(())
     }
 
     fn scroll(&mut self, event: &ScrollEvent) -> Result<(), TargetError> {
+        self.typing_text_at = None;
         self.pending
             .extend(input::scroll_events(event, self.platform));
         self.run_frame();
@@ -537,6 +582,7 @@ impl Target for EguiTarget<'_> {
     }
 
     fn ime(&mut self, event: &ImeEvent) -> Result<(), TargetError> {
+        self.typing_text_at = None;
         self.pending.push(input::ime_event(event));
         self.run_frame();
         Ok(())

@@ -182,7 +182,11 @@ pub(super) fn type_text<T: Target + ?Sized>(
 ) -> Result<Value, OpError> {
     focus_if_given(s, a.node.as_ref())?;
     let strokes = keystrokes_for_text(&a.text);
-    for stroke in &strokes {
+    for (i, stroke) in strokes.iter().enumerate() {
+        if i % 64 == 0 {
+            s.cancel
+                .check(|| format!("{} of {} keys were typed", i / 2, strokes.len() / 2))?;
+        }
         s.target.key(stroke)?;
     }
     Ok(json!({ "keys": strokes.len() / 2 }))

@@ -5,6 +5,7 @@
 //! back → [`Reply`].
 
 mod act;
+pub mod limits;
 mod pointer;
 mod query;
 mod resolve;
@@ -33,8 +34,47 @@ pub struct Session<T: ?Sized> {
     pub pointers: Pointers,
     /// The mirrored accessibility tree.
     pub mirror: Mirror,
+    /// Set from another thread to stop a long op between its steps (a key of `type_text`, a
+    /// settle frame, a wait poll, a gesture sample): the op then fails with `CANCELLED`.
+    pub cancel: Cancel,
     /// The app under test.
     pub target: T,
+}
+
+/// A cancellation flag shared with whoever may cancel the op in flight (an MCP client's
+/// `notifications/cancelled`). Cheap to clone; all clones are one flag.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Cancel {
+    /// A flag that is not set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks the op in flight to stop at its next step.
+    pub fn cancel(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether cancellation was asked for.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// `CANCELLED` when the flag is set; `done` says what already happened.
+    pub fn check(&self, done: impl FnOnce() -> String) -> Result<(), OpError> {
+        if self.is_cancelled() {
+            return Err(OpError::new(
+                ErrorCode::Cancelled,
+                format!("cancelled by the caller; {}", done()),
+            )
+            .with_hint(
+                "the app may have received part of the input: read the tree before going on",
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl<T: Target> Session<T> {
@@ -44,6 +84,7 @@ impl<T: Target> Session<T> {
             held_keys: Vec::new(),
             pointers: Pointers::default(),
             mirror: Mirror::new(),
+            cancel: Cancel::new(),
             target,
         }
     }
@@ -79,6 +120,7 @@ pub fn execute<T: Target + ?Sized>(
 ) -> Reply {
     let result = settle
         .check()
+        .and_then(|()| limits::check(op))
         .and_then(|()| session.sync())
         .and_then(|()| dispatch(session, op, settle));
     session.target.resume_real_time();

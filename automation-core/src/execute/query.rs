@@ -18,6 +18,9 @@ use crate::target::Target;
 pub const DEFAULT_SNAPSHOT_NODES: usize = 400;
 /// Largest node budget `snapshot_tree` accepts.
 pub const MAX_SNAPSHOT_NODES: usize = 20_000;
+/// A snapshot stops adding nodes once its records pass this many bytes (whatever `max_nodes`
+/// says): a client rejects a reply of 1 MB, and an agent pays for every byte.
+pub const SNAPSHOT_BYTE_BUDGET: usize = 512 * 1024;
 
 fn to_json<S: serde::Serialize>(v: &S) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
@@ -44,13 +47,16 @@ pub(super) fn snapshot<T: Target + ?Sized>(s: &Session<T>, a: &SnapshotTree) -> 
     let mut queue = VecDeque::from([(start, 0u32)]);
     let mut included = std::collections::HashSet::new();
     let mut omitted = 0usize;
+    let mut bytes = 0usize;
     while let Some((node, depth)) = queue.pop_front() {
-        if nodes.len() >= budget {
+        if nodes.len() >= budget || bytes >= SNAPSHOT_BYTE_BUDGET {
             omitted += 1;
             continue;
         }
         included.insert(node.locate().0);
         let mut record = semantic_node(&node);
+        record.cut_long_text();
+        bytes += record.approx_bytes();
         let at_depth_limit = a.max_depth.is_some_and(|d| depth >= d);
         if at_depth_limit {
             if !record.children.is_empty() {
@@ -75,6 +81,7 @@ pub(super) fn snapshot<T: Target + ?Sized>(s: &Session<T>, a: &SnapshotTree) -> 
         }
     }
     let truncated = omitted > 0 || !frontier.is_empty();
+    let any_cut = nodes.iter().any(|n| !n.cut.is_empty());
     let mut reply = json!({
         "root": NodeKey::from(start.locate().0),
         "focus": state.focus().map(|f| NodeKey::from(f.locate().0)),
@@ -82,10 +89,21 @@ pub(super) fn snapshot<T: Target + ?Sized>(s: &Session<T>, a: &SnapshotTree) -> 
         "truncated": truncated,
         "nodes": to_json(&nodes),
     });
+    if any_cut {
+        reply["cut_note"] = json!(format!(
+            "strings over {} bytes were cut (each such node lists them in `cut`); read_node gives them whole",
+            crate::snapshot::SNAPSHOT_TEXT_BYTES
+        ));
+    }
     if truncated {
         reply["frontier"] = to_json(&frontier);
+        let why = if bytes >= SNAPSHOT_BYTE_BUDGET {
+            format!("the {SNAPSHOT_BYTE_BUDGET}-byte reply budget")
+        } else {
+            "the node budget".to_string()
+        };
         reply["note"] = json!(format!(
-            "{} node(s) shown, {omitted} more beyond the node budget; children of the `frontier` nodes were cut. \
+            "{} node(s) shown, {omitted} more beyond {why}; children of the `frontier` nodes were cut. \
              Call snapshot_tree with root set to a frontier id to see below it, or raise max_nodes (up to {MAX_SNAPSHOT_NODES}) / max_depth.",
             nodes.len()
         ));

@@ -114,6 +114,8 @@ fn settle_simulated<T: Target + ?Sized>(
         if Instant::now() > deadline {
             return Err(timed_out(frames));
         }
+        s.cancel
+            .check(|| format!("the op was performed; settle stopped after {frames} frames"))?;
         s.target.advance(FRAME_MILLIS)?;
         frames += 1;
     }
@@ -169,6 +171,8 @@ fn settle_real<T: Target + ?Sized>(
         } else {
             deadline
         };
+        s.cancel
+            .check(|| "the op was performed; settle stopped waiting".to_string())?;
         let version = s.mirror.version();
         s.target
             .wait_for_activity(until.saturating_duration_since(now))?;
@@ -253,6 +257,8 @@ fn wait_simulated<T: Target + ?Sized>(
         if waited / FRAME_MILLIS >= polls || Instant::now() > backstop {
             return Ok(None);
         }
+        s.cancel
+            .check(|| format!("the wait stopped after {waited} simulated ms"))?;
         s.target.advance(FRAME_MILLIS)?;
         s.sync()?;
         waited += FRAME_MILLIS;
@@ -275,6 +281,8 @@ fn wait_real<T: Target + ?Sized>(
         if now >= deadline {
             return Ok(None);
         }
+        s.cancel
+            .check(|| format!("the wait stopped after {} ms", millis_since(start)))?;
         s.target
             .wait_for_activity(deadline.saturating_duration_since(now))?;
     }
