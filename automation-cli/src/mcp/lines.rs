@@ -88,10 +88,11 @@ pub fn check_line(raw: &[u8]) -> Verdict {
     let id = value.get("id").cloned().unwrap_or(Value::Null);
     let has_id = value.get("id").is_some_and(|i| !i.is_null());
     let method = value.get("method").and_then(Value::as_str);
-    if has_id && method == Some("tools/call") {
-        if let Some(reply) = check_tools_call(&id, value.get("params")) {
-            return Verdict::Reply(reply);
-        }
+    if has_id
+        && method == Some("tools/call")
+        && let Some(reply) = check_tools_call(&id, value.get("params"))
+    {
+        return Verdict::Reply(reply);
     }
     match serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(line) {
         Ok(_) => Verdict::Forward,
