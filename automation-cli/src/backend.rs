@@ -400,7 +400,8 @@ mod tests {
             panic!("expected CANCELLED, got {reply:?}")
         };
         assert_eq!(e.code, ErrorCode::Cancelled, "{}", e.message);
-        assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+        // Uncancelled, 20 000 characters take ~3 s here (debug build).
+        assert!(took < std::time::Duration::from_millis(1500), "{took:?}");
         let list = Request::from_json(r#"{"op": "list_windows"}"#).unwrap();
         assert!(handle.call_blocking(list).is_ok());
     }
