@@ -57,9 +57,9 @@ error_codes! {
     /// The request itself is malformed: unknown op, unknown field, wrong type.
     BadRequest = "BAD_REQUEST", Request,
         "the request is malformed: unknown op or field, wrong type";
-    /// No node (or pointer, or window) matches the reference.
+    /// No node (or pointer, or window) matches the node reference or selector.
     NotFound = "NOT_FOUND", Request,
-        "no node, pointer or window matches the reference";
+        "no node, pointer or window matches the node reference or selector";
     /// A selector matched several nodes; `candidates` lists them.
     Ambiguous = "AMBIGUOUS", Request,
         "a selector matched several nodes; pick one from `candidates`";

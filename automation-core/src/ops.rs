@@ -1,4 +1,4 @@
-//! The op model: every op's arguments as a strict serde struct, and the [`Op`] enum.
+//! The op model: every op's arguments as a strict serde struct (the [`crate::Op`] enum holds them).
 //!
 //! Each struct refuses unknown fields, so a misspelled argument is an error that names it,
 //! never a silent default. The enum and the [`crate::catalog::CATALOG`] are generated from

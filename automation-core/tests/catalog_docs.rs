@@ -155,3 +155,26 @@ fn docs_name_every_target_method() {
         "docs/core.md does not show Target methods {missing:?}"
     );
 }
+
+/// The live settle limits are written once, in `SettleSpec`; every page that states them
+/// states those numbers.
+#[test]
+fn docs_state_the_live_settle_limits_from_the_code() {
+    use automation_core::SettleSpec;
+    let (frames, ms) = (SettleSpec::LIVE_MAX_FRAMES, SettleSpec::LIVE_MAX_TIMEOUT_MS);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs");
+    for (page, phrase) in [
+        (
+            "core.md",
+            format!("frames ≤ {frames} and the timeout ≤ {ms} ms"),
+        ),
+        ("mcp.md", format!("{frames} frames / {ms} ms")),
+        ("security.md", format!("{frames} frames / {ms} ms")),
+    ] {
+        let text = std::fs::read_to_string(root.join(page)).unwrap();
+        assert!(
+            text.contains(&phrase),
+            "docs/{page} must state the live settle limits as {phrase:?} (SettleSpec::LIVE_MAX_*)"
+        );
+    }
+}

@@ -1,5 +1,6 @@
 //! Hostile numbers and strings: refused before anything reaches the app, naming the field;
 //! snapshots bounded by bytes as well as nodes.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use automation_core::ErrorCode;
 use automation_testkit::fixture::{DemoApp, DemoHost, Received};

@@ -1,7 +1,4 @@
 #![doc = include_str!("../README.md")]
-#![warn(missing_docs)]
-#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod app;
 pub mod demo;

@@ -15,7 +15,7 @@
 //! How a request is served: the bridge's accept thread queues it and wakes eframe
 //! (`request_repaint`); eframe calls [`eframe::App::raw_input_hook`] before its next pass, and
 //! there — on the UI thread, outside any pass, never across a frame boundary — the op runs
-//! through [`crate::serve`] on an [`EguiTarget`] driving eframe's own `egui::Context`. The
+//! through [`fn@crate::serve`] on an [`EguiTarget`] driving eframe's own `egui::Context`. The
 //! op's frames run on a clock frozen at that frame's time and moved only by the op; after the
 //! reply the advanced time is carried forward as an offset on every later frame's
 //! `RawInput::time`, so the app's clock never runs backwards and a jump an op asked for is

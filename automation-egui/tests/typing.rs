@@ -1,5 +1,6 @@
 //! Typing into the real egui demo: any Unicode text arrives whole, and the time grows
 //! linearly with the text (consecutive characters share a frame).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::time::{Duration, Instant};
 

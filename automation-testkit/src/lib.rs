@@ -8,6 +8,10 @@
 //! - [`require`]: a test whose real component (Xvfb, node, the Python SDK, …) is missing
 //!   fails, unless the run opted out explicitly; skips are recorded and listed at the end.
 
+// Test support: failing the calling test loudly, with what was asked and what came back, is
+// what these helpers are for.
+#![allow(clippy::panic)]
+
 pub mod docs;
 pub mod fixture;
 pub mod laggy;

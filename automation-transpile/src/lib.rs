@@ -1,18 +1,8 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
-// Input (expressions, scripts, tool output) must never be able to panic the caller.
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::unreachable,
-        clippy::indexing_slicing,
-        clippy::todo
-    )
-)]
+// The workspace's lints (Cargo.toml `[workspace.lints]`) apply; input (expressions, scripts,
+// tool output) must never be able to panic the caller, so indexing that could is refused too.
+#![cfg_attr(not(test), deny(clippy::indexing_slicing))]
 
 #[cfg(feature = "detect")]
 pub mod detect;

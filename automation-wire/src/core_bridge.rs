@@ -2,7 +2,8 @@
 //!
 //! Requests are parsed with [`Request::from_json`] (strict: unknown fields and a `settle` on an
 //! op that takes none are `BAD_REQUEST` naming the field); a request's `settle`, when present,
-//! is clamped to 120 frames / 2000 ms before the host sees it. A request without `settle`
+//! is clamped to core's live limits (`SettleSpec::LIVE_MAX_FRAMES` / `LIVE_MAX_TIMEOUT_MS`)
+//! before the host sees it. A request without `settle`
 //! is left as is: [`Request::settle_or_default`] is already within the live limits.
 
 use automation_core::{ErrorCode, Reply, Request};
@@ -11,7 +12,9 @@ use automation_core::{ErrorCode, Reply, Request};
 pub use automation_core as core;
 
 use crate::client::{BridgeClient, ClientError};
-use crate::server::{BridgeError, BridgeProtocol, BridgeServer, PendingRequest, ServerOptions};
+use crate::server::{
+    BridgeError, BridgeProtocol, BridgeServer, PendingRequest, ServerOptions, SettleLimits,
+};
 
 /// automation-core's request/reply protocol.
 #[derive(Debug, Clone, Copy)]
@@ -35,9 +38,12 @@ impl BridgeProtocol for CoreProtocol {
     fn unframeable(message: String) -> Reply {
         Reply::error(ErrorCode::BridgeIo, message)
     }
-    fn clamp_settle(mut request: Request, max_frames: u32, max_timeout_ms: u64) -> Request {
+    fn clamp_settle(mut request: Request, limits: Option<SettleLimits>) -> Request {
         if let Some(s) = request.settle {
-            request.settle = Some(s.clamped(max_frames, max_timeout_ms));
+            request.settle = Some(match limits {
+                Some(l) => s.clamped(l.max_frames, l.max_timeout_ms),
+                None => s.live_clamped(),
+            });
         }
         request
     }

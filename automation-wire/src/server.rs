@@ -34,12 +34,17 @@ use crate::handshake::{
 use crate::transport::connect;
 use crate::transport::{Connection, Endpoint, EndpointOptions, TransportError};
 
+/// A settle clamp: at most this many animation frames and this wall-clock budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SettleLimits {
+    /// Animation frames.
+    pub max_frames: u32,
+    /// Wall-clock budget, ms.
+    pub max_timeout_ms: u64,
+}
+
 /// Default wait for the host's answer.
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(15);
-/// Live settles are clamped to this many animation frames…
-pub const MAX_SETTLE_FRAMES: u32 = 120;
-/// …and this wall-clock budget.
-pub const MAX_SETTLE_TIMEOUT_MS: u64 = 2000;
 /// How long the bridge spins for an immediate answer before parking.
 const SPIN_FOR_REPLY: Duration = Duration::from_micros(50);
 /// A reply write that makes no progress for this long drops the connection.
@@ -73,12 +78,11 @@ pub trait BridgeProtocol: 'static {
             ))
         })
     }
-    /// Clamp the request's settle to the live limits (default: unchanged).
-    fn clamp_settle(
-        request: Self::Request,
-        _max_frames: u32,
-        _max_timeout_ms: u64,
-    ) -> Self::Request {
+    /// Clamp the request's settle to the live limits: the protocol's own (core's
+    /// `SettleSpec::LIVE_MAX_*` for core's protocol), or `limits` when the server was given
+    /// some (default: unchanged).
+    fn clamp_settle(request: Self::Request, limits: Option<SettleLimits>) -> Self::Request {
+        let _ = limits;
         request
     }
 }
@@ -156,10 +160,8 @@ pub struct ServerOptions {
     pub reply_timeout: Duration,
     /// Deadline for the whole token handshake (default 10 s).
     pub handshake_deadline: Duration,
-    /// Settle clamp (default 120 frames, 2000 ms).
-    pub max_settle_frames: u32,
-    /// Settle clamp (default 2000 ms).
-    pub max_settle_timeout_ms: u64,
+    /// Settle clamp in place of the protocol's own live limits (default: the protocol's).
+    pub settle_limits: Option<SettleLimits>,
     /// Called after each request is queued (e.g. to wake the UI loop).
     pub waker: Option<Box<dyn Fn() + Send + Sync>>,
     /// Parent of the short socket fallback (default `/tmp`).
@@ -181,8 +183,7 @@ impl ServerOptions {
             publish_descriptor: true,
             reply_timeout: REPLY_TIMEOUT,
             handshake_deadline: HANDSHAKE_DEADLINE,
-            max_settle_frames: MAX_SETTLE_FRAMES,
-            max_settle_timeout_ms: MAX_SETTLE_TIMEOUT_MS,
+            settle_limits: None,
             waker: None,
             fallback_base: None,
             allowed_uid: None,
@@ -230,8 +231,7 @@ struct Shared {
     stop: Arc<AtomicBool>,
     reply_timeout: Duration,
     handshake_deadline: Duration,
-    max_frames: u32,
-    max_timeout_ms: u64,
+    settle_limits: Option<SettleLimits>,
     waker: Option<Box<dyn Fn() + Send + Sync>>,
     max_reply: usize,
 }
@@ -273,8 +273,7 @@ impl<P: BridgeProtocol> BridgeServer<P> {
             stop: stop.clone(),
             reply_timeout: opts.reply_timeout,
             handshake_deadline: opts.handshake_deadline,
-            max_frames: opts.max_settle_frames,
-            max_timeout_ms: opts.max_settle_timeout_ms,
+            settle_limits: opts.settle_limits,
             waker: opts.waker,
             max_reply: opts.max_reply_frame.min(MAX_REPLY_FRAME),
         };
@@ -517,7 +516,7 @@ fn dispatch<P: BridgeProtocol>(
     shared: &Shared,
     tx: &mpsc::Sender<PendingRequest<P>>,
 ) -> P::Reply {
-    let request = P::clamp_settle(req, shared.max_frames, shared.max_timeout_ms);
+    let request = P::clamp_settle(req, shared.settle_limits);
     let (reply_tx, reply_rx) = mpsc::sync_channel(1);
     if tx
         .send(PendingRequest {

@@ -237,7 +237,7 @@ fn core_tree(c: &mut Criterion) {
             BatchSize::LargeInput,
         )
     });
-    // What the lead could get by dropping unchanged nodes before the consumer sees them (a
+    // What the mirror could get by dropping unchanged nodes before the consumer sees them (a
     // node absent from an update is unchanged to accesskit_consumer): the filter is timed too.
     let mut populated = Mirror::new();
     populated.apply(full.clone()).unwrap();
