@@ -5,15 +5,9 @@
 #![cfg(unix)]
 
 use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
-use automation_cli::backend::{Backend, EguiDemo};
 use automation_cli::mcp::image::{Rgba, encode_png};
 use automation_core::{CATALOG, Op, Reply};
-use automation_wire::core_bridge::CoreBridgeServer;
-use automation_wire::server::ServerOptions;
 use base64::Engine as _;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
@@ -41,70 +35,33 @@ fn big_screenshot() -> Value {
     })
 }
 
-struct App {
-    address: String,
-    token: String,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-    base: tempfile::TempDir,
+mod support;
+use support::LiveApp;
+
+struct App(LiveApp);
+
+impl std::ops::Deref for App {
+    type Target = LiveApp;
+    fn deref(&self) -> &LiveApp {
+        &self.0
+    }
 }
 
 impl App {
     fn start() -> App {
-        let base = tempfile::Builder::new()
-            .prefix("acli")
-            .tempdir_in("/tmp")
-            .unwrap();
-        let mut opts = ServerOptions::new("cli-attach-test");
-        opts.base_dir = Some(base.path().to_path_buf());
-        let s = CoreBridgeServer::start(opts).unwrap();
-        let (address, token) = (s.address().to_string(), s.token().to_string());
-        let stop = Arc::new(AtomicBool::new(false));
-        let st = stop.clone();
-        let thread = std::thread::spawn(move || {
-            let mut demo = EguiDemo::new();
-            let shot = big_screenshot();
-            while !st.load(Ordering::SeqCst) {
-                if let Some(p) = s.recv_timeout(Duration::from_millis(50)) {
-                    let reply = match p.request().op {
-                        Op::Screenshot(_) => Reply::Ok(shot.clone()),
-                        _ => demo.serve(p.request()),
-                    };
-                    p.respond(reply);
-                }
-            }
-        });
-        App {
-            address,
-            token,
-            stop,
-            thread: Some(thread),
-            base,
-        }
+        let shot = big_screenshot();
+        App(LiveApp::start("cli-attach-test", move |request| {
+            matches!(request.op, Op::Screenshot(_)).then(|| Reply::Ok(shot.clone()))
+        }))
     }
 
     fn cli(&self, args: &[&str]) -> (i32, String, String) {
-        let out = Command::new(env!("CARGO_BIN_EXE_automation"))
-            .args(args)
-            .env("XDG_RUNTIME_DIR", self.base.path())
-            .env_remove("AUTOMATION_TOKEN")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let out = self.automation(args).output().unwrap();
         (
             out.status.code().unwrap_or(-1),
             String::from_utf8_lossy(&out.stdout).into_owned(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
-    }
-}
-
-impl Drop for App {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
     }
 }
 

@@ -4,71 +4,33 @@
 #![cfg(unix)]
 
 use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use automation_cli::backend::{Backend, EguiDemo};
-use automation_wire::core_bridge::{CoreBridgeClient, CoreBridgeServer};
-use automation_wire::server::ServerOptions;
+use automation_wire::core_bridge::CoreBridgeClient;
 
-struct App {
-    address: String,
-    token: String,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-    base: tempfile::TempDir,
+mod support;
+use support::LiveApp;
+
+struct App(LiveApp);
+
+impl std::ops::Deref for App {
+    type Target = LiveApp;
+    fn deref(&self) -> &LiveApp {
+        &self.0
+    }
 }
 
 impl App {
     fn start() -> App {
-        let base = tempfile::Builder::new()
-            .prefix("abusy")
-            .tempdir_in("/tmp")
-            .unwrap();
-        let mut opts = ServerOptions::new("busy-test");
-        opts.base_dir = Some(base.path().to_path_buf());
-        let s = CoreBridgeServer::start(opts).unwrap();
-        let (address, token) = (s.address().to_string(), s.token().to_string());
-        let stop = Arc::new(AtomicBool::new(false));
-        let st = stop.clone();
-        let thread = std::thread::spawn(move || {
-            let mut demo = EguiDemo::new();
-            while !st.load(Ordering::SeqCst) {
-                if let Some(p) = s.recv_timeout(Duration::from_millis(50)) {
-                    let reply = demo.serve(p.request());
-                    p.respond(reply);
-                }
-            }
-        });
-        App {
-            address,
-            token,
-            stop,
-            thread: Some(thread),
-            base,
-        }
+        App(LiveApp::start("busy-test", |_| None))
     }
 
     fn cli(&self, args: &[&str]) -> std::process::Child {
-        Command::new(env!("CARGO_BIN_EXE_automation"))
-            .args(args)
-            .env("XDG_RUNTIME_DIR", self.base.path())
-            .env_remove("AUTOMATION_TOKEN")
-            .stdin(Stdio::null())
+        self.automation(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap()
-    }
-}
-
-impl Drop for App {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
     }
 }
 
