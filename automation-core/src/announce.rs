@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use accesskit::{Live, NodeId, Role};
+use accesskit::{Live, NodeId};
 use accesskit_consumer::{FilterResult, NodeRef, common_filter};
 use serde::Serialize;
 
@@ -50,12 +50,7 @@ pub(crate) fn politeness(live: Live) -> Option<&'static str> {
 
 /// The name adapters compute: the label, or for a `Label` its value.
 pub(crate) fn spoken_name(node: &NodeRef) -> Option<String> {
-    let name = if node.role() == Role::Label {
-        node.label().or_else(|| node.value())
-    } else {
-        node.label()
-    };
-    name.filter(|n| !n.trim().is_empty())
+    crate::snapshot::accessible_name(node)
 }
 
 /// Can a screen reader hear this node at all: not hidden, not clipped out of view.

@@ -72,6 +72,10 @@ error_codes! {
     /// The node exists but nothing handled the action.
     UnhandledAction = "UNHANDLED_ACTION", Request,
         "the node exists but nothing handled the action";
+    /// A reference from an earlier reply names a node that is gone or has become something
+    /// else (the toolkit reused its id); `candidates` holds the likely successor.
+    Stale = "STALE", Request,
+        "a reference names a node that is gone or became something else; use a candidate or a fresh snapshot";
     /// An assertion was false.
     AssertionFailed = "ASSERTION_FAILED", Request,
         "the assertion was false (or `exists` on a missing node)";
@@ -140,13 +144,16 @@ impl std::fmt::Display for ErrorCode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Candidate {
-    /// The node reference to use next (a decimal string, safe in any JSON parser).
-    pub node: crate::NodeKey,
+    /// The node reference to use next (`"e12"`).
+    pub node: crate::RefKey,
     /// AccessKit role name.
     pub role: String,
-    /// Resolved label, when the node has one.
+    /// Accessible name, when the node has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// Value, when the node has one (a text field's text, a slider's number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
 }
 
 /// The structured error of a failed op: `{code, message, hint?, candidates?}`.
@@ -164,6 +171,12 @@ pub struct OpError {
     /// Nodes the caller may have meant.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Candidate>,
+    /// What was found, as data (a failed assertion or wait).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<serde_json::Value>,
+    /// What was expected, as data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<serde_json::Value>,
 }
 
 impl OpError {
@@ -174,7 +187,21 @@ impl OpError {
             message: message.into(),
             hint: None,
             candidates: Vec::new(),
+            actual: None,
+            expected: None,
         }
+    }
+
+    /// Adds what was found and what was expected, as data.
+    #[must_use]
+    pub fn with_actual_expected(
+        mut self,
+        actual: serde_json::Value,
+        expected: serde_json::Value,
+    ) -> Self {
+        self.actual = Some(actual);
+        self.expected = Some(expected);
+        self
     }
 
     /// Adds the hint (what to do next).

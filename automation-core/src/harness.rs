@@ -132,18 +132,20 @@ impl<T: Target> Harness<T> {
         self.session
             .mirror
             .node(id)
-            .map(|n| semantic_node(&n))
+            .map(|n| semantic_node(&n, &self.session.mirror.refs))
             .ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished"))
     }
 
-    /// Every node a selector matches, in document order (empty is fine).
-    pub fn query_all(&self, selector: &Selector) -> Vec<SemanticNode> {
-        self.session
-            .matches(selector)
+    /// Every node a selector matches, in document order (empty is fine; an unknown role is
+    /// `BAD_ARGUMENT`).
+    pub fn query_all(&self, selector: &Selector) -> Result<Vec<SemanticNode>, OpError> {
+        Ok(self
+            .session
+            .matches(selector)?
             .into_iter()
             .filter_map(|id| self.session.mirror.node(id))
-            .map(|n| semantic_node(&n))
-            .collect()
+            .map(|n| semantic_node(&n, &self.session.mirror.refs))
+            .collect())
     }
 
     /// Id of the single matching node.
@@ -284,10 +286,7 @@ impl<T: Target> Harness<T> {
             settle_timeout_ms: budget_ms,
             ..self.settle
         };
-        let condition = ops::Condition::NodeExists {
-            role: selector.role.clone(),
-            label: selector.label.clone(),
-        };
+        let condition = ops::Condition::NodeExists(selector.clone());
         self.run_with(
             Op::WaitForCondition(ops::WaitForCondition { condition }),
             &settle,

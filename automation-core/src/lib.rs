@@ -10,6 +10,7 @@ pub mod input;
 pub mod mirror;
 pub mod node_ref;
 pub mod ops;
+pub mod refs;
 pub mod request;
 pub mod settle;
 pub mod snapshot;
@@ -26,6 +27,7 @@ pub use execute::{
 };
 pub use input::{Key, Modifiers, NamedKey, Platform, Point, PointerButton, PointerKind};
 pub use node_ref::{NodeKey, NodeTarget, Selector};
+pub use refs::RefKey;
 pub use request::{Reply, Request, WindowId};
 pub use settle::SettleSpec;
 pub use snapshot::Bounds;

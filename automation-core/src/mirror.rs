@@ -26,6 +26,8 @@ pub struct Mirror {
     graveyard: HashMap<NodeId, (Role, Option<String>)>,
     /// Recorded live-region announcements.
     pub announcements: Announcements,
+    /// The references replies handed out, and what each named.
+    pub refs: crate::refs::Refs,
 }
 
 /// Resolved label → nodes, maintained incrementally from the change handler.
@@ -148,7 +150,7 @@ impl Mirror {
         self.state()?.node_by_tree_local_id(id, TreeId::ROOT)
     }
 
-    /// Nodes whose resolved label is exactly `label` (unordered).
+    /// Nodes whose accessible name (label, or a `Label`'s text) is exactly `label` (unordered).
     pub fn nodes_labelled(&self, label: &str) -> &[NodeId] {
         self.labels.by_label.get(label).map_or(&[], Vec::as_slice)
     }
@@ -265,7 +267,7 @@ impl Mirror {
                             list.push(id);
                         }
                     }
-                    self.labels.set(id, node.label());
+                    self.labels.set(id, crate::snapshot::accessible_name(&node));
                 }
                 None => self.labels.remove(id),
             }

@@ -1,8 +1,10 @@
-//! How a request names a node: an id, or a selector.
+//! How a request names a node: a reference from a reply (`"e12"`), a selector, or a raw id.
 //!
-//! Ids are AccessKit `NodeId`s (egui's are 64-bit hashes). JavaScript clients parse JSON
-//! numbers as f64 and corrupt anything above 2^53, so every reply carries ids as decimal
-//! *strings* ([`NodeKey`]); requests accept the string or a JSON integer that is exact.
+//! Replies hand out short references ([`RefKey`], see [`crate::refs`]) bound to what they
+//! named, so a reference never silently retargets when the toolkit reuses an id. Raw ids are
+//! AccessKit `NodeId`s (egui's are 64-bit hashes), still accepted for the Rust harness:
+//! JavaScript clients parse JSON numbers as f64 and corrupt anything above 2^53, so raw ids
+//! travel as decimal *strings* ([`NodeKey`]); a JSON integer is accepted when it is exact.
 //!
 //! ```
 //! let s: automation_core::Selector =
@@ -13,6 +15,8 @@
 use std::fmt;
 
 use accesskit::NodeId;
+
+use crate::refs::RefKey;
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -52,7 +56,7 @@ fn key_from_value<E: de::Error>(value: &serde_json::Value) -> Result<NodeKey, E>
     match value {
         serde_json::Value::String(s) => s.trim().parse::<u64>().map(NodeKey).map_err(|_| {
             E::custom(format!(
-                "node id {s:?} is not a decimal integer; pass the `id` string from snapshot_tree or find_node"
+                "node reference {s:?} is neither a reference like \"e12\" nor a raw id; pass the `id` from snapshot_tree or find_node, or a selector object"
             ))
         }),
         serde_json::Value::Number(n) => match n.as_u64() {
@@ -97,10 +101,10 @@ pub struct Selector {
     /// AccessKit role name, case-insensitive (`Button`, `CheckBox`, `TextInput`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
-    /// Exact resolved label.
+    /// Exact accessible name: the label, or a Label's text (what a screen reader says).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
-    /// Substring of the resolved label, case-insensitive.
+    /// Substring of the accessible name, case-insensitive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_contains: Option<String>,
     /// Exact value.
@@ -150,11 +154,13 @@ impl fmt::Display for Selector {
     }
 }
 
-/// A node reference in a request: an id (`"4294967297"` or a small integer) or a selector
-/// object (`{"role": "Button", "label": "Save"}`).
+/// A node reference in a request: a reference from a reply (`"e12"`), a selector object
+/// (`{"role": "Button", "label": "Save"}`), or a raw id (`"4294967297"`, or a small integer).
 #[derive(Debug, Clone, PartialEq)]
 pub enum NodeTarget {
-    /// A node id from an earlier reply.
+    /// A reference an earlier reply handed out, bound to what it named.
+    Ref(RefKey),
+    /// A raw toolkit id (the Rust harness's; replies hand out references instead).
     Id(NodeKey),
     /// Whatever single node the selector matches.
     Select(Selector),
@@ -172,6 +178,12 @@ impl From<NodeId> for NodeTarget {
     }
 }
 
+impl From<RefKey> for NodeTarget {
+    fn from(key: RefKey) -> Self {
+        Self::Ref(key)
+    }
+}
+
 impl From<Selector> for NodeTarget {
     fn from(s: Selector) -> Self {
         Self::Select(s)
@@ -181,6 +193,7 @@ impl From<Selector> for NodeTarget {
 impl fmt::Display for NodeTarget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::Ref(k) => write!(f, "{k}"),
             Self::Id(k) => write!(f, "node {k}"),
             Self::Select(s) => write!(f, "selector {s}"),
         }
@@ -190,6 +203,7 @@ impl fmt::Display for NodeTarget {
 impl Serialize for NodeTarget {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
+            Self::Ref(k) => k.serialize(s),
             Self::Id(k) => k.serialize(s),
             Self::Select(sel) => sel.serialize(s),
         }
@@ -207,6 +221,8 @@ impl<'de> Deserialize<'de> for NodeTarget {
                 ));
             }
             Ok(Self::Select(selector))
+        } else if let Some(key) = value.as_str().and_then(|s| s.parse::<RefKey>().ok()) {
+            Ok(Self::Ref(key))
         } else {
             key_from_value(&value).map(Self::Id)
         }
@@ -227,7 +243,7 @@ mod schema {
             json_schema!({
                 "type": "string",
                 "pattern": "^[0-9]+$",
-                "description": "A node id from snapshot_tree or find_node (a decimal string)."
+                "description": "A raw node id (a decimal string)."
             })
         }
     }
@@ -239,9 +255,9 @@ mod schema {
         fn json_schema(generator: &mut SchemaGenerator) -> Schema {
             let selector = generator.subschema_for::<Selector>();
             json_schema!({
-                "description": "A node id string from snapshot_tree/find_node, or a selector object.",
+                "description": "A reference from a reply (\"e12\"), or a selector object.",
                 "anyOf": [
-                    {"type": "string", "pattern": "^[0-9]+$"},
+                    {"type": "string", "pattern": "^(e?[0-9]+)$"},
                     {"type": "integer", "minimum": 0, "maximum": 9007199254740991u64},
                     selector
                 ]

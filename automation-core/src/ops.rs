@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::input::{PointerButton, PointerKind, PointerPhase};
-use crate::node_ref::{NodeKey, NodeTarget, Selector};
+use crate::node_ref::{NodeTarget, Selector};
 
 #[cfg(feature = "schemars")]
 use schemars::JsonSchema;
@@ -540,15 +540,8 @@ pub struct SetDensity {
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 #[cfg_attr(feature = "schemars", derive(JsonSchema))]
 pub enum Condition {
-    /// A node matching role/label exists.
-    NodeExists {
-        /// Role name.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        role: Option<String>,
-        /// Exact label.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        label: Option<String>,
-    },
+    /// A node matching the selector's fields (given beside `kind`) exists.
+    NodeExists(Selector),
     /// A node's value equals `expected`.
     NodeValue {
         /// The node.
@@ -556,10 +549,11 @@ pub enum Condition {
         /// Expected value.
         expected: String,
     },
-    /// The node is gone (true at once for an id never seen).
+    /// The node is gone: a reference whose node is gone or became something else, a selector
+    /// that matches nothing, a raw id not in the tree.
     NodeGone {
-        /// The node id.
-        node: NodeKey,
+        /// The node: a reference, a selector, or a raw id.
+        node: NodeTarget,
     },
     /// The tree version reached `version`.
     AtVersionAtLeast {

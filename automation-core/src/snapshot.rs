@@ -4,7 +4,7 @@ use accesskit::{Action, Role, Toggled};
 use accesskit_consumer::NodeRef;
 use serde::Serialize;
 
-use crate::NodeKey;
+use crate::refs::{RefKey, Refs};
 use crate::announce::politeness;
 
 /// A node's bounds in window-logical px, ancestor transforms composed.
@@ -54,8 +54,8 @@ pub enum ToggledState {
 /// One node as replies describe it. Optional fields are omitted when absent.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SemanticNode {
-    /// Node reference (decimal string).
-    pub id: NodeKey,
+    /// Node reference (`"e12"`), bound to this node's role and label.
+    pub id: RefKey,
     /// AccessKit role name.
     pub role: String,
     /// Name as an adapter would announce it (through `labelled_by`).
@@ -97,8 +97,8 @@ pub struct SemanticNode {
     pub bounds: Option<Bounds>,
     /// Supported actions, snake_case.
     pub actions: Vec<&'static str>,
-    /// Child ids (text runs excluded).
-    pub children: Vec<NodeKey>,
+    /// Child references (text runs excluded).
+    pub children: Vec<RefKey>,
     /// Author-supplied stable id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub author_id: Option<String>,
@@ -261,13 +261,23 @@ pub fn text_info(node: &NodeRef) -> Option<TextInfo> {
     })
 }
 
-/// The JSON record of a node.
-pub fn semantic_node(node: &NodeRef) -> SemanticNode {
+/// The name a screen reader announces: the label, or for a `Label` its text (value).
+pub fn accessible_name(node: &NodeRef) -> Option<String> {
+    let name = if node.label_comes_from_value() {
+        node.label().or_else(|| node.value())
+    } else {
+        node.label()
+    };
+    name.filter(|n| !n.trim().is_empty())
+}
+
+/// The JSON record of a node; its reference and its children's come from `refs`.
+pub fn semantic_node(node: &NodeRef, refs: &Refs) -> SemanticNode {
     let data = node.data();
     let label = node.label();
     let raw = data.label().map(str::to_string);
     SemanticNode {
-        id: node.locate().0.into(),
+        id: refs.mint(node),
         role: role_name(node.role()),
         raw_label: if raw != label { raw } else { None },
         label,
@@ -294,7 +304,7 @@ pub fn semantic_node(node: &NodeRef) -> SemanticNode {
         children: node
             .children()
             .filter(|c| c.role() != Role::TextRun)
-            .map(|c| c.locate().0.into())
+            .map(|c| refs.mint(&c))
             .collect(),
         author_id: node.author_id().map(str::to_string),
         text: text_info(node),

@@ -60,10 +60,11 @@ const REF_LIST_KEYS: &[&str] = &["children", "frontier"];
 fn check_ref(path: &str, v: &Value) -> Result<(), String> {
     match v {
         Value::Null => Ok(()),
-        Value::String(s) => match s.parse::<u64>() {
-            Ok(n) if n.to_string() == *s => Ok(()),
+        // Replies hand out short references ("e12"), never raw ids.
+        Value::String(s) => match s.parse::<automation_core::RefKey>() {
+            Ok(k) if k.to_string() == *s => Ok(()),
             _ => Err(format!(
-                "{path}: node reference {s:?} is not a canonical decimal u64"
+                "{path}: node reference {s:?} is not a canonical short reference like \"e12\""
             )),
         },
         other => Err(format!("{path}: node reference {other} is not a string")),
@@ -1640,10 +1641,10 @@ fn valid_op() -> impl Strategy<Value = Op> {
     });
     let condition = prop_oneof![
         prop::sample::select(vec!["Save the document", "Saved", "Row 1", "Nope"]).prop_map(|l| {
-            Condition::NodeExists {
-                role: None,
+            Condition::NodeExists(Selector {
                 label: Some(l.into()),
-            }
+                ..Selector::default()
+            })
         }),
         Just(Condition::NodeValue {
             node: NodeTarget::from(ids::NAME_FIELD),

@@ -22,6 +22,11 @@ fn key(id: NodeId) -> String {
     id.0.to_string()
 }
 
+/// The short reference replies hand out for a raw id.
+fn reference(r: &mut Rig, id: NodeId) -> Value {
+    r.ok(json!({"op": {"read_node": {"node": key(id)}}}))["id"].clone()
+}
+
 // --- strict parsing ---------------------------------------------------------------------
 
 #[test]
@@ -80,7 +85,7 @@ fn find_node_no_match_is_ok_null() {
 fn find_node_role_is_case_insensitive_and_label_exact() {
     let mut r = rig();
     let v = r.ok(json!({"op": {"find_node": {"role": "button", "label": "Save"}}}));
-    assert_eq!(v["node"], key(ids::SAVE));
+    assert_eq!(v["node"], reference(&mut r, ids::SAVE));
     let v = r.ok(json!({"op": {"find_node": {"label": "save"}}}));
     assert_eq!(v["node"], Value::Null);
 }
@@ -95,7 +100,7 @@ fn label_resolves_through_labelled_by() {
         "raw label is absent, so raw_label is omitted"
     );
     let v = r.ok(json!({"op": {"find_node": {"label": "Name", "role": "TextInput"}}}));
-    assert_eq!(v["node"], key(ids::NAME_FIELD));
+    assert_eq!(v["node"], reference(&mut r, ids::NAME_FIELD));
 }
 
 #[test]
@@ -192,8 +197,9 @@ fn stale_id_after_structural_change_offers_its_successor_shape() {
     r.ok(json!({"op": {"invoke_action": {"node": row, "action": "show_context_menu"}}}));
     r.ok(json!({"op": {"invoke_action": {"node": {"role": "MenuItem", "label": "Delete"}, "action": "click"}}}));
     let e = r.err(json!({"op": {"read_node": {"node": row}}}));
-    assert_eq!(e.code, ErrorCode::NotFound);
+    assert_eq!(e.code, ErrorCode::Stale);
     assert!(e.message.contains("gone"), "{}", e.message);
+    assert!(e.message.contains("\"Row 2\""), "{}", e.message);
     let e = r.err(json!({"op": {"read_node": {"node": "77777"}}}));
     assert!(e.message.contains("never"), "{}", e.message);
 }
@@ -244,7 +250,7 @@ fn every_id_survives_an_f64_round_trip() {
         let s = id
             .as_str()
             .unwrap_or_else(|| panic!("id {id} is not a string"));
-        let n: u64 = s.parse().unwrap();
+        let n: automation_core::RefKey = s.parse().unwrap();
         r.ok(json!({"op": {"read_node": {"node": s}}}));
         assert_eq!(n.to_string(), s);
     }
@@ -758,7 +764,7 @@ fn announcement_rules() {
     let v = r.ok(json!({"op": {"pull_announcements": {"since_seq": seq}}}));
     assert_eq!(v["announcements"].as_array().unwrap().len(), 1);
     let regions = r.ok(json!({"op": "list_live_regions"}));
-    assert_eq!(regions["regions"][0]["node"], key(ids::STATUS));
+    assert_eq!(regions["regions"][0]["node"], reference(&mut r, ids::STATUS));
 }
 
 fn live_tree(

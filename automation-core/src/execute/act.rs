@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::Session;
 use crate::error::{ErrorCode, OpError};
 use crate::input::{ImeEvent, Key, KeyEvent, keystrokes_for_text};
-use crate::node_ref::{NodeKey, NodeTarget};
+use crate::node_ref::NodeTarget;
 use crate::ops::{FieldValue, InjectKey, InvokeAction, KeyPhase, SetValue, TypeIme, TypeText};
 use crate::snapshot::{ACTIONS, action_name};
 use crate::target::{ActionOutcome, Target};
@@ -66,7 +66,7 @@ fn send_action<T: Target + ?Sized>(
     let resolved = s.resolve(node)?;
     match s.target.action(request(resolved.id, action, data))? {
         ActionOutcome::Handled => {
-            Ok(json!({ "node": NodeKey::from(resolved.id), "action": action_name(action) }))
+            Ok(json!({ "node": s.reference(resolved.id), "action": action_name(action) }))
         }
         ActionOutcome::Unhandled => {
             let supported: Vec<&str> = resolved.actions.iter().map(|a| action_name(*a)).collect();

@@ -9,9 +9,10 @@ use super::Session;
 use super::resolve::{candidate, walk};
 use crate::announce::{audible, politeness, spoken_name};
 use crate::error::{ErrorCode, OpError, OpResult};
-use crate::node_ref::{NodeKey, NodeTarget, Selector};
+use crate::node_ref::{NodeTarget, Selector};
 use crate::ops::{AssertArg, AssertKind, AssertNode, SnapshotTree};
-use crate::snapshot::{role_matches, role_name, semantic_node, text_info};
+use crate::refs::RefKey;
+use crate::snapshot::{accessible_name, role_matches, role_name, semantic_node, text_info};
 use crate::target::Target;
 
 /// Default node budget of `snapshot_tree`.
@@ -43,7 +44,7 @@ pub(super) fn snapshot<T: Target + ?Sized>(s: &Session<T>, a: &SnapshotTree) -> 
     };
     // Breadth first, so a budget cut keeps the shallow levels an agent reads first.
     let mut nodes = Vec::new();
-    let mut frontier: Vec<NodeKey> = Vec::new();
+    let mut frontier: Vec<RefKey> = Vec::new();
     let mut queue = VecDeque::from([(start, 0u32)]);
     let mut included = std::collections::HashSet::new();
     let mut omitted = 0usize;
@@ -53,8 +54,8 @@ pub(super) fn snapshot<T: Target + ?Sized>(s: &Session<T>, a: &SnapshotTree) -> 
             omitted += 1;
             continue;
         }
-        included.insert(node.locate().0);
-        let mut record = semantic_node(&node);
+        let mut record = semantic_node(&node, &s.mirror.refs);
+        included.insert(record.id);
         record.cut_long_text();
         bytes += record.approx_bytes();
         let at_depth_limit = a.max_depth.is_some_and(|d| depth >= d);
@@ -75,7 +76,7 @@ pub(super) fn snapshot<T: Target + ?Sized>(s: &Session<T>, a: &SnapshotTree) -> 
     // Children cut by the budget are dropped from their parents' lists: no dangling ids.
     for record in &mut nodes {
         let before = record.children.len();
-        record.children.retain(|c| included.contains(&c.id()));
+        record.children.retain(|c| included.contains(c));
         if record.children.len() != before {
             frontier.push(record.id);
         }
@@ -83,8 +84,8 @@ pub(super) fn snapshot<T: Target + ?Sized>(s: &Session<T>, a: &SnapshotTree) -> 
     let truncated = omitted > 0 || !frontier.is_empty();
     let any_cut = nodes.iter().any(|n| !n.cut.is_empty());
     let mut reply = json!({
-        "root": NodeKey::from(start.locate().0),
-        "focus": state.focus().map(|f| NodeKey::from(f.locate().0)),
+        "root": s.mirror.refs.mint(&start),
+        "focus": state.focus().map(|f| s.mirror.refs.mint(&f)),
         "version": s.mirror.version(),
         "truncated": truncated,
         "nodes": to_json(&nodes),
@@ -117,7 +118,7 @@ pub(super) fn read_node<T: Target + ?Sized>(s: &Session<T>, target: &NodeTarget)
         .mirror
         .node(id)
         .ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished"))?;
-    Ok(to_json(&semantic_node(&node)))
+    Ok(to_json(&semantic_node(&node, &s.mirror.refs)))
 }
 
 pub(super) fn find_node<T: Target + ?Sized>(s: &Session<T>, sel: &Selector) -> OpResult {
@@ -127,30 +128,33 @@ pub(super) fn find_node<T: Target + ?Sized>(s: &Session<T>, sel: &Selector) -> O
         )
         .with_hint(r#"e.g. {"role": "Button", "label": "Save"}"#));
     }
-    s.mirror.require_state()?;
-    let found = s.matches(sel);
+    let state = s.mirror.require_state()?;
+    let found = s.matches(sel)?;
     let pick = found
         .get(sel.nth.unwrap_or(0))
         .and_then(|id| s.mirror.node(*id));
     Ok(match pick {
-        Some(node) => json!({
-            "node": NodeKey::from(node.locate().0),
-            "count": found.len(),
-            "record": to_json(&semantic_node(&node)),
-        }),
-        None => json!({ "node": null, "count": found.len() }),
+        Some(node) => {
+            let record = semantic_node(&node, &s.mirror.refs);
+            json!({ "node": record.id, "count": found.len(), "record": to_json(&record) })
+        }
+        None => {
+            // Nothing matches: the closest nodes, so the next call can be right.
+            let closest = s.not_found(sel, state);
+            json!({ "node": null, "count": found.len(), "hint": closest.hint, "candidates": closest.candidates })
+        }
     })
 }
 
-fn assertion_failed(
-    kind: AssertKind,
-    actual: &dyn std::fmt::Debug,
-    expected: &dyn std::fmt::Debug,
-) -> OpError {
+/// `ASSERTION_FAILED` with what was found and what was expected as JSON data.
+fn assertion_failed(kind: AssertKind, node: &str, actual: Value, expected: Value) -> OpError {
+    let kind = serde_json::to_value(kind).unwrap_or(Value::Null);
+    let kind = kind.as_str().unwrap_or("assertion");
     OpError::new(
         ErrorCode::AssertionFailed,
-        format!("{kind:?} assertion failed: actual {actual:?}, expected {expected:?}"),
+        format!("{kind} failed on {node}: expected {expected}, found {actual}"),
     )
+    .with_actual_expected(actual, expected)
 }
 
 fn check_assert_args(a: &AssertNode) -> Result<(), OpError> {
@@ -181,7 +185,10 @@ pub(super) fn assert_node<T: Target + ?Sized>(s: &Session<T>, a: &AssertNode) ->
     check_assert_args(a)?;
     let resolved = match s.resolve(&a.node) {
         Ok(r) => r,
-        Err(e) if a.kind == AssertKind::Exists && e.code == ErrorCode::NotFound => {
+        Err(e)
+            if a.kind == AssertKind::Exists
+                && matches!(e.code, ErrorCode::NotFound | ErrorCode::Stale) =>
+        {
             return Err(OpError {
                 code: ErrorCode::AssertionFailed,
                 ..e
@@ -195,61 +202,65 @@ pub(super) fn assert_node<T: Target + ?Sized>(s: &Session<T>, a: &AssertNode) ->
         .ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished"))?;
     let value = a.value.as_deref().unwrap_or_default();
     let flag = a.flag.unwrap_or_default();
-    let check = |pass: bool, actual: &dyn std::fmt::Debug, expected: &dyn std::fmt::Debug| {
+    let reference = s.mirror.refs.mint(&node);
+    let named = format!("{reference} ({})", role_name(node.role()));
+    // `actual` is JSON: a string, a bool, "mixed", or null when the node has no such property.
+    let check = |pass: bool, actual: Value, expected: Value| {
         if pass {
             Ok(())
         } else {
-            Err(assertion_failed(a.kind, actual, expected))
+            Err(assertion_failed(a.kind, &named, actual, expected))
         }
     };
+    let name = accessible_name(&node);
     match a.kind {
         AssertKind::Exists => Ok(()),
-        AssertKind::Focused => check(node.is_focused(), &false, &true),
-        AssertKind::SupportsTextRanges => check(node.supports_text_ranges(), &false, &true),
+        AssertKind::Focused => check(node.is_focused(), json!(false), json!(true)),
+        AssertKind::SupportsTextRanges => {
+            check(node.supports_text_ranges(), json!(false), json!(true))
+        }
         AssertKind::RoleEquals => check(
             role_matches(node.role(), value),
-            &role_name(node.role()),
-            &value,
+            json!(role_name(node.role())),
+            json!(value),
         ),
-        AssertKind::LabelEquals => {
-            let label = node.label();
-            check(label.as_deref() == Some(value), &label, &value)
-        }
-        AssertKind::LabelContains => {
-            let label = node.label();
-            check(
-                label.as_deref().is_some_and(|l| l.contains(value)),
-                &label,
-                &value,
-            )
-        }
+        AssertKind::LabelEquals => check(name.as_deref() == Some(value), json!(name), json!(value)),
+        AssertKind::LabelContains => check(
+            name.as_deref().is_some_and(|l| l.contains(value)),
+            json!(name),
+            json!(value),
+        ),
         AssertKind::ValueEquals => {
             let v = node.value();
-            check(v.as_deref() == Some(value), &v, &value)
+            check(v.as_deref() == Some(value), json!(v), json!(value))
         }
         AssertKind::DocumentTextEquals => {
             let text = text_info(&node).map(|t| t.document_text);
-            check(text.as_deref() == Some(value), &text, &value)
+            check(text.as_deref() == Some(value), json!(text), json!(value))
         }
         // Mixed is neither true nor false: it fails both ways.
         AssertKind::Toggled => match node.toggled() {
-            Some(Toggled::Mixed) => check(false, &"mixed", &flag),
+            Some(Toggled::Mixed) => check(false, json!("mixed"), json!(flag)),
             t => {
                 let actual = t.map(|t| t == Toggled::True);
-                check(actual == Some(flag), &actual, &flag)
+                check(actual == Some(flag), json!(actual), json!(flag))
             }
         },
         AssertKind::Expanded => {
             let e = node.data().is_expanded();
-            check(e == Some(flag), &e, &flag)
+            check(e == Some(flag), json!(e), json!(flag))
         }
         AssertKind::Selected => {
             let sel = node.is_selected();
-            check(sel == Some(flag), &sel, &flag)
+            check(sel == Some(flag), json!(sel), json!(flag))
         }
-        AssertKind::Disabled => check(node.is_disabled() == flag, &node.is_disabled(), &flag),
+        AssertKind::Disabled => check(
+            node.is_disabled() == flag,
+            json!(node.is_disabled()),
+            json!(flag),
+        ),
     }?;
-    Ok(json!({ "passed": true, "node": NodeKey::from(resolved.id) }))
+    Ok(json!({ "passed": true, "node": reference }))
 }
 
 pub(super) fn live_regions<T: Target + ?Sized>(s: &Session<T>) -> OpResult {
@@ -259,7 +270,7 @@ pub(super) fn live_regions<T: Target + ?Sized>(s: &Session<T>) -> OpResult {
         if let Some(p) = n.data().live().and_then(politeness)
             && audible(n)
         {
-            let c = candidate(n);
+            let c = candidate(n, &s.mirror.refs);
             regions.push(json!({
                 "node": c.node,
                 "role": c.role,
@@ -272,8 +283,25 @@ pub(super) fn live_regions<T: Target + ?Sized>(s: &Session<T>) -> OpResult {
 }
 
 pub(super) fn announcements<T: Target + ?Sized>(s: &Session<T>, since: Option<u64>) -> OpResult {
+    let announcements: Vec<Value> = s
+        .mirror
+        .announcements
+        .since(since)
+        .iter()
+        .map(|a| {
+            let id = a.node.id();
+            let node = match s.mirror.node(id) {
+                Some(n) => Some(s.mirror.refs.mint(&n)),
+                None => s
+                    .mirror
+                    .departed(id)
+                    .map(|(role, label)| s.mirror.refs.mint_parts(id, *role, label.clone())),
+            };
+            json!({ "seq": a.seq, "node": node, "text": a.text, "politeness": a.politeness })
+        })
+        .collect();
     Ok(json!({
-        "announcements": to_json(&s.mirror.announcements.since(since)),
+        "announcements": announcements,
         "last_seq": s.mirror.announcements.last_seq(),
     }))
 }

@@ -6,7 +6,8 @@ use accesskit_consumer::NodeRef;
 use super::Session;
 use crate::error::{Candidate, ErrorCode, OpError};
 use crate::node_ref::{NodeTarget, Selector};
-use crate::snapshot::{ACTIONS, Bounds, bounds_of, role_matches, role_name};
+use crate::refs::{RefKey, Refs};
+use crate::snapshot::{ACTIONS, Bounds, accessible_name, bounds_of, role_matches, role_name};
 use crate::target::Target;
 use crate::text_match;
 
@@ -52,11 +53,15 @@ impl Resolved {
     }
 }
 
-pub(crate) fn candidate(node: &NodeRef) -> Candidate {
+/// How a node appears in an error's `candidates`: its reference, role, name and value.
+pub(crate) fn candidate(node: &NodeRef, refs: &Refs) -> Candidate {
+    let label = accessible_name(node);
+    let value = node.value().filter(|v| label.as_deref() != Some(v.as_str()));
     Candidate {
-        node: node.locate().0.into(),
+        node: refs.mint(node),
         role: role_name(node.role()),
-        label: node.label(),
+        label,
+        value,
     }
 }
 
@@ -68,18 +73,18 @@ fn selector_matches(node: &NodeRef, sel: &Selector) -> bool {
     } else if node.role() == Role::TextRun {
         return false;
     }
-    if let Some(label) = &sel.label
-        && node.label().as_deref() != Some(label.as_str())
-    {
-        return false;
-    }
-    if let Some(part) = &sel.label_contains {
-        let part = part.to_lowercase();
-        if !node
-            .label()
-            .is_some_and(|l| l.to_lowercase().contains(&part))
+    if sel.label.is_some() || sel.label_contains.is_some() {
+        let name = accessible_name(node);
+        if let Some(label) = &sel.label
+            && name.as_deref() != Some(label.as_str())
         {
             return false;
+        }
+        if let Some(part) = &sel.label_contains {
+            let part = part.to_lowercase();
+            if !name.is_some_and(|l| l.to_lowercase().contains(&part)) {
+                return false;
+            }
         }
     }
     if let Some(value) = &sel.value
@@ -107,10 +112,14 @@ pub(crate) fn walk<'a>(root: NodeRef<'a>, mut f: impl FnMut(&NodeRef<'a>)) {
 }
 
 impl<T: Target + ?Sized> Session<T> {
-    /// Every node matching `sel`, in document order.
-    pub fn matches(&self, sel: &Selector) -> Vec<NodeId> {
+    /// Every node matching `sel`, in document order. An unknown role name is `BAD_ARGUMENT`
+    /// with "did you mean" (an empty result would read as "not there yet").
+    pub fn matches(&self, sel: &Selector) -> Result<Vec<NodeId>, OpError> {
+        if let Some(role) = &sel.role {
+            roles::check(role)?;
+        }
         let Some(state) = self.mirror.state() else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         if let Some(label) = &sel.label {
             let mut found: Vec<NodeRef> = self
@@ -124,27 +133,28 @@ impl<T: Target + ?Sized> Session<T> {
             if found.len() > 1 {
                 found.sort_by_cached_key(|n| n.index_path());
             }
-            return found.into_iter().map(|n| n.locate().0).collect();
+            return Ok(without_labels_of_others(found));
         }
         let mut out = Vec::new();
         walk(state.root(), |n| {
             if selector_matches(n, sel) {
-                out.push(n.locate().0);
+                out.push(*n);
             }
         });
-        out
+        Ok(without_labels_of_others(out))
     }
 
-    /// The node a reference names, or `NOT_FOUND` / `AMBIGUOUS` with candidates.
+    /// The node a reference names, or `NOT_FOUND` / `AMBIGUOUS` / `STALE` with candidates.
     pub fn resolve(&self, target: &NodeTarget) -> Result<Resolved, OpError> {
         let state = self.mirror.require_state()?;
         match target {
+            NodeTarget::Ref(key) => self.resolve_ref(*key).map(|n| Resolved::of(&n)),
             NodeTarget::Id(key) => match self.mirror.node(key.id()) {
                 Some(node) => Ok(Resolved::of(&node)),
                 None => Err(self.stale(key.id())),
             },
             NodeTarget::Select(sel) => {
-                let found = self.matches(sel);
+                let found = self.matches(sel)?;
                 let pick = match (found.len(), sel.nth) {
                     (0, _) => return Err(self.not_found(sel, state)),
                     (_, Some(n)) => found.get(n).copied().ok_or_else(|| {
@@ -164,7 +174,7 @@ impl<T: Target + ?Sized> Session<T> {
                             ErrorCode::Ambiguous,
                             format!("{sel} matched {n} nodes"),
                         )
-                        .with_hint("pick one id from candidates, or add nth (0-based, document order) or a more specific field")
+                        .with_hint("use one candidate's reference, or add nth (0-based, document order) or a more specific field")
                         .with_candidates(self.candidates_of(&found)));
                     }
                 };
@@ -176,11 +186,58 @@ impl<T: Target + ?Sized> Session<T> {
         }
     }
 
-    fn candidates_of(&self, ids: &[NodeId]) -> Vec<Candidate> {
+    /// The node a reference still names: same id, same role, same label. Otherwise `STALE`,
+    /// with the nodes that now carry its role and label (the likely successor) as candidates.
+    pub fn resolve_ref(&self, key: RefKey) -> Result<NodeRef<'_>, OpError> {
+        let Some(binding) = self.mirror.refs.binding(key) else {
+            return Err(OpError::new(
+                ErrorCode::NotFound,
+                format!("{key} was never handed out in this session"),
+            )
+            .with_hint("take references from the latest snapshot_tree or find_node reply, or use a selector"));
+        };
+        let now = self.mirror.node(binding.id);
+        if let Some(node) = now.filter(|n| binding.holds_for(n)) {
+            return Ok(node);
+        }
+        let named = describe(binding.role, binding.label.as_deref());
+        let message = match now {
+            Some(other) => format!(
+                "{key} named {named}, which is gone; its id now holds {} (the toolkit reused the id)",
+                describe(other.role(), other.label().as_deref())
+            ),
+            None => format!("{key} named {named}, which is gone"),
+        };
+        let successors = self.same_role_and_label(binding.role, binding.label.clone());
+        let hint = if successors.is_empty() {
+            "take a fresh snapshot_tree, or find it again with a selector"
+        } else {
+            "if the candidate is the same thing, use its reference; else take a fresh snapshot_tree"
+        };
+        Err(OpError::new(ErrorCode::Stale, message)
+            .with_hint(hint)
+            .with_candidates(self.candidates_of(&successors)))
+    }
+
+    /// The reference a reply gives for `id` (minted now), or `None` when it is not in the tree.
+    pub fn reference(&self, id: NodeId) -> Option<RefKey> {
+        self.mirror.node(id).map(|n| self.mirror.refs.mint(&n))
+    }
+
+    fn same_role_and_label(&self, role: Role, label: Option<String>) -> Vec<NodeId> {
+        let sel = Selector {
+            role: Some(role_name(role)),
+            label,
+            ..Selector::default()
+        };
+        self.matches(&sel).unwrap_or_default()
+    }
+
+    pub(crate) fn candidates_of(&self, ids: &[NodeId]) -> Vec<Candidate> {
         ids.iter()
             .take(MAX_CANDIDATES)
             .filter_map(|id| self.mirror.node(*id))
-            .map(|n| candidate(&n))
+            .map(|n| candidate(&n, &self.mirror.refs))
             .collect()
     }
 
@@ -196,38 +253,47 @@ impl<T: Target + ?Sized> Session<T> {
         } else {
             (
                 format!("node {} is not in the tree and never was", id.0),
-                "take ids from snapshot_tree or find_node, and pass them as the strings they are",
+                "take references from snapshot_tree or find_node",
             )
         };
         let mut err = OpError::new(ErrorCode::NotFound, message).with_hint(hint);
         if let Some((role, label)) = self.mirror.departed(id) {
-            let sel = Selector {
-                role: Some(role_name(*role)),
-                label: label.clone(),
-                ..Selector::default()
-            };
-            let now = self.matches(&sel);
+            let now = self.same_role_and_label(*role, label.clone());
             err = err.with_candidates(self.candidates_of(&now));
         }
         err
     }
 
-    fn not_found(&self, sel: &Selector, state: &accesskit_consumer::TreeState) -> OpError {
-        let wanted = sel.label.as_deref().or(sel.label_contains.as_deref());
+    /// `NOT_FOUND` for a selector, with the closest nodes by name *and* value as candidates.
+    pub(crate) fn not_found(
+        &self,
+        sel: &Selector,
+        state: &accesskit_consumer::TreeState,
+    ) -> OpError {
+        let wanted = sel
+            .label
+            .as_deref()
+            .or(sel.label_contains.as_deref())
+            .or(sel.value.as_deref());
         let mut scored: Vec<(usize, Candidate)> = Vec::new();
         walk(state.root(), |n| {
             if n.role() == Role::TextRun {
                 return;
             }
             let role_ok = sel.role.as_ref().is_none_or(|r| role_matches(n.role(), r));
-            let label = n.label();
-            let score = match (wanted, &label) {
-                (Some(w), Some(l)) => text_match::score(w, l) + usize::from(!role_ok) * 2,
-                (Some(_), None) => return,
-                (None, _) if role_ok => 0,
-                (None, _) => return,
+            let texts = [accessible_name(n), n.value()];
+            let score = match wanted {
+                Some(w) => texts
+                    .iter()
+                    .flatten()
+                    .map(|t| text_match::score(w, t))
+                    .min()
+                    .map(|s| s + usize::from(!role_ok) * 2),
+                None => role_ok.then_some(0),
             };
-            scored.push((score, candidate(n)));
+            if let Some(score) = score {
+                scored.push((score, candidate(n, &self.mirror.refs)));
+            }
         });
         scored.sort_by_key(|(s, _)| *s);
         let limit = wanted.map_or(usize::MAX, |w| 3 + w.chars().count());
@@ -240,10 +306,70 @@ impl<T: Target + ?Sized> Session<T> {
         let hint = if candidates.is_empty() {
             "take a snapshot_tree to see what is there"
         } else {
-            "did you mean one of the candidates? Use its id, or fix the selector"
+            "did you mean one of the candidates? Use its reference, or fix the selector"
         };
         OpError::new(ErrorCode::NotFound, format!("no node matches {sel}"))
             .with_hint(hint)
             .with_candidates(candidates)
+    }
+}
+
+/// A label's text is both its own name and the name of the field it labels; when both match,
+/// the field is what was meant (as Playwright's `getByLabel`), so the label drops out.
+fn without_labels_of_others(found: Vec<NodeRef>) -> Vec<NodeId> {
+    if found.len() < 2 {
+        return found.iter().map(|n| n.locate().0).collect();
+    }
+    let labels: std::collections::HashSet<NodeId> = found
+        .iter()
+        .flat_map(|n| n.data().labelled_by().iter().copied())
+        .collect();
+    found
+        .iter()
+        .map(|n| n.locate().0)
+        .filter(|id| !labels.contains(id))
+        .collect()
+}
+
+/// `Button "Row 3"`, or `Label` when it has no label.
+fn describe(role: Role, label: Option<&str>) -> String {
+    match label {
+        Some(l) => format!("{} {l:?}", role_name(role)),
+        None => role_name(role),
+    }
+}
+
+/// Role names: the whole AccessKit list, for validation and "did you mean".
+mod roles {
+    use std::sync::OnceLock;
+
+    use accesskit::Role;
+
+    use crate::error::OpError;
+    use crate::snapshot::role_name;
+    use crate::text_match;
+
+    fn all() -> &'static [String] {
+        static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+        NAMES.get_or_init(|| (0..=u8::MAX).filter_map(Role::n).map(role_name).collect())
+    }
+
+    /// `Ok` when `wanted` names a role (case-insensitive); else `BAD_ARGUMENT` with the
+    /// closest names.
+    pub(super) fn check(wanted: &str) -> Result<(), OpError> {
+        let names = all();
+        if names.iter().any(|n| n.eq_ignore_ascii_case(wanted.trim())) {
+            return Ok(());
+        }
+        let close = text_match::closest(wanted, names.iter().map(String::as_str), 3);
+        let hint = if close.is_empty() {
+            "use an AccessKit role name such as Button, CheckBox, TextInput, Label, Slider".to_string()
+        } else {
+            format!("did you mean {}?", close.join(" or "))
+        };
+        Err(
+            OpError::bad_argument(format!("unknown role {wanted:?} in the selector's `role`"))
+                .with_hint(hint),
+        )
     }
 }

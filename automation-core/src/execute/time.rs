@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::Session;
 use crate::error::{ErrorCode, OpError, OpResult};
-use crate::node_ref::Selector;
+use crate::node_ref::NodeTarget;
 use crate::ops::Condition;
 use crate::settle::{FRAME_MILLIS, SettleSpec};
 use crate::target::{ClockKind, Target};
@@ -191,21 +191,91 @@ fn settle_real<T: Target + ?Sized>(
 
 fn holds<T: Target + ?Sized>(s: &Session<T>, condition: &Condition) -> bool {
     match condition {
-        Condition::NodeExists { role, label } => {
-            let sel = Selector {
-                role: role.clone(),
-                label: label.clone(),
-                ..Selector::default()
-            };
-            !s.matches(&sel).is_empty()
-        }
+        Condition::NodeExists(sel) => s.matches(sel).is_ok_and(|found| !found.is_empty()),
         Condition::NodeValue { node, expected } => s
             .resolve(node)
             .ok()
             .and_then(|r| s.mirror.node(r.id))
             .is_some_and(|n| n.value().as_deref() == Some(expected.as_str())),
-        Condition::NodeGone { node } => s.mirror.node(node.id()).is_none(),
+        Condition::NodeGone { node } => match node {
+            NodeTarget::Ref(key) => s.resolve_ref(*key).is_err(),
+            NodeTarget::Id(key) => s.mirror.node(key.id()).is_none(),
+            NodeTarget::Select(sel) => s.matches(sel).is_ok_and(|found| found.is_empty()),
+        },
         Condition::AtVersionAtLeast { version } => s.mirror.version() >= *version,
+    }
+}
+
+/// Refuses a condition that can never be meaningful before any waiting: an empty selector, an
+/// unknown role, a reference this session never handed out.
+fn check_condition<T: Target + ?Sized>(
+    s: &Session<T>,
+    condition: &Condition,
+) -> Result<(), OpError> {
+    match condition {
+        Condition::NodeExists(sel) if sel.is_empty() => Err(OpError::bad_argument(
+            "node_exists needs at least one of role, label, label_contains, value, author_id",
+        )
+        .with_hint(r#"e.g. {"kind": "node_exists", "role": "Label", "label": "Saved"}"#)),
+        Condition::NodeExists(sel)
+        | Condition::NodeGone {
+            node: NodeTarget::Select(sel),
+        } => s.matches(sel).map(drop),
+        Condition::NodeGone {
+            node: NodeTarget::Ref(key),
+        } if s.mirror.refs.binding(*key).is_none() => Err(OpError::new(
+            ErrorCode::NotFound,
+            format!("{key} was never handed out in this session"),
+        )
+        .with_hint("take references from snapshot_tree or find_node, or wait on a selector")),
+        _ => Ok(()),
+    }
+}
+
+/// `WAIT_TIMEOUT`, saying what the tree held that came closest.
+fn timed_out<T: Target + ?Sized>(s: &Session<T>, condition: &Condition, budget: u64) -> OpError {
+    let err = OpError::new(
+        ErrorCode::WaitTimeout,
+        format!("condition still false after {budget} ms"),
+    )
+    .with_hint("raise settle.settle_timeout_ms (the wait budget), or check the condition with snapshot_tree");
+    match condition {
+        Condition::NodeExists(sel) => match s.mirror.state() {
+            Some(state) => {
+                let closest = s.not_found(sel, state);
+                OpError {
+                    message: format!("no node matched {sel} within {budget} ms"),
+                    candidates: closest.candidates,
+                    ..err
+                }
+            }
+            None => err,
+        },
+        Condition::NodeValue { node, expected } => match s.resolve(node) {
+            Ok(r) => {
+                let actual = s.mirror.node(r.id).and_then(|n| n.value());
+                OpError {
+                    message: format!("{node} did not read {expected:?} within {budget} ms"),
+                    ..err
+                }
+                .with_actual_expected(json!(actual), json!(expected))
+            }
+            Err(e) => OpError {
+                message: format!("{node} never resolved within {budget} ms: {}", e.message),
+                candidates: e.candidates,
+                ..err
+            },
+        },
+        Condition::NodeGone { node } => {
+            let still = s.resolve(node).ok().map(|r| s.candidates_of(&[r.id]));
+            OpError {
+                message: format!("{node} was still there after {budget} ms"),
+                candidates: still.unwrap_or_default(),
+                ..err
+            }
+        }
+        Condition::AtVersionAtLeast { version } => err
+            .with_actual_expected(json!(s.mirror.version()), json!(version)),
     }
 }
 
@@ -217,28 +287,16 @@ pub(super) fn wait_for<T: Target + ?Sized>(
     condition: &Condition,
     spec: &SettleSpec,
 ) -> OpResult {
-    if let Condition::NodeExists {
-        role: None,
-        label: None,
-    } = condition
-    {
-        return Err(OpError::bad_argument(
-            "node_exists needs a role, a label, or both",
-        ));
-    }
-    let budget = spec.settle_timeout_ms;
     s.mirror.require_state()?;
+    check_condition(s, condition)?;
+    let budget = spec.settle_timeout_ms;
     let waited = match s.target.clock() {
         ClockKind::Simulated => wait_simulated(s, condition, budget)?,
         ClockKind::Real => wait_real(s, condition, budget)?,
     };
     match waited {
         Some(waited) => Ok(json!({ "satisfied": true, "waited_ms": waited, "version": s.mirror.version() })),
-        None => Err(OpError::new(
-            ErrorCode::WaitTimeout,
-            format!("condition still false after {budget} ms"),
-        )
-        .with_hint("raise settle.settle_timeout_ms (the wait budget), or check the condition with snapshot_tree")),
+        None => Err(timed_out(s, condition, budget)),
     }
 }
 
