@@ -88,6 +88,14 @@ error_codes! {
     /// The node has no bounds yet but the op needs them.
     NoGeometry = "NO_GEOMETRY", Request,
         "the node has no bounds yet but the op needs them";
+    /// Pointer input aimed at a node outside the visible area, and scrolling it into view did
+    /// not bring it in; nothing was sent.
+    OutOfView = "OUT_OF_VIEW", Request,
+        "the node is outside the visible area even after scrolling it into view; nothing was sent";
+    /// The op was delivered but the app did not take it: the node's state is not what the op
+    /// asked for (`actual` / `expected` say what it is).
+    NoEffect = "NO_EFFECT", Request,
+        "the op reached the app but the node did not change as asked; `actual` says what it holds";
     /// The op needs the host (window manager or GPU); `execute` cannot serve it.
     HostRequired = "HOST_REQUIRED", Request,
         "the op needs the window manager or a GPU; the host serves it";

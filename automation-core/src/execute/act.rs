@@ -3,11 +3,12 @@
 use accesskit::{Action, ActionData, ActionRequest, TreeId};
 use serde_json::{Value, json};
 
-use super::Session;
-use crate::error::{ErrorCode, OpError};
+use super::{Session, value};
+use crate::error::{ErrorCode, OpError, OpResult};
 use crate::input::{ImeEvent, Key, KeyEvent, keystrokes_for_text};
 use crate::node_ref::NodeTarget;
-use crate::ops::{FieldValue, InjectKey, InvokeAction, KeyPhase, SetValue, TypeIme, TypeText};
+use crate::ops::{InjectKey, InvokeAction, KeyPhase, SetValue, TypeIme, TypeText};
+use crate::settle::SettleSpec;
 use crate::snapshot::{ACTIONS, action_name};
 use crate::target::{ActionOutcome, Target};
 use crate::text_match;
@@ -101,20 +102,30 @@ pub(super) fn simple_action<T: Target + ?Sized>(
     send_action(s, node, action, None)
 }
 
+/// `set_value`: refuses a value the node cannot take, sends it, settles, and checks that the
+/// node now holds it (`NO_EFFECT` otherwise); the reply shows the node's new value.
 pub(super) fn set_value<T: Target + ?Sized>(
     s: &mut Session<T>,
     a: &SetValue,
-) -> Result<Value, OpError> {
-    let data = match &a.value {
-        FieldValue::Text(t) => ActionData::Value(t.clone().into()),
-        FieldValue::Number(n) if n.is_finite() => ActionData::NumericValue(*n),
-        FieldValue::Number(n) => {
-            return Err(OpError::bad_argument(format!(
-                "value {n} is not a finite number"
-            )));
-        }
-    };
-    send_action(s, &a.node, Action::SetValue, Some(data))
+    settle: &SettleSpec,
+) -> OpResult {
+    let id = s.resolve(&a.node)?.id;
+    let node = s
+        .mirror
+        .node(id)
+        .ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished"))?;
+    let wanted = value::Wanted::for_node(&node, &a.value, &s.mirror.refs)?;
+    let before = s.mirror.version();
+    let data = send_action(s, &a.node, Action::SetValue, Some(wanted.action_data()))?;
+    let mut reply = super::settled(s, settle, before, data)?;
+    let now = s.resolve(&a.node)?.id;
+    let node = s
+        .mirror
+        .node(now)
+        .ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished after set_value"))?;
+    wanted.verify(&node, &s.mirror.refs)?;
+    reply["value"] = wanted.shown(&node);
+    Ok(reply)
 }
 
 pub(super) fn inject_key<T: Target + ?Sized>(
@@ -176,11 +187,18 @@ fn focus_if_given<T: Target + ?Sized>(
     Ok(())
 }
 
+/// `type_text`: the text goes to `node` (focused first) or to the focused node, which must
+/// take text; after settling, a node that exposes a value must show a change (`NO_EFFECT`
+/// otherwise), and the reply shows its new value.
 pub(super) fn type_text<T: Target + ?Sized>(
     s: &mut Session<T>,
     a: &TypeText,
-) -> Result<Value, OpError> {
+    settle: &SettleSpec,
+) -> OpResult {
+    let receiver = value::text_receiver(s, a.node.as_ref())?;
+    let value_before = s.mirror.node(receiver).and_then(|n| n.value());
     focus_if_given(s, a.node.as_ref())?;
+    let before = s.mirror.version();
     let strokes = keystrokes_for_text(&a.text);
     for (i, stroke) in strokes.iter().enumerate() {
         if i % 64 == 0 {
@@ -189,7 +207,26 @@ pub(super) fn type_text<T: Target + ?Sized>(
         }
         s.target.key(stroke)?;
     }
-    Ok(json!({ "keys": strokes.len() / 2 }))
+    let data = json!({ "keys": strokes.len() / 2, "node": s.reference(receiver) });
+    let mut reply = super::settled(s, settle, before, data)?;
+    let after = s.mirror.node(receiver).and_then(|n| n.value());
+    if !a.text.is_empty() && (after.is_some() || value_before.is_some()) && after == value_before
+    {
+        let name = s
+            .reference(receiver)
+            .map_or_else(String::new, |r| r.to_string());
+        return Err(OpError::new(
+            ErrorCode::NoEffect,
+            format!(
+                "typed {} key(s) into {name}, but its value did not change",
+                strokes.len() / 2
+            ),
+        )
+        .with_hint("the field may be read-only or filter its input; read_node it, or set_value")
+        .with_actual_expected(json!(after), json!(a.text)));
+    }
+    reply["value"] = value::shown_text(after.as_deref());
+    Ok(reply)
 }
 
 pub(super) fn type_ime<T: Target + ?Sized>(

@@ -10,6 +10,8 @@ mod pointer;
 mod query;
 mod resolve;
 mod time;
+mod value;
+mod visibility;
 
 use serde_json::Value;
 
@@ -207,14 +209,14 @@ fn dispatch<T: Target + ?Sized>(s: &mut Session<T>, op: &Op, settle: &SettleSpec
         Op::AdvanceClock(a) => return time::advance_clock(s, a.millis),
         Op::InvokeAction(a) => act::invoke_action(s, a)?,
         Op::FocusNode(a) => act::simple_action(s, &a.node, accesskit::Action::Focus)?,
-        Op::SetValue(a) => act::set_value(s, a)?,
+        Op::SetValue(a) => return act::set_value(s, a, settle),
         Op::Expand(a) => act::simple_action(s, &a.node, accesskit::Action::Expand)?,
         Op::Collapse(a) => act::simple_action(s, &a.node, accesskit::Action::Collapse)?,
         Op::Scroll(a) => pointer::scroll(s, a)?,
         Op::InjectPointer(a) => pointer::inject_pointer(s, a)?,
         Op::RightClick(a) => pointer::right_click(s, &a.node)?,
         Op::InjectKey(a) => act::inject_key(s, a)?,
-        Op::TypeText(a) => act::type_text(s, a)?,
+        Op::TypeText(a) => return act::type_text(s, a, settle),
         Op::TypeIme(a) => act::type_ime(s, a)?,
         Op::DragNode(a) => pointer::drag_node(s, a)?,
         Op::InjectTouchSequence(a) => pointer::touch_sequence(s, &a.steps)?,
@@ -229,6 +231,17 @@ fn dispatch<T: Target + ?Sized>(s: &mut Session<T>, op: &Op, settle: &SettleSpec
         Op::ListWindows(_) | Op::Screenshot(_) => return host_op(s, op, settle),
     };
     debug_assert_eq!(op.spec().access, Access::Mutating);
+    settled(s, settle, before, data)
+}
+
+/// Settles a mutating op (waiting for an effect after tree version `before`) and adds the
+/// settle report to its reply data.
+fn settled<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    settle: &SettleSpec,
+    before: u64,
+    data: Value,
+) -> OpResult {
     let report = time::settle(s, settle, Expect::EffectAfter(before))?;
     Ok(merge(data, report.to_json(s)))
 }

@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::Session;
+use super::visibility;
 use crate::error::{ErrorCode, OpError, OpResult};
 use crate::input::{
     Modifiers, Point, PointerButton, PointerEvent, PointerKind, PointerPhase, ScrollEvent,
@@ -16,6 +17,7 @@ use crate::ops::{
     DragNode, Fling, InjectPointer, LongPress, Pinch, PointerAction, Scroll, TouchStep,
 };
 use crate::settle::FRAME_MILLIS;
+use crate::snapshot::Bounds;
 use crate::target::Target;
 
 /// The mouse's pointer id.
@@ -94,16 +96,49 @@ pub(super) fn query_pointers<T: Target + ?Sized>(s: &mut Session<T>) -> OpResult
     Ok(reply)
 }
 
+/// Where pointer input aimed at `node` lands: its centre, or `local` within its bounds. A
+/// point outside the visible area (the window, and every scroll view around the node) is first
+/// scrolled into view, as Playwright's actionability checks do; when it still is not visible
+/// the op fails `OUT_OF_VIEW` with the bounds, before any input is sent.
 fn node_point<T: Target + ?Sized>(
-    s: &Session<T>,
+    s: &mut Session<T>,
     node: &NodeTarget,
     local: Option<(f64, f64)>,
 ) -> Result<Point, OpError> {
-    let b = s.resolve(node)?.require_bounds()?;
-    Ok(match local {
+    let at = |b: Bounds| match local {
         Some((x, y)) => Point::new(b.x + x, b.y + y),
         None => b.center(),
-    })
+    };
+    let resolved = s.resolve(node)?;
+    let bounds = resolved.require_bounds()?;
+    let Some(visible) = visibility::visible_area(s, resolved.id) else {
+        return Ok(at(bounds));
+    };
+    if visible.contains(at(bounds)) {
+        return Ok(at(bounds));
+    }
+    visibility::scroll_into_view(s, resolved.id)?;
+    let resolved = s.resolve(node)?;
+    let bounds = resolved.require_bounds()?;
+    match visibility::visible_area(s, resolved.id) {
+        Some(visible) if !visible.contains(at(bounds)) => Err(visibility::out_of_view(
+            s, resolved.id, bounds, visible,
+        )),
+        _ => Ok(at(bounds)),
+    }
+}
+
+/// A raw point must be inside the window: input outside it reaches nothing.
+fn window_point<T: Target + ?Sized>(s: &Session<T>, x: f64, y: f64) -> Result<Point, OpError> {
+    let p = Point::new(x, y);
+    match visibility::window_area(s) {
+        Some(w) if !w.contains(p) => Err(OpError::bad_argument(format!(
+            "point ({x}, {y}) is outside the window, which spans ({}, {})–({}, {})",
+            w.x0, w.y0, w.x1, w.y1
+        ))
+        .with_hint("aim inside the window, or pass `node` to aim at a node")),
+        _ => Ok(p),
+    }
 }
 
 /// Sends one mouse sample, keeping held buttons across ops.
@@ -256,7 +291,7 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(
     };
     let at = match (&a.node, local) {
         (Some(node), local) => node_point(s, node, local)?,
-        (None, Some((x, y))) => Point::new(x, y),
+        (None, Some((x, y))) => window_point(s, x, y)?,
         (None, None) => {
             return Err(OpError::bad_argument(
                 "inject_pointer needs x and y, or a node",
