@@ -36,6 +36,25 @@ pub struct SnapshotTree {
     /// Node budget (default 400, max 20000); the reply says when it truncated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_nodes: Option<usize>,
+    /// `text` (default): one line a node, `- Role "name" [ref]: value [states]`. `json`: the
+    /// full record of every node (ids, children, actions, bounds, text runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<SnapshotFormat>,
+    /// Text form: add each node's bounds (`@x,y wxh`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bounds: bool,
+}
+
+/// The shape of a `snapshot_tree` reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+pub enum SnapshotFormat {
+    /// One indented line a node: cheap to read (about 10 tokens a node).
+    #[default]
+    Text,
+    /// Full JSON records.
+    Json,
 }
 
 /// An op on one node.

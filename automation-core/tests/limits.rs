@@ -109,7 +109,11 @@ fn a_long_value_is_cut_in_snapshots_and_whole_in_read_node() {
     let mut r = rig();
     let value = "z".repeat(60_000);
     r.ok(json!({"op": {"set_value": {"node": {"role": "TextInput"}, "value": value}}}));
-    let snap = r.ok(json!({"op": "snapshot_tree"}));
+    let outline = r.ok(json!({"op": "snapshot_tree"}));
+    let tree = outline["tree"].as_str().unwrap();
+    assert!(tree.len() < 4_000, "text snapshot is {} bytes", tree.len());
+    assert!(tree.contains("zzz…"), "{tree}");
+    let snap = r.ok(json!({"op": {"snapshot_tree": {"format": "json"}}}));
     let text = snap.to_string();
     assert!(text.len() < 40_000, "snapshot is {} bytes", text.len());
     let field = snap["nodes"]

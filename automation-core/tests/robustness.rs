@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 use accesskit::{Action, Live, Node, NodeId, Rect, Role, Toggled, TreeId, TreeInfo, TreeUpdate};
 use automation_core::mirror::Mirror;
 use automation_core::ops::{
+    SnapshotFormat,
     AdvanceClock, AssertKind, AssertNode, Condition, DragNode, FieldValue, Fling, InjectKey,
     InjectPointer, InjectTouchSequence, InvokeAction, KeyPhase, LongPress, NoArgs, NodeArgs, Pinch,
     PointerAction, PullAnnouncements, Scroll, SetValue, SnapshotTree, TouchStep, TypeIme, TypeText,
@@ -752,6 +753,8 @@ fn parse_and_run(value: Value) -> Option<(Request, Reply)> {
             max_depth: None,
             root: None,
             max_nodes: None,
+            format: Some(SnapshotFormat::Json),
+            bounds: false,
         }),
     );
     let reply = run_request(&mut s, &req);
@@ -762,6 +765,8 @@ fn parse_and_run(value: Value) -> Option<(Request, Reply)> {
             max_depth: None,
             root: None,
             max_nodes: Some(20_000),
+            format: Some(SnapshotFormat::Json),
+            bounds: false,
         }),
     );
     assert!(after.is_ok(), "snapshot after {req:?} failed: {after:?}");
@@ -1088,6 +1093,8 @@ fn full_snapshot(s: &mut Session<DemoApp>) -> Reply {
             max_depth: None,
             root: None,
             max_nodes: Some(20_000),
+            format: Some(SnapshotFormat::Json),
+            bounds: false,
         }),
     )
 }
@@ -1122,6 +1129,8 @@ fn poke(s: &mut Session<DemoApp>) {
             max_depth: Some(1),
             root: Some(NodeTarget::Id(NodeKey(3))),
             max_nodes: Some(3),
+            format: Some(SnapshotFormat::Json),
+            bounds: false,
         }),
         Op::InvokeAction(InvokeAction {
             node: sel(Some("Button"), None),
@@ -1790,7 +1799,8 @@ fn valid_op() -> impl Strategy<Value = Op> {
             |(max_depth, max_nodes)| Op::SnapshotTree(SnapshotTree {
                 max_depth,
                 root: None,
-                max_nodes
+                max_nodes,
+                ..SnapshotTree::default()
             })
         ),
         t().prop_map(|node| Op::ReadNode(NodeArgs { node })),

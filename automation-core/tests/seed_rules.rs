@@ -236,7 +236,7 @@ fn walk_ids(v: &Value, out: &mut Vec<Value>) {
 #[test]
 fn every_id_survives_an_f64_round_trip() {
     let mut r = rig();
-    let snap = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 1000}}}));
+    let snap = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 1000, "format": "json"}}}));
     let text = serde_json::to_string(&snap).unwrap();
     // What a JavaScript client does: numbers become f64.
     let as_js: Value = serde_json::from_str(&text).unwrap();
@@ -707,7 +707,7 @@ fn long_press_holds_exactly_the_threshold() {
 fn drag_reorders_rows() {
     let mut r = rig();
     r.ok(json!({"op": {"drag_node": {"node": {"label": "Row 1"}, "to_node": {"label": "Row 3"}}}}));
-    let snap = r.ok(json!({"op": {"snapshot_tree": {"root": {"label": "Items"}, "max_depth": 1}}}));
+    let snap = r.ok(json!({"op": {"snapshot_tree": {"root": {"label": "Items"}, "max_depth": 1, "format": "json"}}}));
     let labels: Vec<&str> = snap["nodes"].as_array().unwrap()[1..4]
         .iter()
         .map(|n| n["label"].as_str().unwrap())
@@ -875,7 +875,7 @@ fn update(nodes: Vec<(u64, Vec<u64>)>, root: Option<u64>, focus: u64) -> TreeUpd
 #[test]
 fn malformed_updates_are_errors_and_keep_the_last_good_tree() {
     let mut r = rig();
-    let before = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 1000}}}));
+    let before = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 1000, "format": "json"}}}));
     let bad = [
         ("missing root", update(vec![(2, vec![])], Some(99), 2)),
         ("dangling child", update(vec![(1, vec![5555])], Some(1), 1)),
@@ -911,7 +911,7 @@ fn malformed_updates_are_errors_and_keep_the_last_good_tree() {
         r.s.target.next_raw_update = Some(u);
         let e = r.err(json!({"op": "snapshot_tree"}));
         assert_eq!(e.code, ErrorCode::InvalidTreeUpdate, "{what}: {e:?}");
-        let after = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 1000}}}));
+        let after = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 1000, "format": "json"}}}));
         assert_eq!(after, before, "{what}: the mirror kept the last good tree");
     }
 }
@@ -935,7 +935,7 @@ fn first_update_without_tree_info_is_an_error() {
 #[test]
 fn snapshot_budget_truncates_and_says_how_to_see_the_rest() {
     let mut r = rig();
-    let v = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 5}}}));
+    let v = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 5, "format": "json"}}}));
     assert_eq!(v["truncated"], true);
     assert_eq!(v["nodes"].as_array().unwrap().len(), 5);
     assert!(v["note"].as_str().unwrap().contains("root"));
@@ -951,15 +951,41 @@ fn snapshot_budget_truncates_and_says_how_to_see_the_rest() {
         }
     }
     let frontier = v["frontier"][0].clone();
-    let sub = r.ok(json!({"op": {"snapshot_tree": {"root": frontier}}}));
+    let sub = r.ok(json!({"op": {"snapshot_tree": {"root": frontier, "format": "json"}}}));
     assert_eq!(sub["root"], v["frontier"][0]);
-    let full = r.ok(json!({"op": "snapshot_tree"}));
+    let full = r.ok(json!({"op": {"snapshot_tree": {"format": "json"}}}));
     assert_eq!(full["truncated"], false);
-    let depth = r.ok(json!({"op": {"snapshot_tree": {"max_depth": 0}}}));
+    let depth = r.ok(json!({"op": {"snapshot_tree": {"max_depth": 0, "format": "json"}}}));
     assert_eq!(depth["nodes"].as_array().unwrap().len(), 1);
     assert_eq!(depth["nodes"][0]["children"], json!([]));
     let e = r.err(json!({"op": {"snapshot_tree": {"max_nodes": 0}}}));
     assert_eq!(e.code, ErrorCode::BadArgument);
+}
+
+#[test]
+fn text_snapshot_is_one_line_a_node_with_references_that_work() {
+    let mut r = rig();
+    let v = r.ok(json!({"op": "snapshot_tree"}));
+    let tree = v["tree"].as_str().unwrap();
+    assert!(v.get("nodes").is_none(), "the text form carries no records");
+    let save = tree
+        .lines()
+        .find(|l| l.contains("Button \"Save\""))
+        .unwrap_or_else(|| panic!("{tree}"));
+    let reference = save
+        .split('[')
+        .nth(1)
+        .and_then(|s| s.split(']').next())
+        .unwrap();
+    let read = r.ok(json!({"op": {"read_node": {"node": reference}}}));
+    assert_eq!(read["label"], "Save");
+    assert!(tree.lines().all(|l| l.trim_start().starts_with("- ")), "{tree}");
+    let cut = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 3}}}));
+    assert_eq!(cut["truncated"], true);
+    assert_eq!(cut["tree"].as_str().unwrap().lines().count(), 3);
+    assert!(cut["note"].as_str().unwrap().contains("root"));
+    let with_bounds = r.ok(json!({"op": {"snapshot_tree": {"bounds": true}}}));
+    assert!(with_bounds["tree"].as_str().unwrap().contains(" @"));
 }
 
 // --- host and optional capabilities ----------------------------------------------------------------

@@ -6,6 +6,7 @@
 
 mod act;
 pub mod limits;
+mod outline;
 mod pointer;
 mod query;
 mod resolve;

@@ -10,7 +10,8 @@ use super::resolve::{candidate, walk};
 use crate::announce::{audible, politeness, spoken_name};
 use crate::error::{ErrorCode, OpError, OpResult};
 use crate::node_ref::{NodeTarget, Selector};
-use crate::ops::{AssertArg, AssertKind, AssertNode, SnapshotTree};
+use crate::ops::{AssertArg, AssertKind, AssertNode, SnapshotFormat, SnapshotTree};
+use super::outline::outline;
 use crate::refs::RefKey;
 use crate::snapshot::{accessible_name, role_matches, role_name, semantic_node, text_info};
 use crate::target::Target;
@@ -42,6 +43,9 @@ pub(super) fn snapshot<T: Target + ?Sized>(s: &Session<T>, a: &SnapshotTree) -> 
     let Some(start) = s.mirror.node(start) else {
         return Err(OpError::new(ErrorCode::NotFound, "snapshot root vanished"));
     };
+    if a.format.unwrap_or_default() == SnapshotFormat::Text {
+        return Ok(snapshot_text(s, a, start, budget));
+    }
     // Breadth first, so a budget cut keeps the shallow levels an agent reads first.
     let mut nodes = Vec::new();
     let mut frontier: Vec<RefKey> = Vec::new();
@@ -110,6 +114,34 @@ pub(super) fn snapshot<T: Target + ?Sized>(s: &Session<T>, a: &SnapshotTree) -> 
         ));
     }
     Ok(reply)
+}
+
+fn snapshot_text<T: Target + ?Sized>(
+    s: &Session<T>,
+    a: &SnapshotTree,
+    start: accesskit_consumer::NodeRef,
+    budget: usize,
+) -> Value {
+    let o = outline(
+        start,
+        &s.mirror.refs,
+        a.max_depth,
+        budget,
+        SNAPSHOT_BYTE_BUDGET,
+        a.bounds,
+    );
+    let truncated = o.omitted > 0 || !o.frontier.is_empty();
+    let mut reply = json!({ "version": s.mirror.version(), "tree": o.text });
+    if truncated {
+        reply["truncated"] = json!(true);
+        reply["note"] = json!(format!(
+            "{} node(s) shown, {} more beyond the budget{}; call snapshot_tree with root set to a reference to see below it, or raise max_nodes / max_depth",
+            o.shown,
+            o.omitted,
+            if o.frontier.is_empty() { String::new() } else { format!(", and below {}", o.frontier.join(", ")) }
+        ));
+    }
+    reply
 }
 
 pub(super) fn read_node<T: Target + ?Sized>(s: &Session<T>, target: &NodeTarget) -> OpResult {

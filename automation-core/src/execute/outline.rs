@@ -1,0 +1,154 @@
+//! The text form of `snapshot_tree`: one indented line a node, the way Playwright's aria
+//! snapshot reads, at about a tenth of the JSON's tokens.
+//!
+//! ```text
+//! - Window "Automation demo" [e1]
+//!   - Button "Save" [e3]
+//!   - TextInput "Name" [e5]: Grace [focused]
+//!   - CheckBox "Remember me" [e6] [checked]
+//!   - Label "Saved" [e7] [live]
+//! ```
+//!
+//! Unnamed generic containers are folded (their children move up a level); text runs are
+//! left out (`read_node` gives a node's text). Long names and values are cut at
+//! [`OUTLINE_TEXT_CHARS`]; `read_node` gives them whole.
+
+use std::fmt::Write as _;
+
+use accesskit::{Role, Toggled};
+use accesskit_consumer::NodeRef;
+
+use crate::refs::Refs;
+use crate::snapshot::{accessible_name, bounds_of, role_name};
+
+/// Characters of a name or value a line shows before cutting it.
+pub const OUTLINE_TEXT_CHARS: usize = 120;
+
+/// What the outline walk produced.
+pub(super) struct Outline {
+    /// The lines, joined by `\n`.
+    pub text: String,
+    /// Nodes shown.
+    pub shown: usize,
+    /// Nodes left out by the node or byte budget.
+    pub omitted: usize,
+    /// References of shown nodes whose children the depth limit cut.
+    pub frontier: Vec<String>,
+}
+
+/// Whether a node adds nothing a reader needs: a generic container with no name or value.
+fn folded(node: &NodeRef) -> bool {
+    matches!(node.role(), Role::GenericContainer | Role::Unknown)
+        && accessible_name(node).is_none()
+        && node.value().is_none()
+        && !node.is_focused()
+}
+
+/// `"text"` JSON-quoted, cut to [`OUTLINE_TEXT_CHARS`].
+fn quoted(text: &str) -> String {
+    let cut: String = text.chars().take(OUTLINE_TEXT_CHARS).collect();
+    let shown = if cut.len() < text.len() {
+        format!("{cut}…")
+    } else {
+        cut
+    };
+    serde_json::to_string(&shown).unwrap_or_default()
+}
+
+fn line(out: &mut String, node: &NodeRef, indent: usize, refs: &Refs, bounds: bool) {
+    for _ in 0..indent {
+        out.push_str("  ");
+    }
+    let name = accessible_name(node);
+    let _ = write!(out, "- {}", role_name(node.role()));
+    if let Some(n) = &name {
+        let _ = write!(out, " {}", quoted(n));
+    }
+    let _ = write!(out, " [{}]", refs.mint(node));
+    let value = node
+        .value()
+        .or_else(|| node.numeric_value().map(|v| v.to_string()));
+    if let Some(v) = value.filter(|v| name.as_deref() != Some(v.as_str())) {
+        let _ = write!(out, ": {}", quoted(&v));
+    }
+    let mut states: Vec<&str> = Vec::new();
+    match node.toggled() {
+        Some(Toggled::True) => states.push("checked"),
+        Some(Toggled::False) => states.push("unchecked"),
+        Some(Toggled::Mixed) => states.push("mixed"),
+        None => {}
+    }
+    match node.data().is_expanded() {
+        Some(true) => states.push("expanded"),
+        Some(false) => states.push("collapsed"),
+        None => {}
+    }
+    if node.is_selected() == Some(true) {
+        states.push("selected");
+    }
+    if node.is_focused() {
+        states.push("focused");
+    }
+    if node.is_disabled() {
+        states.push("disabled");
+    }
+    if node.data().live().is_some_and(|l| l != accesskit::Live::Off) {
+        states.push("live");
+    }
+    if !states.is_empty() {
+        let _ = write!(out, " [{}]", states.join(", "));
+    }
+    if bounds && let Some(b) = bounds_of(node) {
+        let _ = write!(out, " @{},{} {}x{}", b.x, b.y, b.width, b.height);
+    }
+    out.push('\n');
+}
+
+/// Walks depth first from `start` (document order), at most `budget` lines and `max_bytes`.
+pub(super) fn outline(
+    start: NodeRef,
+    refs: &Refs,
+    max_depth: Option<u32>,
+    budget: usize,
+    max_bytes: usize,
+    bounds: bool,
+) -> Outline {
+    let mut o = Outline {
+        text: String::new(),
+        shown: 0,
+        omitted: 0,
+        frontier: Vec::new(),
+    };
+    // (node, depth below start, indent)
+    let mut stack = vec![(start, 0u32, 0usize)];
+    while let Some((node, depth, indent)) = stack.pop() {
+        if node.role() == Role::TextRun {
+            continue;
+        }
+        let fold = depth > 0 && folded(&node);
+        let full = o.shown >= budget || o.text.len() >= max_bytes;
+        if !fold {
+            if full {
+                o.omitted += 1;
+            } else {
+                line(&mut o.text, &node, indent, refs, bounds);
+                o.shown += 1;
+            }
+        }
+        let has_children = node.children().any(|c| c.role() != Role::TextRun);
+        if max_depth.is_some_and(|d| depth >= d) {
+            if has_children && !full && !fold {
+                o.frontier.push(refs.mint(&node).to_string());
+            }
+            continue;
+        }
+        let child_indent = if fold { indent } else { indent + 1 };
+        let mark = stack.len();
+        stack.extend(node.children().map(|c| (c, depth + 1, child_indent)));
+        stack[mark..].reverse();
+    }
+    if o.text.ends_with('\n') {
+        o.text.pop();
+    }
+    o
+}
