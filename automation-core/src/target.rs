@@ -152,6 +152,19 @@ pub trait Target {
         Ok(())
     }
 
+    /// The part of node `id` that receives pointer input — its bounds cut by the scroll
+    /// areas and panels it is drawn in — in window-logical px, when the target knows it (an
+    /// empty rect when none of it does). `None`: unknown; core then cuts the bounds by the
+    /// tree's scroll views and clipping ancestors.
+    fn hit_rect(&mut self, _id: accesskit::NodeId) -> Option<accesskit::Rect> {
+        None
+    }
+
+    /// The window's area in window-logical px, when known (else the root node's bounds).
+    fn window_rect(&mut self) -> Option<accesskit::Rect> {
+        None
+    }
+
     /// Hand the clock back to real time (end of every op). The input timeline keeps the
     /// advanced offset and never runs backwards.
     fn resume_real_time(&mut self) {}

@@ -485,6 +485,38 @@ impl Target for EguiTarget<'_> {
         Ok(self.latest.clone())
     }
 
+    fn hit_rect(&mut self, id: accesskit::NodeId) -> Option<accesskit::Rect> {
+        // Widget rects of the last finished frame (egui swaps them into `prev_pass` when a
+        // pass ends); `interact_rect` is already cut by the clip rect of the Ui the widget
+        // sits in (scroll areas, panels).
+        self.ctx.viewport(|v| {
+            v.prev_pass
+                .widgets
+                .layers()
+                .flat_map(|(_, rects)| rects.iter())
+                .find(|w| w.id.value() == id.0)
+                .map(|w| {
+                    let r = w.interact_rect;
+                    accesskit::Rect::new(
+                        f64::from(r.min.x),
+                        f64::from(r.min.y),
+                        f64::from(r.max.x.max(r.min.x)),
+                        f64::from(r.max.y.max(r.min.y)),
+                    )
+                })
+        })
+    }
+
+    fn window_rect(&mut self) -> Option<accesskit::Rect> {
+        let r = self.ctx.viewport_rect();
+        Some(accesskit::Rect::new(
+            f64::from(r.min.x),
+            f64::from(r.min.y),
+            f64::from(r.max.x),
+            f64::from(r.max.y),
+        ))
+    }
+
     fn action(&mut self, request: ActionRequest) -> Result<ActionOutcome, TargetError> {
         let id = request.target_node;
         let Some(node) = self.node(id) else {

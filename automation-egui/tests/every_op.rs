@@ -79,7 +79,11 @@ fn run_row(name: &str) {
 
 rows! {
     snapshot_tree => |r| {
-        let v = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 2000}}}));
+        let text = r.ok(json!({"op": "snapshot_tree"}));
+        let tree = text["tree"].as_str().unwrap();
+        assert!(tree.contains("- Button \"Save\" [e"), "{tree}");
+        assert!(tree.contains("- CheckBox \"Remember me\" [e"), "{tree}");
+        let v = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 2000, "format": "json"}}}));
         let nodes = v["nodes"].as_array().unwrap();
         assert!(nodes.len() > 30, "{}", nodes.len());
         assert!(
@@ -87,7 +91,7 @@ rows! {
                 .iter()
                 .any(|n| n["role"] == "Button" && n["label"] == "Save")
         );
-        let shallow = r.ok(json!({"op": {"snapshot_tree": {"max_depth": 0}}}));
+        let shallow = r.ok(json!({"op": {"snapshot_tree": {"max_depth": 0, "format": "json"}}}));
         assert_eq!(shallow["nodes"].as_array().unwrap().len(), 1);
     },
     read_node => |r| {
@@ -405,7 +409,7 @@ fn script(r: &mut Rig) -> Value {
     ] {
         r.ok(req);
     }
-    r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 5000}}}))
+    r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 5000, "format": "json"}}}))
 }
 
 #[test]

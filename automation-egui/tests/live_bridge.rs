@@ -133,7 +133,7 @@ fn attach_snapshot_click_snapshot_screenshot() {
     let mut client = CoreBridgeClient::from_descriptor(&descriptor).unwrap();
     let before = ok(
         &mut client,
-        json!({"op": {"snapshot_tree": {"max_nodes": 2000}}}),
+        json!({"op": {"snapshot_tree": {"max_nodes": 2000, "format": "json"}}}),
     );
     let nodes = before["nodes"].as_array().unwrap();
     assert!(
@@ -150,7 +150,7 @@ fn attach_snapshot_click_snapshot_screenshot() {
     );
     let after = ok(
         &mut client,
-        json!({"op": {"snapshot_tree": {"max_nodes": 2000}}}),
+        json!({"op": {"snapshot_tree": {"max_nodes": 2000, "format": "json"}}}),
     );
     assert!(
         after["nodes"]

@@ -129,7 +129,7 @@ fn node_point<T: Target + ?Sized>(
 }
 
 /// A raw point must be inside the window: input outside it reaches nothing.
-fn window_point<T: Target + ?Sized>(s: &Session<T>, x: f64, y: f64) -> Result<Point, OpError> {
+fn window_point<T: Target + ?Sized>(s: &mut Session<T>, x: f64, y: f64) -> Result<Point, OpError> {
     let p = Point::new(x, y);
     match visibility::window_area(s) {
         Some(w) if !w.contains(p) => Err(OpError::bad_argument(format!(

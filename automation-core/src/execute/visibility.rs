@@ -51,17 +51,26 @@ impl Area {
     }
 }
 
-/// The window: the root's bounds, when the target reports them.
-pub(super) fn window_area<T: Target + ?Sized>(s: &Session<T>) -> Option<Area> {
+/// The window: what the target says, else the root's bounds.
+pub(super) fn window_area<T: Target + ?Sized>(s: &mut Session<T>) -> Option<Area> {
+    if let Some(r) = s.target.window_rect() {
+        return Some(Area::of(r));
+    }
     let root = s.mirror.state()?.root();
     root.bounding_box().map(Area::of)
 }
 
-/// The part of the window where `id` can be hit: the window, cut by every ancestor that is a
-/// scroll view or clips its children. `None` when nothing bounds it (no geometry at all).
-pub(super) fn visible_area<T: Target + ?Sized>(s: &Session<T>, id: NodeId) -> Option<Area> {
+/// The part of the window where `id` can be hit: the target's hit rect when it knows one, else
+/// the window cut by every ancestor that is a scroll view or clips its children. `None` when
+/// nothing bounds it (no geometry at all).
+pub(super) fn visible_area<T: Target + ?Sized>(s: &mut Session<T>, id: NodeId) -> Option<Area> {
+    let window = window_area(s);
+    if let Some(hit) = s.target.hit_rect(id) {
+        let hit = Area::of(hit);
+        return Some(window.map_or(hit, |w| w.intersect(hit)));
+    }
     let node = s.mirror.node(id)?;
-    let mut area = window_area(s);
+    let mut area = window;
     let mut cursor = node.parent();
     while let Some(parent) = cursor {
         if (parent.role() == Role::ScrollView || parent.clips_children())
