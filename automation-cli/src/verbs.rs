@@ -129,10 +129,10 @@ pub fn op(target: &TargetHandle, text: &str, args: Option<&str>, save: &SaveTo) 
         );
     }
     let mut reply = target.call_blocking(request);
-    if let (Some(path), Reply::Ok(data)) = (&save.path, &mut reply) {
-        if let Err(e) = save_screenshot(data, path, save.overwrite) {
-            reply = Reply::Err(e);
-        }
+    if let (Some(path), Reply::Ok(data)) = (&save.path, &mut reply)
+        && let Err(e) = save_screenshot(data, path, save.overwrite)
+    {
+        reply = Reply::Err(e);
     }
     reply_outcome(&reply)
 }

@@ -117,14 +117,15 @@ fn op_screenshot_saves_the_png_with_out() {
 fn eval_warns_about_a_misspelled_path_and_lengths_work() {
     let dir = tempfile::tempdir().unwrap();
     let vars = r#"{"runtime": {"attempts": 2}, "items": ["a", "b"]}"#;
-    let r = run_in(
-        dir.path(),
-        &["eval", "runtime.atempts < 3", "--vars", vars],
-    );
+    let r = run_in(dir.path(), &["eval", "runtime.atempts < 3", "--vars", vars]);
     assert_eq!(r.code, 0);
     assert_eq!(r.stdout.trim(), "true");
     assert!(r.stderr.contains("`runtime.atempts`"), "{}", r.stderr);
-    assert!(r.stderr.contains("did you mean `runtime.attempts`"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("did you mean `runtime.attempts`"),
+        "{}",
+        r.stderr
+    );
 
     let r = run_in(
         dir.path(),

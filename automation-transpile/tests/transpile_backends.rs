@@ -376,8 +376,16 @@ fn tsx_and_jsx_from_every_backend() {
                 .unwrap_or_else(|e| panic!("{backend:?} {kind:?}: {:?}", e.to_json()));
             assert!(out.jsx, "{backend:?} {kind:?}");
             assert_eq!(out.backend, Some(backend));
-            assert!(!out.code.contains("<b"), "{backend:?} {kind:?}: {}", out.code);
-            assert!(!out.code.contains(": P"), "{backend:?} {kind:?}: {}", out.code);
+            assert!(
+                !out.code.contains("<b"),
+                "{backend:?} {kind:?}: {}",
+                out.code
+            );
+            assert!(
+                !out.code.contains(": P"),
+                "{backend:?} {kind:?}: {}",
+                out.code
+            );
         }
     }
 }

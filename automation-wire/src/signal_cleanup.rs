@@ -31,7 +31,8 @@ fn is_default(signal: libc::c_int) -> bool {
     // SAFETY: a null `act` only reads the current action into `old`, which is zeroed first.
     unsafe {
         let mut old: libc::sigaction = std::mem::zeroed();
-        libc::sigaction(signal, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_DFL
+        libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_DFL
     }
 }
 

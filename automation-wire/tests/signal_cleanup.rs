@@ -23,7 +23,11 @@ fn canary() -> PathBuf {
 
 fn stop_with(signal: libc::c_int) {
     let exe = canary();
-    assert!(exe.exists(), "{} is missing: run through `cargo test`", exe.display());
+    assert!(
+        exe.exists(),
+        "{} is missing: run through `cargo test`",
+        exe.display()
+    );
     let runtime = tempfile::tempdir().unwrap();
     std::fs::set_permissions(runtime.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
     let mut app = Command::new(&exe)
@@ -67,9 +71,17 @@ fn stop_with(signal: libc::c_int) {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    assert_eq!(status.signal(), Some(signal), "dies by the signal: {status}");
+    assert_eq!(
+        status.signal(),
+        Some(signal),
+        "dies by the signal: {status}"
+    );
     assert!(!socket.exists(), "socket {} left behind", socket.display());
-    assert!(!socket_dir.exists(), "socket directory {} left behind", socket_dir.display());
+    assert!(
+        !socket_dir.exists(),
+        "socket directory {} left behind",
+        socket_dir.display()
+    );
     assert!(
         !descriptor_file.exists(),
         "descriptor {} left behind",
