@@ -33,12 +33,19 @@ where
     init_tracing();
     let top_mode = cli.mode.mode(&cli.token);
     match cli.verb {
-        None => serve(top_mode.unwrap_or(Mode::Headless), cli.wait.wait),
+        None => serve(
+            top_mode.unwrap_or(Mode::Headless),
+            cli.wait.wait,
+            &cli.caps.unwrap_or_default(),
+        ),
         Some(Verb::Op {
             mode,
             token,
             wait,
             op,
+            args,
+            out,
+            overwrite,
         }) => {
             let op_mode = mode.mode(&token);
             let mode = match (top_mode, op_mode) {
@@ -57,10 +64,16 @@ where
                 Ok(t) => t,
                 Err(e) => return emit(&Outcome::error(1, format!("error: {e}"))),
             };
-            emit(&verbs::op(&target, &op))
+            let save = verbs::SaveTo {
+                path: out,
+                overwrite,
+            };
+            emit(&verbs::op(&target, &op, args.as_deref(), &save))
         }
-        Some(Verb::Tools) => emit(&verbs::tools()),
-        Some(Verb::Eval { expr, vars }) => emit(&verbs::eval(&expr, vars.as_deref())),
+        Some(Verb::Tools { full }) => emit(&verbs::tools(full)),
+        Some(Verb::Eval { expr, vars, strict }) => {
+            emit(&verbs::eval(&expr, vars.as_deref(), strict))
+        }
         Some(Verb::Transpile { file, detect }) => emit(&verbs::transpile(&file, detect)),
         Some(Verb::Exec { junit, command }) => crate::exec::run(&command, junit.as_deref()),
     }
@@ -97,7 +110,7 @@ fn init_tracing() {
 }
 
 /// No verb: `--list`, or the MCP server on stdio.
-fn serve(mode: Mode, wait: Option<Duration>) -> u8 {
+fn serve(mode: Mode, wait: Option<Duration>, caps: &crate::mcp::tools::Caps) -> u8 {
     if mode == Mode::List {
         return match mode::list() {
             Ok(apps) => emit(&Outcome::ok(
@@ -116,7 +129,8 @@ fn serve(mode: Mode, wait: Option<Duration>) -> u8 {
         Err(e) => return emit(&Outcome::error(1, format!("error: {e}"))),
     };
     if std::io::stdin().is_terminal() {
-        let _ = writeln!(std::io::stderr().lock(), "{}", banner(&describe));
+        let listed = crate::mcp::tools::tools(caps).len();
+        let _ = writeln!(std::io::stderr().lock(), "{}", banner(&describe, listed));
     }
     tracing::info!(target = %describe, "serving MCP on stdio");
     let rt = match tokio::runtime::Builder::new_multi_thread()
@@ -132,7 +146,7 @@ fn serve(mode: Mode, wait: Option<Duration>) -> u8 {
             ));
         }
     };
-    let result = rt.block_on(crate::mcp::serve_stdio(target));
+    let result = rt.block_on(crate::mcp::serve_stdio(target, caps));
     rt.shutdown_timeout(Duration::from_millis(200));
     match result {
         Ok(()) => 0,
@@ -141,9 +155,9 @@ fn serve(mode: Mode, wait: Option<Duration>) -> u8 {
 }
 
 /// What a person who started the server by hand in a terminal sees on stderr.
-pub fn banner(describe: &str) -> String {
+pub fn banner(describe: &str, listed: usize) -> String {
     format!(
-        "automation {v}: MCP server on stdio, driving {describe} ({n} tools).\n\
+        "automation {v}: MCP server on stdio, driving {describe} ({listed} of {n} tools listed; --caps all lists every one).\n\
 It is meant to be started by an MCP client, which speaks JSON-RPC on its stdin/stdout:\n\
 \x20 Claude Code:  claude mcp add automation -- automation --headless\n\
 \x20 .mcp.json / Cursor:  {{\"mcpServers\": {{\"automation\": {{\"command\": \"automation\", \"args\": [\"--headless\"]}}}}}}\n\
@@ -160,7 +174,7 @@ mod tests {
 
     #[test]
     fn the_banner_says_what_is_served_and_how_to_connect() {
-        let b = banner("the built-in headless demo");
+        let b = banner("the built-in headless demo", 17);
         assert!(b.contains("MCP server on stdio"));
         assert!(b.contains("the built-in headless demo"));
         assert!(b.contains(".mcp.json"));

@@ -32,6 +32,11 @@ pub struct Cli {
     #[command(flatten)]
     pub wait: WaitArg,
 
+    /// MCP tool sets to list besides `core`: comma-separated touch, toolkit, input, clock,
+    /// or all [default: core only]. Every op stays callable either way.
+    #[arg(long, value_name = "LIST", value_parser = crate::mcp::tools::Caps::parse)]
+    pub caps: Option<crate::mcp::tools::Caps>,
+
     /// What to do (none: serve MCP on stdio).
     #[command(subcommand)]
     pub verb: Option<Verb>,
@@ -141,8 +146,9 @@ impl ModeArgs {
 pub enum Verb {
     /// Run one op and print the reply envelope as JSON (exit 0 ok, 1 error).
     ///
-    /// The op is a request `{"op": …, "settle"?: …}` or just the op:
-    /// `"snapshot_tree"` or `{"find_node": {"role": "Button", "label": "Save"}}`.
+    /// The op is a name (`snapshot_tree`), a name and its arguments
+    /// (`find_node '{"role": "Button", "label": "Save"}'`), the op as JSON
+    /// (`{"find_node": {…}}`), or a whole request `{"op": …, "settle"?: …}`.
     Op {
         /// Which app (the same modes as the server; default headless).
         #[command(flatten)]
@@ -153,12 +159,27 @@ pub enum Verb {
         /// How long to wait for a busy app.
         #[command(flatten)]
         wait: WaitArg,
-        /// The op or request, as JSON.
-        #[arg(value_name = "OP_JSON")]
+        /// The op's name, or the op or request as JSON.
+        #[arg(value_name = "OP")]
         op: String,
+        /// The op's arguments as a JSON object (with a bare op name).
+        #[arg(value_name = "ARGS_JSON")]
+        args: Option<String>,
+        /// `screenshot` only: write the PNG to this new file; the reply gives `path` and
+        /// `bytes` instead of the base64 pixels.
+        #[arg(long, value_name = "FILE")]
+        out: Option<String>,
+        /// With --out: replace an existing regular file.
+        #[arg(long, requires = "out")]
+        overwrite: bool,
     },
-    /// Print the op catalog (one entry per MCP tool, with its input schema) as JSON.
-    Tools,
+    /// Print the op catalog as JSON: every op, whatever its cap, with the input schema the
+    /// MCP server sends.
+    Tools {
+        /// Add each op's own argument schema with every subschema spelled out (`args_schema`).
+        #[arg(long)]
+        full: bool,
+    },
     /// Evaluate a condition expression: prints `true`/`false`, or the parse error as JSON (exit 1).
     Eval {
         /// The expression, e.g. `runtime.attempts < 3 && contains(env.locale, 'en')`.
@@ -167,6 +188,10 @@ pub enum Verb {
         /// Variables as a JSON object.
         #[arg(long, value_name = "JSON")]
         vars: Option<String>,
+        /// A variable path absent from --vars is an error (JSON on stdout, exit 1), not a
+        /// warning on stderr.
+        #[arg(long)]
+        strict: bool,
     },
     /// Transpile a TypeScript script to JavaScript (or, with --detect, say which it is).
     Transpile {

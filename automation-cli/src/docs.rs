@@ -11,10 +11,11 @@ fn escape(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
-/// One row per tool: name, access, hints, parameters, description.
+/// One row per tool: name, cap (the tool set that lists it), access, hints, parameters,
+/// description.
 pub fn tools_table() -> String {
     let mut out = String::from(
-        "| Tool | Access | Idempotent | Settle | Parameters | What it does |\n|---|---|---|---|---|---|\n",
+        "| Tool | Cap | Access | Idempotent | Settle | Parameters | What it does |\n|---|---|---|---|---|---|---|\n",
     );
     for spec in CATALOG {
         let schema = crate::mcp::tools::input_schema(spec);
@@ -45,8 +46,9 @@ pub fn tools_table() -> String {
         };
         let _ = writeln!(
             out,
-            "| `{}` | {access} | {} | {} | {} | {} |",
+            "| `{}` | {} | {access} | {} | {} | {} | {} |",
             spec.name,
+            spec.cap.name(),
             if spec.idempotent { "yes" } else { "no" },
             if spec.accepts_settle { "yes" } else { "no" },
             if params.is_empty() {

@@ -51,15 +51,46 @@ fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
 }
 
-/// Parses the `op` argument: a whole request (`{"op": …}`) or just the op.
-pub fn parse_op_arg(text: &str) -> Result<Request, OpError> {
+/// Parses the `op` argument: a whole request (`{"op": …}`), just the op, or a bare op name
+/// (`snapshot_tree`), with the op's arguments as a separate JSON object when given
+/// (`find_node '{"label": "Save"}'`).
+pub fn parse_op_arg(text: &str, args: Option<&str>) -> Result<Request, OpError> {
+    let trimmed = text.trim();
+    let bare_name = !trimmed.is_empty()
+        && trimmed
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if let Some(args) = args {
+        if !bare_name {
+            return Err(OpError::new(
+                ErrorCode::BadRequest,
+                format!(
+                    "with a separate arguments object the op must be a bare name, got {text:?}"
+                ),
+            )
+            .with_hint(r#"e.g. automation op find_node '{"label": "Save"}'"#));
+        }
+        let args: Value = serde_json::from_str(args).map_err(|e| {
+            OpError::new(
+                ErrorCode::BadRequest,
+                format!("the arguments of {trimmed} are not valid JSON: {e}"),
+            )
+            .with_hint(format!(
+                r#"quote them for the shell, e.g. automation op {trimmed} '{{"node": "42"}}'"#
+            ))
+        })?;
+        return Request::from_value(json!({ "op": { trimmed: args } }));
+    }
+    if bare_name {
+        return Request::from_value(json!({ "op": trimmed }));
+    }
     let value: Value = serde_json::from_str(text).map_err(|e| {
         OpError::new(
             ErrorCode::BadRequest,
-            format!("the op is not valid JSON: {e}"),
+            format!("the op is neither an op name nor valid JSON: {e}"),
         )
         .with_hint(
-            r#"quote it for the shell, e.g. automation op '{"find_node": {"label": "Save"}}'"#,
+            r#"give a name (automation op snapshot_tree), a name and its arguments (automation op find_node '{"label": "Save"}'), or the op as JSON"#,
         )
     })?;
     let is_request = value.as_object().is_some_and(|m| m.contains_key("op"));
@@ -70,13 +101,44 @@ pub fn parse_op_arg(text: &str) -> Result<Request, OpError> {
     }
 }
 
-/// `automation op`: one request through the target, the reply envelope on stdout.
-pub fn op(target: &TargetHandle, text: &str) -> Outcome {
-    let reply = match parse_op_arg(text) {
-        Ok(request) => target.call_blocking(request),
-        Err(e) => Reply::Err(e),
+/// Where `automation op screenshot` writes its PNG (`--out`, `--overwrite`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SaveTo {
+    /// The file.
+    pub path: Option<String>,
+    /// Replace an existing regular file.
+    pub overwrite: bool,
+}
+
+/// `automation op`: one request through the target, the reply envelope on stdout. With
+/// `save.path`, a screenshot's PNG goes to that file and the reply says `{path, bytes}` in
+/// place of the pixels.
+pub fn op(target: &TargetHandle, text: &str, args: Option<&str>, save: &SaveTo) -> Outcome {
+    let request = match parse_op_arg(text, args) {
+        Ok(r) => r,
+        Err(e) => return reply_outcome(&Reply::Err(e)),
     };
-    let value = serde_json::to_value(&reply).unwrap_or_else(
+    let is_shot = request.op.name() == "screenshot";
+    if save.path.is_some() && !is_shot {
+        return Outcome::error(
+            2,
+            format!(
+                "error: --out saves a screenshot, and this op is {}\n\nFor more information, try '--help'.",
+                request.op.name()
+            ),
+        );
+    }
+    let mut reply = target.call_blocking(request);
+    if let (Some(path), Reply::Ok(data)) = (&save.path, &mut reply)
+        && let Err(e) = save_screenshot(data, path, save.overwrite)
+    {
+        reply = Reply::Err(e);
+    }
+    reply_outcome(&reply)
+}
+
+fn reply_outcome(reply: &Reply) -> Outcome {
+    let value = serde_json::to_value(reply).unwrap_or_else(
         |e| json!({"status": "err", "code": "TARGET_FAILED", "message": e.to_string()}),
     );
     Outcome {
@@ -86,8 +148,43 @@ pub fn op(target: &TargetHandle, text: &str) -> Outcome {
     }
 }
 
-/// The catalog as JSON: every op with its MCP input schema.
-pub fn catalog_json() -> Value {
+/// Moves a screenshot reply's base64 PNG into `path` (the MCP server's `save_to` rules: a new
+/// file, or a regular one with `overwrite`; symlinks never followed).
+fn save_screenshot(data: &mut Value, path: &str, overwrite: bool) -> Result<(), OpError> {
+    use base64::Engine as _;
+    let image = data.as_object_mut().and_then(|m| m.remove("image"));
+    let b64 = image
+        .as_ref()
+        .and_then(|i| i.get("base64"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .map_err(|e| {
+            OpError::new(
+                ErrorCode::TargetFailed,
+                format!("the screenshot reply carries no valid base64 PNG: {e}"),
+            )
+        })?;
+    let written = crate::mcp::save_png(path, &png, overwrite).map_err(|mut e| {
+        // save_png speaks of the MCP option; here it is the flag.
+        e.message = e.message.replacen("save_to: ", "--out: ", 1);
+        e.hint = e.hint.map(|h| {
+            h.replace("save_to", "--out")
+                .replace("overwrite: true", "--overwrite")
+        });
+        e
+    })?;
+    if let Some(m) = data.as_object_mut() {
+        m.insert("path".into(), json!(written.display().to_string()));
+        m.insert("bytes".into(), json!(png.len()));
+    }
+    Ok(())
+}
+
+/// The catalog as JSON: every op (whatever its cap) with the input schema the MCP server
+/// sends; `full` adds `args_schema`, the op's own arguments with every subschema spelled out.
+pub fn catalog_json(full: bool) -> Value {
     Value::Array(
         CATALOG
             .iter()
@@ -98,10 +195,12 @@ pub fn catalog_json() -> Value {
                         "input_schema".into(),
                         Value::Object(crate::mcp::tools::input_schema(s)),
                     );
-                    m.insert(
-                        "args_schema".into(),
-                        Op::args_schema(s.name).unwrap_or(Value::Null),
-                    );
+                    if full {
+                        m.insert(
+                            "args_schema".into(),
+                            Op::args_schema(s.name).unwrap_or(Value::Null),
+                        );
+                    }
                 }
                 v
             })
@@ -109,13 +208,15 @@ pub fn catalog_json() -> Value {
     )
 }
 
-/// `automation tools`.
-pub fn tools() -> Outcome {
-    Outcome::ok(pretty(&catalog_json()))
+/// `automation tools [--full]`.
+pub fn tools(full: bool) -> Outcome {
+    Outcome::ok(pretty(&catalog_json(full)))
 }
 
-/// `automation eval`.
-pub fn eval(expr: &str, vars: Option<&str>) -> Outcome {
+/// `automation eval`: the value on stdout; each variable path absent from `--vars` is a
+/// warning on stderr naming it and the closest existing path. With `strict`, such a path is
+/// the error (JSON on stdout, exit 1).
+pub fn eval(expr: &str, vars: Option<&str>, strict: bool) -> Outcome {
     let vars = match vars {
         None => json!({}),
         Some(text) => match serde_json::from_str::<Value>(text) {
@@ -123,9 +224,26 @@ pub fn eval(expr: &str, vars: Option<&str>) -> Outcome {
             Err(e) => return Outcome::error(2, format!("error: --vars is not valid JSON: {e}")),
         },
     };
-    match Expr::parse(expr) {
-        Ok(e) => Outcome::ok(e.evaluate(&vars).to_string()),
-        Err(e) => Outcome::failed_with(pretty(&e.to_json())),
+    let e = match Expr::parse(expr) {
+        Ok(e) => e,
+        Err(e) => return Outcome::failed_with(pretty(&e.to_json())),
+    };
+    if strict {
+        return match e.evaluate_strict(&vars) {
+            Ok(v) => Outcome::ok(v.to_string()),
+            Err(err) => Outcome::failed_with(pretty(&err.to_json())),
+        };
+    }
+    let out = e.evaluate_with_warnings(&vars);
+    let stderr: Vec<String> = out
+        .warnings
+        .iter()
+        .map(|w| format!("warning: {w}; it counts as missing (--strict makes it an error)"))
+        .collect();
+    Outcome {
+        stdout: out.value.to_string(),
+        stderr: stderr.join("\n"),
+        code: 0,
     }
 }
 
@@ -143,7 +261,8 @@ pub fn transpile(file: &Path, detect: bool) -> Outcome {
             "javascript"
         });
     }
-    match automation_transpile::transpile(&source) {
+    let kind = automation_transpile::transpile::SourceKind::from_path(file);
+    match automation_transpile::transpile::transpile_as(&source, kind) {
         Ok(t) => Outcome::ok(t.code.trim_end_matches('\n').to_string()),
         Err(e) => Outcome::failed_with(pretty(&e.to_json())),
     }
@@ -156,42 +275,64 @@ mod tests {
     #[test]
     fn op_arg_accepts_bare_ops_and_requests() {
         assert_eq!(
-            parse_op_arg(r#""snapshot_tree""#).unwrap().op.name(),
+            parse_op_arg(r#""snapshot_tree""#, None).unwrap().op.name(),
             "snapshot_tree"
         );
         assert_eq!(
-            parse_op_arg(r#"{"find_node": {"label": "Save"}}"#)
+            parse_op_arg("snapshot_tree", None).unwrap().op.name(),
+            "snapshot_tree"
+        );
+        assert_eq!(
+            parse_op_arg(r#"{"find_node": {"label": "Save"}}"#, None)
                 .unwrap()
                 .op
                 .name(),
             "find_node"
         );
-        let r = parse_op_arg(r#"{"op": {"invoke_action": {"node": "1", "action": "click"}}, "settle": {"clock_millis": 5}}"#).unwrap();
+        let r = parse_op_arg("find_node", Some(r#"{"label": "Save"}"#)).unwrap();
+        assert_eq!(r.op.name(), "find_node");
+        let r = parse_op_arg(r#"{"op": {"invoke_action": {"node": "1", "action": "click"}}, "settle": {"clock_millis": 5}}"#, None).unwrap();
         assert_eq!(r.settle.map(|s| s.clock_millis), Some(5));
-        assert!(parse_op_arg("{nope").is_err());
+        assert!(parse_op_arg("{nope", None).is_err());
+        assert!(parse_op_arg(r#""find_node""#, Some("{}")).is_err());
         assert!(
-            parse_op_arg(r#"{"find_node": {"lable": "x"}}"#)
+            parse_op_arg(r#"{"find_node": {"lable": "x"}}"#, None)
                 .unwrap_err()
                 .message
                 .contains("lable")
         );
+        // An unknown bare name gets the closest op, in CLI words.
+        let e = parse_op_arg("snapshot_tre", None).unwrap_err();
+        assert!(e.hint.unwrap_or_default().contains("snapshot_tree"));
     }
 
     #[test]
     fn eval_prints_booleans_or_the_parse_error() {
         assert_eq!(
-            eval("a.b < 3", Some(r#"{"a": {"b": 1}}"#)),
+            eval("a.b < 3", Some(r#"{"a": {"b": 1}}"#), false),
             Outcome::ok("true")
         );
-        assert_eq!(eval("1 > 2", None), Outcome::ok("false"));
-        let bad = eval("a <", None);
+        assert_eq!(eval("1 > 2", None, false), Outcome::ok("false"));
+        let bad = eval("a <", None, false);
         assert_eq!(bad.code, 1);
         assert!(serde_json::from_str::<Value>(&bad.stdout).is_ok());
-        assert_eq!(eval("true", Some("{")).code, 2);
+        assert_eq!(eval("true", Some("{"), false).code, 2);
+        let strict = eval("a.c < 3", Some(r#"{"a": {"b": 1}}"#), true);
+        assert_eq!(strict.code, 1);
+        assert!(
+            strict.stdout.contains("missing_variable"),
+            "{}",
+            strict.stdout
+        );
     }
 
     #[test]
     fn catalog_lists_every_op() {
-        assert_eq!(catalog_json().as_array().map(Vec::len), Some(CATALOG.len()));
+        assert_eq!(
+            catalog_json(false).as_array().map(Vec::len),
+            Some(CATALOG.len())
+        );
+        assert!(catalog_json(true)[0].get("args_schema").is_some());
+        assert!(catalog_json(false)[0].get("args_schema").is_none());
     }
 }

@@ -21,7 +21,13 @@ fn python_mcp_sdk_lists_tools_and_drives_the_demo() {
     let out = Command::new(&python)
         .arg(script)
         .arg(env!("CARGO_BIN_EXE_automation"))
-        .arg(automation_core::CATALOG.len().to_string())
+        .arg(
+            automation_core::CATALOG
+                .iter()
+                .filter(|s| s.cap == automation_core::Cap::Core)
+                .count()
+                .to_string(),
+        )
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
@@ -33,4 +39,35 @@ fn python_mcp_sdk_lists_tools_and_drives_the_demo() {
         out.status
     );
     assert!(stdout.starts_with("ok "), "{stdout}");
+}
+
+#[test]
+fn python_mcp_sdk_meets_the_why_cases_of_issue_10() {
+    let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
+    if !automation_testkit::require::require(
+        "python-mcp",
+        !python.is_empty(),
+        "AUTOMATION_PYTHON is not set: point it at a Python with the `mcp` package",
+    ) {
+        return;
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/why_cases.py");
+    let out = Command::new(&python)
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_automation"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "python client failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    assert_eq!(
+        stdout.trim(),
+        format!("ok {}", automation_core::CATALOG.len()),
+        "every tool checked"
+    );
 }

@@ -29,6 +29,48 @@ pub enum ServedBy {
     Host,
 }
 
+/// Which tool set an op belongs to. The MCP server lists the `core` ops by default and the
+/// others when asked (`--caps touch,toolkit` or `--caps all`), as Playwright MCP's
+/// capabilities do: every op stays callable, the default `tools/list` stays small.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cap {
+    /// What most sessions need: snapshot, find, act, wait, check, screenshot.
+    Core,
+    /// Touch and pen: multi-finger gestures, long press, live pointers.
+    Touch,
+    /// The toolkit's own view: layout tree, overlays, shortcuts, live regions, density.
+    Toolkit,
+    /// Shortcuts and rarer input: right click, expand/collapse, IME composition.
+    Input,
+    /// The simulated clock, moved by hand.
+    Clock,
+}
+
+impl Cap {
+    /// Every cap, in order.
+    pub const ALL: &'static [Cap] = &[Cap::Core, Cap::Touch, Cap::Toolkit, Cap::Input, Cap::Clock];
+
+    /// The cap's name (as `--caps` takes it).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Cap::Core => "core",
+            Cap::Touch => "touch",
+            Cap::Toolkit => "toolkit",
+            Cap::Input => "input",
+            Cap::Clock => "clock",
+        }
+    }
+
+    /// The cap named `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<Cap> {
+        Cap::ALL
+            .iter()
+            .copied()
+            .find(|c| c.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
 /// One catalog entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct OpSpec {
@@ -42,12 +84,14 @@ pub struct OpSpec {
     pub accepts_settle: bool,
     /// Whether repeating the op leaves the app as one call does.
     pub idempotent: bool,
+    /// Which tool set lists it (`core` by default over MCP).
+    pub cap: Cap,
     /// One line on what it does.
     pub description: &'static str,
 }
 
 macro_rules! catalog {
-    ($( $variant:ident($args:ty) = $name:literal, $access:ident, $served:ident, settle: $settle:literal, idempotent: $idem:literal, $desc:literal; )*) => {
+    ($( $variant:ident($args:ty) = $name:literal, $access:ident, $served:ident, settle: $settle:literal, idempotent: $idem:literal, $cap:ident, $desc:literal; )*) => {
         /// One op with its arguments. Field-less ops are bare strings on the wire.
         #[derive(Debug, Clone, PartialEq)]
         #[allow(missing_docs)]
@@ -60,6 +104,7 @@ macro_rules! catalog {
             served_by: ServedBy::$served,
             accepts_settle: $settle,
             idempotent: $idem,
+            cap: Cap::$cap,
             description: $desc,
         }, )* ];
 
@@ -100,73 +145,73 @@ macro_rules! catalog {
 }
 
 catalog! {
-    SnapshotTree(SnapshotTree) = "snapshot_tree", ReadOnly, Target, settle: false, idempotent: true,
+    SnapshotTree(SnapshotTree) = "snapshot_tree", ReadOnly, Target, settle: false, idempotent: true, Core,
         "Accessibility tree from the root or a subtree, with a node budget and a truncation note.";
-    ReadNode(NodeArgs) = "read_node", ReadOnly, Target, settle: false, idempotent: true,
+    ReadNode(NodeArgs) = "read_node", ReadOnly, Target, settle: false, idempotent: true, Core,
         "One node's full record (role, label, value, states, bounds, actions, text).";
-    FindNode(FindNode) = "find_node", ReadOnly, Target, settle: false, idempotent: true,
+    FindNode(FindNode) = "find_node", ReadOnly, Target, settle: false, idempotent: true, Core,
         "First node matching a selector (role, label, label_contains, value, author_id, nth); null when none.";
-    AssertNode(AssertNode) = "assert_node", ReadOnly, Target, settle: false, idempotent: true,
+    AssertNode(AssertNode) = "assert_node", ReadOnly, Target, settle: false, idempotent: true, Core,
         "Check one fact about a node; false is ASSERTION_FAILED with actual and expected.";
-    ListWindows(NoArgs) = "list_windows", ReadOnly, Host, settle: false, idempotent: true,
+    ListWindows(NoArgs) = "list_windows", ReadOnly, Host, settle: false, idempotent: true, Core,
         "The app's windows (served by the host).";
-    QueryPointers(NoArgs) = "query_pointers", ReadOnly, Target, settle: false, idempotent: true,
+    QueryPointers(NoArgs) = "query_pointers", ReadOnly, Target, settle: false, idempotent: true, Touch,
         "Live pointers: id, kind, primary, held buttons, position.";
-    LayoutTree(LayoutTree) = "layout_tree", ReadOnly, Target, settle: false, idempotent: true,
+    LayoutTree(LayoutTree) = "layout_tree", ReadOnly, Target, settle: false, idempotent: true, Toolkit,
         "The toolkit's own layout tree, when the target exposes it.";
-    InspectNode(NodeArgs) = "inspect_node", ReadOnly, Target, settle: false, idempotent: true,
+    InspectNode(NodeArgs) = "inspect_node", ReadOnly, Target, settle: false, idempotent: true, Toolkit,
         "The toolkit's layout record for one node, when the target exposes it.";
-    ListLiveRegions(NoArgs) = "list_live_regions", ReadOnly, Target, settle: false, idempotent: true,
+    ListLiveRegions(NoArgs) = "list_live_regions", ReadOnly, Target, settle: false, idempotent: true, Toolkit,
         "Nodes that declare a live politeness and that a screen reader would hear.";
-    PullAnnouncements(PullAnnouncements) = "pull_announcements", ReadOnly, Target, settle: false, idempotent: true,
+    PullAnnouncements(PullAnnouncements) = "pull_announcements", ReadOnly, Target, settle: false, idempotent: true, Core,
         "Live-region announcements recorded since a sequence number.";
-    GetOverlays(NoArgs) = "get_overlays", ReadOnly, Target, settle: false, idempotent: true,
+    GetOverlays(NoArgs) = "get_overlays", ReadOnly, Target, settle: false, idempotent: true, Toolkit,
         "Open popups, menus and tooltips, when the target exposes them.";
-    GetShortcuts(NoArgs) = "get_shortcuts", ReadOnly, Target, settle: false, idempotent: true,
+    GetShortcuts(NoArgs) = "get_shortcuts", ReadOnly, Target, settle: false, idempotent: true, Toolkit,
         "Keyboard shortcuts the app declares, when the target exposes them.";
-    InvokeAction(InvokeAction) = "invoke_action", Mutating, Target, settle: true, idempotent: false,
+    InvokeAction(InvokeAction) = "invoke_action", Mutating, Target, settle: true, idempotent: false, Core,
         "Perform an accessibility action (click, focus, expand, increment, show_context_menu, …) on a node.";
-    FocusNode(NodeArgs) = "focus_node", Mutating, Target, settle: true, idempotent: true,
+    FocusNode(NodeArgs) = "focus_node", Mutating, Target, settle: true, idempotent: true, Core,
         "Give a node keyboard focus.";
-    SetValue(SetValue) = "set_value", Mutating, Target, settle: true, idempotent: true,
+    SetValue(SetValue) = "set_value", Mutating, Target, settle: true, idempotent: true, Core,
         "Replace a node's value (text, or a number for sliders).";
-    Expand(NodeArgs) = "expand", Mutating, Target, settle: true, idempotent: true,
+    Expand(NodeArgs) = "expand", Mutating, Target, settle: true, idempotent: true, Input,
         "Expand a collapsible node.";
-    Collapse(NodeArgs) = "collapse", Mutating, Target, settle: true, idempotent: true,
+    Collapse(NodeArgs) = "collapse", Mutating, Target, settle: true, idempotent: true, Input,
         "Collapse an expandable node.";
-    Scroll(Scroll) = "scroll", Mutating, Target, settle: true, idempotent: false,
+    Scroll(Scroll) = "scroll", Mutating, Target, settle: true, idempotent: false, Core,
         "Turn the wheel over a node, optionally with modifiers or in lines.";
-    InjectPointer(InjectPointer) = "inject_pointer", Mutating, Target, settle: true, idempotent: false,
+    InjectPointer(InjectPointer) = "inject_pointer", Mutating, Target, settle: true, idempotent: false, Core,
         "A synthetic pointer action (mouse, touch or pen) at a point or a node.";
-    RightClick(NodeArgs) = "right_click", Mutating, Target, settle: true, idempotent: false,
+    RightClick(NodeArgs) = "right_click", Mutating, Target, settle: true, idempotent: false, Input,
         "Secondary click at a node's centre (opens context menus).";
-    InjectKey(InjectKey) = "inject_key", Mutating, Target, settle: true, idempotent: false,
+    InjectKey(InjectKey) = "inject_key", Mutating, Target, settle: true, idempotent: false, Core,
         "Press, hold or release one key with modifiers.";
-    TypeText(TypeText) = "type_text", Mutating, Target, settle: true, idempotent: false,
+    TypeText(TypeText) = "type_text", Mutating, Target, settle: true, idempotent: false, Core,
         "Type text as a keyboard does, one key press per character.";
-    TypeIme(TypeIme) = "type_ime", Mutating, Target, settle: true, idempotent: false,
+    TypeIme(TypeIme) = "type_ime", Mutating, Target, settle: true, idempotent: false, Input,
         "Input-method composition: preedit and/or commit text.";
-    DragNode(DragNode) = "drag_node", Mutating, Target, settle: true, idempotent: false,
+    DragNode(DragNode) = "drag_node", Mutating, Target, settle: true, idempotent: false, Core,
         "Press on a node, move and release on another node or point.";
-    InjectTouchSequence(InjectTouchSequence) = "inject_touch_sequence", Mutating, Target, settle: true, idempotent: false,
+    InjectTouchSequence(InjectTouchSequence) = "inject_touch_sequence", Mutating, Target, settle: true, idempotent: false, Touch,
         "A self-contained multi-finger gesture; nothing is sent if any step is bad.";
-    Pinch(Pinch) = "pinch", Mutating, Target, settle: true, idempotent: false,
+    Pinch(Pinch) = "pinch", Mutating, Target, settle: true, idempotent: false, Touch,
         "Two-finger pinch around a node; both fingers land before either moves.";
-    Fling(Fling) = "fling", Mutating, Target, settle: true, idempotent: false,
+    Fling(Fling) = "fling", Mutating, Target, settle: true, idempotent: false, Touch,
         "A fast swipe from a node, one 60 Hz sample per frame.";
-    LongPress(LongPress) = "long_press", Mutating, Target, settle: true, idempotent: false,
+    LongPress(LongPress) = "long_press", Mutating, Target, settle: true, idempotent: false, Touch,
         "Hold on a node for exactly the target's long-press threshold.";
-    CancelPointer(CancelPointer) = "cancel_pointer", Mutating, Target, settle: true, idempotent: false,
+    CancelPointer(CancelPointer) = "cancel_pointer", Mutating, Target, settle: true, idempotent: false, Touch,
         "Revoke a live pointer the way the system does (not an up).";
-    SetDensity(SetDensity) = "set_density", Mutating, Target, settle: true, idempotent: true,
+    SetDensity(SetDensity) = "set_density", Mutating, Target, settle: true, idempotent: true, Toolkit,
         "Switch UI density (compact, comfortable, touch), when the target supports it.";
-    Settle(NoArgs) = "settle", Mutating, Target, settle: true, idempotent: true,
+    Settle(NoArgs) = "settle", Mutating, Target, settle: true, idempotent: true, Core,
         "Run the app forward until animations stop (or the frame cap).";
-    WaitForCondition(WaitForCondition) = "wait_for_condition", Mutating, Target, settle: true, idempotent: true,
+    WaitForCondition(WaitForCondition) = "wait_for_condition", Mutating, Target, settle: true, idempotent: true, Core,
         "Poll on the simulated clock until a node exists, has a value, is gone, or a version is reached.";
-    AdvanceClock(AdvanceClock) = "advance_clock", Mutating, Target, settle: false, idempotent: false,
+    AdvanceClock(AdvanceClock) = "advance_clock", Mutating, Target, settle: false, idempotent: false, Clock,
         "Move the simulated clock forward (simulated-clock targets only).";
-    Screenshot(Screenshot) = "screenshot", ReadOnly, Host, settle: true, idempotent: true,
+    Screenshot(Screenshot) = "screenshot", ReadOnly, Host, settle: true, idempotent: true, Core,
         "PNG of the window or a node (settles first; served by the host).";
 }
 
@@ -203,11 +248,18 @@ fn strip_null_types(value: &mut Value) {
     }
 }
 
+/// The hint on an op's bad arguments: where its parameters are listed. Worded for the CLI;
+/// the MCP server recognises it and points at `tools/list` instead.
+pub fn args_hint(name: &str) -> String {
+    format!("see the `{name}` entry of `automation tools` for its parameters")
+}
+
+/// The hint on an unknown op with no close name (worded for the CLI, like [`args_hint`]).
+pub const LIST_OPS_HINT: &str = "list the ops with `automation tools`";
+
 fn parse_args<T: serde::de::DeserializeOwned>(name: &str, args: Value) -> Result<T, OpError> {
     serde_json::from_value(args).map_err(|e| {
-        OpError::new(ErrorCode::BadRequest, format!("{name}: {e}")).with_hint(format!(
-            "see the `{name}` entry of `automation tools` for its parameters"
-        ))
+        OpError::new(ErrorCode::BadRequest, format!("{name}: {e}")).with_hint(args_hint(name))
     })
 }
 
@@ -215,7 +267,7 @@ fn unknown_op(name: &str) -> OpError {
     let close = crate::text_match::closest(name, CATALOG.iter().map(|s| s.name), 3);
     let err = OpError::new(ErrorCode::BadRequest, format!("unknown op {name:?}"));
     if close.is_empty() {
-        err.with_hint("list the ops with `automation tools`")
+        err.with_hint(LIST_OPS_HINT)
     } else {
         err.with_hint(format!("did you mean {}?", close.join(" or ")))
     }

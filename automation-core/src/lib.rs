@@ -18,7 +18,7 @@ pub mod target;
 mod text_match;
 mod validate;
 
-pub use catalog::{Access, CATALOG, Op, OpSpec, ServedBy};
+pub use catalog::{Access, CATALOG, Cap, Op, OpSpec, ServedBy};
 pub use error::{Candidate, ErrorCode, Fault, OpError, OpResult};
 pub use execute::limits;
 pub use execute::{

@@ -363,3 +363,29 @@ fn typescript_codes_from_a_tool_become_type_errors() {
         "temp path leaked: {j}"
     );
 }
+
+#[test]
+fn tsx_and_jsx_from_every_backend() {
+    use automation_transpile::transpile::SourceKind;
+    let tsx = "type P = { n: number };\nconst f = ({ n }: P) => <b className=\"x\">{n}</b>;\n";
+    let jsx = "const f = ({ n }) => <b className=\"x\">{n}</b>;\n";
+    for (backend, t) in all() {
+        for (src, kind) in [(tsx, SourceKind::Tsx), (jsx, SourceKind::Jsx)] {
+            let out = t
+                .transpile_as(src, kind)
+                .unwrap_or_else(|e| panic!("{backend:?} {kind:?}: {:?}", e.to_json()));
+            assert!(out.jsx, "{backend:?} {kind:?}");
+            assert_eq!(out.backend, Some(backend));
+            assert!(
+                !out.code.contains("<b"),
+                "{backend:?} {kind:?}: {}",
+                out.code
+            );
+            assert!(
+                !out.code.contains(": P"),
+                "{backend:?} {kind:?}: {}",
+                out.code
+            );
+        }
+    }
+}

@@ -1,7 +1,9 @@
 //! The debug-only installer an app calls to start the bridge.
 //!
 //! In a debug build (`cfg(debug_assertions)`) it starts a [`BridgeServer`], publishes the
-//! descriptor and prints the startup banner on stderr. In a release build it is a no-op that
+//! descriptor, prints the startup banner on stderr and (Unix) arranges that SIGTERM or SIGINT
+//! removes the socket, its directory and the descriptor before the process dies
+//! ([`crate::signal_cleanup`]). In a release build it is a no-op that
 //! returns `Ok(None)`, and the banner, the token generation path and the bridge thread are not
 //! in the binary at all: the canary test (`tests/canary.rs`) builds
 //! `examples/bridge_canary.rs` both ways and greps the binaries for the banner string.
@@ -14,6 +16,11 @@ pub fn install_bridge_in_debug<P: BridgeProtocol>(
     opts: ServerOptions,
 ) -> Result<Option<BridgeServer<P>>, BridgeError> {
     let server = BridgeServer::<P>::start(opts)?;
+    #[cfg(unix)]
+    crate::signal_cleanup::remove_on_signal(
+        server.address().into(),
+        server.descriptor_path().map(Into::into),
+    );
     let pid = std::process::id();
     let descriptor = server
         .descriptor_path()

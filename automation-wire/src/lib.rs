@@ -20,6 +20,9 @@ pub mod install;
 pub mod probe;
 // The host-agnostic bridge server.
 pub mod server;
+// SIGTERM/SIGINT remove what a live app published (socket, its directory, descriptor).
+#[cfg(unix)]
+pub mod signal_cleanup;
 // The private local endpoint (Unix socket / Windows named pipe).
 pub mod transport;
 #[cfg(windows)]

@@ -1,6 +1,7 @@
 //! The MCP server: tools generated from the catalog, each call handed to the target thread as
 //! plain data, op errors returned as `isError` results the model can read.
 
+pub mod compact;
 pub mod image;
 pub mod lines;
 pub mod tools;
@@ -19,7 +20,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value, json};
 
 use crate::backend::TargetHandle;
-use tools::{CallError, ShotOptions};
+use tools::{CallError, Caps, ShotOptions};
 
 /// What the server tells the model about using it (the `instructions` field).
 pub const INSTRUCTIONS: &str = "Drives a desktop app through its accessibility tree.\n\
@@ -27,8 +28,10 @@ Pattern: snapshot -> find -> act -> assert.\n\
 1. snapshot_tree (bounded; follow its truncation note) or find_node {role, label} to get node ids (strings).\n\
 2. Act with invoke_action {node, action: \"click\"}, set_value, type_text, inject_key, scroll, drag_node; these settle the app before replying.\n\
 3. Check with assert_node, read_node, or pull_announcements for what a screen reader would hear.\n\
+A `node` argument is an id from snapshot_tree/find_node or a selector object with find_node's fields.\n\
 Errors come back as results with isError and {code, message, hint, candidates}: follow the hint; on AMBIGUOUS or NOT_FOUND pick a node from candidates. After a structural change re-run find_node rather than reuse old ids.\n\
-screenshot returns a downscaled PNG (max_dimension, max_bytes) or, with save_to, a file path.";
+screenshot returns a downscaled PNG (max_dimension, max_bytes) or, with save_to, a file path.\n\
+tools/list holds the core tools; the server flag --caps (touch, toolkit, input, clock, or all) lists the rest.";
 
 /// The MCP server for one target.
 #[derive(Clone)]
@@ -38,11 +41,16 @@ pub struct AutomationServer {
 }
 
 impl AutomationServer {
-    /// A server over a running target thread.
+    /// A server over a running target thread, listing the `core` tools.
     pub fn new(target: TargetHandle) -> Self {
+        Self::with_caps(target, &Caps::default())
+    }
+
+    /// A server listing the tools of `caps` (every op stays callable).
+    pub fn with_caps(target: TargetHandle, caps: &Caps) -> Self {
         Self {
             target,
-            tools: Arc::new(tools::tools()),
+            tools: Arc::new(tools::tools(caps)),
         }
     }
 
@@ -324,13 +332,13 @@ pub fn save_png(path: &str, png: &[u8], overwrite: bool) -> Result<std::path::Pa
 
 /// Serves MCP on stdin/stdout until stdin closes, behind the [`lines`] layer: every line
 /// that rmcp would drop without a reply (not JSON, over-long, invalid params) is answered.
-pub async fn serve_stdio(target: TargetHandle) -> Result<(), String> {
+pub async fn serve_stdio(target: TargetHandle, caps: &Caps) -> Result<(), String> {
     let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
-    serve_lines(target, stdin, stdout).await
+    serve_lines(AutomationServer::with_caps(target, caps), stdin, stdout).await
 }
 
 /// [`serve_stdio`] over any byte streams (tests drive it in memory).
-pub async fn serve_lines<R, W>(target: TargetHandle, input: R, output: W) -> Result<(), String>
+pub async fn serve_lines<R, W>(server: AutomationServer, input: R, output: W) -> Result<(), String>
 where
     R: tokio::io::AsyncRead + Unpin + Send + 'static,
     W: tokio::io::AsyncWrite + Unpin + Send + 'static,
@@ -348,7 +356,6 @@ where
     let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(rmcp_in, rmcp_out)
         // The layer already capped lines; never let rmcp drop one silently.
         .with_max_line_length(lines::MAX_LINE_BYTES + 16);
-    let server = AutomationServer::new(target);
     let result = match server.serve(transport).await {
         Ok(running) => running
             .waiting()

@@ -1,13 +1,20 @@
-//! The MCP tool list, generated from core's catalog: one tool per op, strict input schemas,
-//! annotations from the catalog; and the way back from a `tools/call` to a core [`Request`].
+//! The MCP tool list, generated from core's catalog: one tool per op, strict input schemas
+//! (compacted, see [`super::compact`]), annotations from the catalog; and the way back from a
+//! `tools/call` to a core [`Request`].
+//!
+//! Which tools `tools/list` shows is each op's [`Cap`] in the catalog, and nothing else:
+//! `core` by default, more with `--caps`. A tool that is not an op would be added in
+//! [`tools`] with a cap of its own; `tests/tools_budget.rs` counts whatever the real binary
+//! sends.
 
 use std::sync::Arc;
 
 use automation_core::catalog::spec;
-use automation_core::{Access, CATALOG, ErrorCode, Op, OpError, OpSpec, Request, SettleSpec};
+use automation_core::{Access, CATALOG, Cap, ErrorCode, Op, OpError, OpSpec, Request, SettleSpec};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
+use super::compact;
 use super::image::{DEFAULT_MAX_BYTES, DEFAULT_MAX_DIMENSION};
 
 /// Where and how a screenshot is returned (MCP-layer options, not op arguments).
@@ -53,25 +60,84 @@ pub enum CallError {
     Op(OpError),
 }
 
-/// Every tool, in catalog order.
-pub fn tools() -> Vec<Tool> {
-    CATALOG.iter().map(tool).collect()
+/// The tool sets a server lists: `core` always, plus those asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caps(Vec<Cap>);
+
+impl Default for Caps {
+    fn default() -> Self {
+        Self(vec![Cap::Core])
+    }
 }
 
-/// The tool for one catalog entry.
+impl Caps {
+    /// Every cap: all ops listed.
+    pub fn all() -> Self {
+        Self(Cap::ALL.to_vec())
+    }
+
+    /// Parses `--caps`: a comma-separated list of cap names, or `all`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut caps = vec![Cap::Core];
+        for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            if name.eq_ignore_ascii_case("all") {
+                return Ok(Self::all());
+            }
+            let cap = Cap::from_name(name).ok_or_else(|| {
+                let known: Vec<&str> = Cap::ALL.iter().map(|c| c.name()).collect();
+                format!(
+                    "--caps: unknown capability {name:?}; known: {}, or all",
+                    known.join(", ")
+                )
+            })?;
+            if !caps.contains(&cap) {
+                caps.push(cap);
+            }
+        }
+        caps.sort();
+        Ok(Self(caps))
+    }
+
+    /// Whether tools of `cap` are listed.
+    pub fn lists(&self, cap: Cap) -> bool {
+        self.0.contains(&cap)
+    }
+
+    /// The caps, in catalog order.
+    pub fn caps(&self) -> &[Cap] {
+        &self.0
+    }
+}
+
+/// The tools `tools/list` shows for `caps`, in catalog order.
+pub fn tools(caps: &Caps) -> Vec<Tool> {
+    CATALOG
+        .iter()
+        .filter(|s| caps.lists(s.cap))
+        .map(tool)
+        .collect()
+}
+
+/// The tool for one catalog entry. Annotations carry only what differs from the spec's
+/// defaults or matters for this kind of tool: `destructiveHint` and `idempotentHint` mean
+/// something only when `readOnlyHint` is false, and `idempotentHint` defaults to false.
 pub fn tool(spec: &OpSpec) -> Tool {
     let read_only = spec.access == Access::ReadOnly;
-    let annotations = ToolAnnotations::new()
-        .read_only(read_only)
-        .destructive(false)
-        .idempotent(spec.idempotent)
-        .open_world(false);
+    let mut annotations = ToolAnnotations::new().open_world(false);
+    if read_only {
+        annotations = annotations.read_only(true);
+    } else {
+        annotations = annotations.destructive(false);
+        if spec.idempotent {
+            annotations = annotations.idempotent(true);
+        }
+    }
     Tool::new(spec.name, spec.description, Arc::new(input_schema(spec)))
         .with_annotations(annotations)
 }
 
-/// The tool's input schema: the op's own arguments (strict), plus `settle`
-/// where the op accepts one, plus the screenshot's delivery options.
+/// The tool's input schema: the op's own arguments (strict), plus `settle` where the op
+/// accepts one, plus the screenshot's delivery options; compacted.
 pub fn input_schema(spec: &OpSpec) -> JsonObject {
     let mut schema = match Op::args_schema(spec.name) {
         Some(Value::Object(m)) => m,
@@ -79,6 +145,8 @@ pub fn input_schema(spec: &OpSpec) -> JsonObject {
     };
     schema.remove("$schema");
     schema.remove("title");
+    // The struct's doc ("`scroll`: turn the wheel over a node") repeats the tool's description.
+    schema.remove("description");
     schema.insert("type".into(), json!("object"));
     schema.insert("additionalProperties".into(), json!(false));
     let mut props = match schema.remove("properties") {
@@ -86,94 +154,50 @@ pub fn input_schema(spec: &OpSpec) -> JsonObject {
         _ => Map::new(),
     };
     if spec.accepts_settle {
-        let mut settle = schemars::schema_for!(SettleSpec).to_value();
-        if let Value::Object(m) = &mut settle {
-            m.remove("$schema");
-            m.remove("title");
-            m.insert(
-                "description".into(),
-                json!("How far to run the app after acting (all fields optional): clock_millis, max_anim_frames (default 60), layout_after, settle_timeout_ms (default 500), quiet_ms (real-clock apps, default 100)."),
-            );
-        }
-        props.insert("settle".into(), settle);
+        props.insert("settle".into(), settle_schema(spec.name == "settle"));
     }
     if spec.name == "screenshot" {
         props.insert(
             "max_dimension".into(),
-            json!({"type": "integer", "minimum": 1, "default": DEFAULT_MAX_DIMENSION, "description": "Downscale so the longest side is at most this many pixels; `scale` in the reply reports the result."}),
+            json!({"type": "integer", "minimum": 1, "default": DEFAULT_MAX_DIMENSION, "description": "Longest side in px (downscaled; `scale` in the reply)."}),
         );
         props.insert(
             "max_bytes".into(),
-            json!({"type": "integer", "minimum": 1024, "default": DEFAULT_MAX_BYTES, "description": "Downscale further until the base64 PNG is at most this many bytes."}),
+            json!({"type": "integer", "minimum": 1024, "default": DEFAULT_MAX_BYTES, "description": "Largest base64 PNG (downscaled further)."}),
         );
         props.insert(
             "save_to".into(),
-            json!({"type": "string", "description": "Write the full-size PNG to this new file and return its absolute path instead of pixels. A relative path is resolved against the server's current directory. The file must not exist (see overwrite); symlinks, FIFOs, devices and directories are refused."}),
+            json!({"type": "string", "description": "Write the full-size PNG to this new file (relative: to the server's directory) and return its path, not pixels."}),
         );
         props.insert(
             "overwrite".into(),
-            json!({"type": "boolean", "default": false, "description": "With save_to: replace an existing regular file (never a symlink, FIFO, device or directory)."}),
+            json!({"type": "boolean", "description": "With save_to: replace an existing regular file."}),
         );
     }
     for v in props.values_mut() {
-        simplify_nullable(v);
+        compact::simplify_nullable(v);
+        compact::strip_noise(v);
+        compact::compact(v);
     }
     schema.insert("properties".into(), Value::Object(props));
     schema
 }
 
-/// `Option<T>` comes out of schemars as `type: [T, "null"]` or `anyOf: [T, null]`, which some
-/// clients refuse; an optional property is simply absent, so drop the `null` arm.
-fn simplify_nullable(v: &mut Value) {
-    let Value::Object(m) = v else { return };
-    if let Some(Value::Array(types)) = m.get("type") {
-        let rest: Vec<Value> = types
-            .iter()
-            .filter(|t| t.as_str() != Some("null"))
-            .cloned()
-            .collect();
-        if rest.len() == 1 && types.len() == 2 {
-            m.insert(
-                "type".into(),
-                rest.into_iter().next().unwrap_or(Value::Null),
-            );
-        }
+/// The settle spec in full on the `settle` tool, a pointer to it everywhere else.
+fn settle_schema(full: bool) -> Value {
+    if !full {
+        return json!({"type": "object", "description": compact::SETTLE_REF});
     }
-    for key in ["anyOf", "oneOf"] {
-        let Some(Value::Array(arms)) = m.get(key) else {
-            continue;
-        };
-        let rest: Vec<Value> = arms
-            .iter()
-            .filter(|a| a.get("type").and_then(Value::as_str) != Some("null"))
-            .cloned()
-            .collect();
-        if rest.len() == 1 && arms.len() == 2 {
-            m.remove(key);
-            if let Some(Value::Object(inner)) = rest.into_iter().next() {
-                for (k, val) in inner {
-                    m.entry(k).or_insert(val);
-                }
-            }
-        }
+    let mut settle = schemars::schema_for!(SettleSpec).to_value();
+    if let Value::Object(m) = &mut settle {
+        m.remove("$schema");
+        m.remove("title");
+        m.insert(
+            "description".into(),
+            json!("How far to run the app after acting (all fields optional; every settling tool takes it)."),
+        );
     }
-    if let Some(Value::Object(props)) = m.get_mut("properties") {
-        for p in props.values_mut() {
-            simplify_nullable(p);
-        }
-    }
-    for key in ["items", "additionalProperties"] {
-        if let Some(inner) = m.get_mut(key) {
-            simplify_nullable(inner);
-        }
-    }
-    for key in ["anyOf", "oneOf", "allOf"] {
-        if let Some(Value::Array(arms)) = m.get_mut(key) {
-            for a in arms {
-                simplify_nullable(a);
-            }
-        }
-    }
+    settle
 }
 
 /// Turns a `tools/call` into a request. Unknown arguments are refused by the op's strict
@@ -195,9 +219,24 @@ pub fn parse_call(name: &str, arguments: Option<JsonObject>) -> Result<Call, Cal
     };
     let mut op = Map::new();
     op.insert(spec.name.into(), Value::Object(args));
-    let request =
-        Request::from_value(json!({"op": op, "settle": settle})).map_err(CallError::Op)?;
+    let request = Request::from_value(json!({"op": op, "settle": settle}))
+        .map_err(|e| CallError::Op(for_mcp(spec.name, e)))?;
     Ok(Call { request, shot })
+}
+
+/// Core words its "where are the parameters" hints for the CLI (`automation tools`); an MCP
+/// client finds them in `tools/list`. Only those hints, recognised by core's own wording,
+/// are rewritten: the errors themselves stay core's.
+pub fn for_mcp(tool: &str, mut e: OpError) -> OpError {
+    let hint = e.hint.as_deref();
+    if hint == Some(automation_core::catalog::args_hint(tool).as_str()) {
+        e.hint = Some(format!(
+            "see the inputSchema of the `{tool}` tool in tools/list for its parameters"
+        ));
+    } else if hint == Some(automation_core::catalog::LIST_OPS_HINT) {
+        e.hint = Some("list the tools with tools/list".to_owned());
+    }
+    e
 }
 
 fn shot_options(args: &mut JsonObject) -> Result<ShotOptions, CallError> {
@@ -253,7 +292,7 @@ mod tests {
 
     #[test]
     fn one_tool_per_op_and_strict_schemas() {
-        let tools = tools();
+        let tools = tools(&Caps::all());
         assert_eq!(tools.len(), CATALOG.len());
         for t in &tools {
             assert_eq!(
@@ -277,16 +316,74 @@ mod tests {
             let s = spec(&t.name).unwrap();
             assert_eq!(props.contains_key("settle"), s.accepts_settle, "{}", t.name);
             let a = t.annotations.as_ref().unwrap();
-            assert_eq!(a.read_only_hint, Some(s.access == Access::ReadOnly));
-            assert_eq!(a.idempotent_hint, Some(s.idempotent));
+            assert_eq!(a.open_world_hint, Some(false));
+            if s.access == Access::ReadOnly {
+                assert_eq!(a.read_only_hint, Some(true), "{}", t.name);
+            } else {
+                // Absent means false (the spec's default) for both.
+                assert_eq!(a.read_only_hint, None, "{}", t.name);
+                assert_eq!(a.destructive_hint, Some(false), "{}", t.name);
+                assert_eq!(
+                    a.idempotent_hint.unwrap_or(false),
+                    s.idempotent,
+                    "{}",
+                    t.name
+                );
+            }
         }
     }
 
     #[test]
     fn no_nullable_types_left_in_properties() {
-        for t in tools() {
+        for t in tools(&Caps::all()) {
             let text = Value::Object((*t.input_schema).clone()).to_string();
             assert!(!text.contains(r#""null""#), "{}: {text}", t.name);
+        }
+    }
+
+    #[test]
+    fn core_is_listed_by_default_and_caps_add_the_rest() {
+        let core = tools(&Caps::default());
+        assert!(core.len() < CATALOG.len());
+        assert!(core.iter().all(|t| spec(&t.name).unwrap().cap == Cap::Core));
+        assert!(core.iter().any(|t| t.name == "snapshot_tree"));
+        let touch = tools(&Caps::parse("touch").unwrap());
+        assert!(touch.iter().any(|t| t.name == "pinch"));
+        assert!(touch.len() > core.len());
+        assert_eq!(Caps::parse(" Touch , all").unwrap(), Caps::all());
+        let e = Caps::parse("tuoch").unwrap_err();
+        assert!(e.contains("tuoch") && e.contains("touch"), "{e}");
+        // Unlisted tools are still callable: the list is a budget, not a permission.
+        assert!(
+            parse_call(
+                "pinch",
+                json!({"node": "1", "scale": 2.0}).as_object().cloned()
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn no_schema_block_is_repeated_in_full() {
+        let all = tools(&Caps::all());
+        let text: Vec<String> = all
+            .iter()
+            .map(|t| Value::Object((*t.input_schema).clone()).to_string())
+            .collect();
+        // The selector's fields are spelled out once, in find_node.
+        let with_selector = text.iter().filter(|t| t.contains("author_id")).count();
+        assert!(
+            with_selector <= 2,
+            "{with_selector} tools repeat the selector"
+        );
+        let with_settle_fields = text
+            .iter()
+            .filter(|t| t.contains("max_anim_frames"))
+            .count();
+        assert_eq!(with_settle_fields, 1, "the settle spec is spelled out once");
+        for t in &text {
+            assert!(!t.contains("\"$schema\""), "{t}");
+            assert!(!t.contains("\"format\""), "{t}");
         }
     }
 
@@ -313,6 +410,10 @@ mod tests {
         };
         assert_eq!(e.code, ErrorCode::BadRequest);
         assert!(e.message.contains("lable"), "{}", e.message);
+        // The hint speaks MCP, not CLI.
+        let hint = e.hint.clone().unwrap_or_default();
+        assert!(hint.contains("tools/list"), "{hint}");
+        assert!(!hint.contains("automation tools"), "{hint}");
         let args = json!({"settle": {}}).as_object().cloned();
         let Err(CallError::Op(e)) = parse_call("find_node", args) else {
             panic!("expected an op error")

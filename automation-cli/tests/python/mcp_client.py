@@ -42,7 +42,9 @@ async def main(binary: str, expected_tools: int) -> None:
             find = by_name["find_node"]
             check(g(find, "input_schema", "inputSchema").get("additionalProperties") is False, "strict schema")
             check(find.annotations is not None and g(find.annotations, "read_only_hint", "readOnlyHint") is True, "read-only hint")
-            check(g(by_name["invoke_action"].annotations, "read_only_hint", "readOnlyHint") is False, "mutating hint")
+            # Absent means false (the spec's default), so mutating tools leave it out.
+            check(g(by_name["invoke_action"].annotations, "read_only_hint", "readOnlyHint") in (None, False), "mutating hint")
+            check(g(by_name["invoke_action"].annotations, "destructive_hint", "destructiveHint") is False, "not destructive")
 
             snap = await session.call_tool("snapshot_tree", {})
             check(not err(snap), f"snapshot: {snap}")

@@ -39,6 +39,25 @@ static MISSING_COLON: LazyLock<Option<Regex>> = LazyLock::new(|| {
     re(r"^\s*(?:export\s+)?(const|let|var)\s+([^\s:=;,]+)\s+([A-Za-z_$][\w$.<>\[\]|]*)")
 });
 
+/// A JSX element where a value starts: `= <div`, `(<App />`, `return <span>`.
+static JSX_ELEMENT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    re(
+        r"(?:^|[=(,:?&|{\[]|=>|\breturn)\s*<([A-Za-z][\w.:-]*)(?:\s+[A-Za-z_$][\w$-]*(?:=|\s|/?>)|\s*/?>)|^\s*<>",
+    )
+});
+
+/// What to do about JSX in a script parsed as plain TypeScript (only an external backend,
+/// or oxc when even the JSX parse failed earlier, gets here).
+pub const JSX_FIX: &str = "JSX is not supported in a script parsed as .ts: name the file .tsx (or .jsx), or build the element with a function call such as React.createElement";
+
+/// The fix for a syntax error inside JSX that was parsed as JSX.
+pub const JSX_SYNTAX_FIX: &str = "Correct the JSX at the reported location: close every element (`<b>…</b>` or `<b />`) and give attribute values as \"text\" or {expression}";
+
+/// Whether `line` holds what looks like a JSX element where a value starts.
+pub(crate) fn looks_like_jsx(line: &str) -> bool {
+    JSX_ELEMENT.as_ref().is_some_and(|r| r.is_match(line))
+}
+
 /// esbuild warnings that are errors at run time (esbuild exits 0 on them).
 const ESBUILD_FATAL_WARNINGS: &[&str] = &[
     "assign-to-constant",
@@ -66,6 +85,14 @@ pub fn byte_to_char_column(source: &str, line: usize, byte_col: usize) -> usize 
 /// The 1-based `line` of `source`, without its line break.
 pub fn source_line(source: &str, line: usize) -> Option<&str> {
     source.lines().nth(line.checked_sub(1)?)
+}
+
+/// The line holding byte `offset`, if `offset` is inside `source`.
+pub(crate) fn line_at(source: &str, offset: usize) -> Option<&str> {
+    let head = source.get(..offset)?;
+    let start = head.rfind('\n').map_or(0, |i| i + 1);
+    let rest = source.get(start..)?;
+    Some(rest.split('\n').next().unwrap_or(rest))
 }
 
 /// Removes ANSI colour sequences (`ESC [ … letter`).
@@ -226,6 +253,11 @@ pub fn kind_of(message: &str) -> TranspileErrorKind {
 /// A one-line fix for common messages, using the offending line when it helps.
 pub fn suggest_fix(message: &str, error_line: Option<&str>) -> Option<String> {
     let m = message.to_ascii_lowercase();
+    if (m.contains("expected") || m.contains("unexpected") || m.contains("unterminated regular"))
+        && error_line.is_some_and(looks_like_jsx)
+    {
+        return Some(JSX_FIX.to_owned());
+    }
     let expects_semicolon = m.contains("expected \";\"")
         || m.contains("';' expected")
         || m.contains("expected a semicolon")

@@ -4,6 +4,7 @@
 use super::Backend;
 use super::diagnostics::{parse_any, parse_bun, parse_esbuild, to_error};
 use super::error::{Recovery, TranspileError, TranspileErrorKind};
+use super::kind::SourceKind;
 use std::ffi::OsString;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -127,8 +128,14 @@ fn system_error(message: impl Into<String>, backend: Backend) -> TranspileError 
 }
 
 /// Runs `tool` for `backend` on `source`, through a unique temp file.
-pub fn run(tool: &Tool, backend: Backend, source: &str, timeout: Duration) -> Run {
-    match run_inner(tool, backend, source, timeout) {
+pub fn run(
+    tool: &Tool,
+    backend: Backend,
+    source: &str,
+    kind: SourceKind,
+    timeout: Duration,
+) -> Run {
+    match run_inner(tool, backend, source, kind, timeout) {
         Ok(run) => run,
         Err(e) => Run::Done(Err(system_error(
             format!("could not run {}: {}", backend.name(), e.kind()),
@@ -148,11 +155,12 @@ fn run_inner(
     tool: &Tool,
     backend: Backend,
     source: &str,
+    kind: SourceKind,
     timeout: Duration,
 ) -> std::io::Result<Run> {
     let mut script = tempfile::Builder::new()
         .prefix("automation-transpile-")
-        .suffix(".ts")
+        .suffix(kind.suffix())
         .tempfile()?;
     script.write_all(source.as_bytes())?;
     script.flush()?;
@@ -189,7 +197,7 @@ fn run_inner(
     };
     let stdout = read_all(out)?;
     let path_text = path.to_string_lossy().into_owned();
-    let stderr = read_all(err)?.replace(&path_text, "script.ts");
+    let stderr = read_all(err)?.replace(&path_text, &format!("script{}", kind.suffix()));
     if status.success() {
         // esbuild exits 0 on some errors (assignment to a constant): a fatal warning.
         let fatal = (backend == Backend::Esbuild)

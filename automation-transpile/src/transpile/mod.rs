@@ -24,6 +24,7 @@ pub mod depth;
 mod diagnostics;
 mod error;
 mod external;
+mod kind;
 #[cfg(feature = "oxc")]
 mod oxc;
 
@@ -33,6 +34,7 @@ pub use error::{
     USE_JAVASCRIPT_INSTRUCTION,
 };
 pub use external::{Tool, find_in_node_modules, find_on_path, locate_bun, locate_esbuild};
+pub use kind::SourceKind;
 
 use crate::detect::{Detection, detect};
 use std::path::PathBuf;
@@ -76,8 +78,11 @@ impl Backend {
 pub struct Transpiled {
     /// JavaScript to run (the input itself when it was plain JavaScript).
     pub code: String,
-    /// Whether the input needed transpiling.
+    /// Whether the input was TypeScript (by [`crate::detect`], or a `.tsx` name).
     pub was_typescript: bool,
+    /// Whether it held JSX elements, transformed to calls (a `.jsx`/`.tsx` name, or found by
+    /// the `oxc` backend).
+    pub jsx: bool,
     /// Which backend produced `code` (`None` for plain JavaScript).
     pub backend: Option<Backend>,
     /// The detector's evidence.
@@ -175,6 +180,12 @@ pub fn transpile(source: &str) -> Result<Transpiled, TranspileError> {
     Transpiler::default().transpile(source)
 }
 
+/// Transpiles with the default chain, in the dialect given (say, from the file name with
+/// [`SourceKind::from_path`]). See [`Transpiler::transpile_as`].
+pub fn transpile_as(source: &str, kind: SourceKind) -> Result<Transpiled, TranspileError> {
+    Transpiler::default().transpile_as(source, kind)
+}
+
 impl Transpiler {
     /// A builder with the default chain.
     pub fn builder() -> TranspilerBuilder {
@@ -186,28 +197,66 @@ impl Transpiler {
         &self.backends
     }
 
-    /// Detects, then (for TypeScript) runs the first available backend.
+    /// Detects, then (for TypeScript) runs the first available backend. Same as
+    /// [`Transpiler::transpile_as`] with [`SourceKind::Detect`].
     pub fn transpile(&self, source: &str) -> Result<Transpiled, TranspileError> {
+        self.transpile_as(source, SourceKind::Detect)
+    }
+
+    /// Transpiles `source` written in `kind`. `.jsx`/`.tsx` always go to a backend (JSX must
+    /// be transformed). Undeclared JavaScript is returned unchanged, except with the `oxc`
+    /// backend in the chain: it gets the same checks TypeScript gets (assignment to a
+    /// `const` is a `type_error`), and a script that parses only with JSX elements is
+    /// transpiled as JSX.
+    pub fn transpile_as(
+        &self,
+        source: &str,
+        kind: SourceKind,
+    ) -> Result<Transpiled, TranspileError> {
         let detection = detect(source);
-        if !detection.is_typescript {
-            return Ok(Transpiled {
-                code: source.to_owned(),
-                was_typescript: false,
-                backend: None,
-                detection,
-            });
+        let mut kind = kind;
+        if kind == SourceKind::Detect && !detection.is_typescript {
+            if !self.checks_javascript() {
+                return Ok(Transpiled {
+                    code: source.to_owned(),
+                    was_typescript: false,
+                    jsx: false,
+                    backend: None,
+                    detection,
+                });
+            }
+            match check_javascript(source)? {
+                JsCheck::Plain => {
+                    return Ok(Transpiled {
+                        code: source.to_owned(),
+                        was_typescript: false,
+                        jsx: false,
+                        backend: None,
+                        detection,
+                    });
+                }
+                JsCheck::Jsx => kind = SourceKind::Jsx,
+            }
         }
+        let was_typescript =
+            kind == SourceKind::Tsx || (kind == SourceKind::Detect && detection.is_typescript);
         for &backend in &self.backends {
-            if let Some(result) = self.run(backend, source) {
-                return result.map(|code| Transpiled {
+            if let Some(result) = self.run(backend, source, kind) {
+                return result.map(|(code, jsx)| Transpiled {
                     code,
-                    was_typescript: true,
+                    was_typescript,
+                    jsx: jsx || kind.is_jsx(),
                     backend: Some(backend),
                     detection,
                 });
             }
         }
         Err(missing_tool(source, &self.backends))
+    }
+
+    /// Whether plain JavaScript gets oxc's checks: oxc is compiled in and in the chain.
+    fn checks_javascript(&self) -> bool {
+        cfg!(feature = "oxc") && self.backends.contains(&Backend::Oxc)
     }
 
     /// Whether `backend` can run here (for external tools: the executable is found; npx
@@ -251,16 +300,22 @@ impl Transpiler {
         }
     }
 
-    /// Runs one backend; `None` when it is not available.
-    fn run(&self, backend: Backend, source: &str) -> Option<Result<String, TranspileError>> {
+    /// Runs one backend; `None` when it is not available. The flag says whether the code
+    /// held JSX.
+    fn run(
+        &self,
+        backend: Backend,
+        source: &str,
+        kind: SourceKind,
+    ) -> Option<Result<(String, bool), TranspileError>> {
         let tool = match backend {
-            Backend::Oxc => return run_oxc(source),
+            Backend::Oxc => return run_oxc(source, kind),
             Backend::Bun => self.bun_tool()?,
             Backend::Esbuild => self.esbuild_tool()?,
         };
-        match external::run(&tool, backend, source, self.timeout) {
+        match external::run(&tool, backend, source, kind, self.timeout) {
             external::Run::Absent => None,
-            external::Run::Done(result) => Some(result),
+            external::Run::Done(result) => Some(result.map(|code| (code, kind.is_jsx()))),
         }
     }
 }
@@ -274,15 +329,19 @@ impl Transpiler {
 /// than [`depth::INLINE_NESTING`]: oxc runs on a scoped thread with a
 /// [`depth::OXC_STACK`] stack.
 #[cfg(feature = "oxc")]
-fn run_oxc(source: &str) -> Option<Result<String, TranspileError>> {
+fn run_oxc(source: &str, kind: SourceKind) -> Option<Result<(String, bool), TranspileError>> {
     let nesting = depth::measure(source, depth::MAX_NESTING);
     if nesting.depth > depth::MAX_NESTING {
         return Some(Err(depth::too_deep(source, nesting)));
     }
-    let guarded =
-        || std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| oxc::transpile(source))).ok();
+    let guarded = || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            oxc::transpile(source, kind)
+        }))
+        .ok()
+    };
     if nesting.depth <= depth::INLINE_NESTING {
-        return guarded();
+        return guarded().map(|r| r.map(|o| (o.code, o.jsx)));
     }
     std::thread::scope(|scope| {
         let worker = std::thread::Builder::new()
@@ -290,7 +349,11 @@ fn run_oxc(source: &str) -> Option<Result<String, TranspileError>> {
             .stack_size(depth::OXC_STACK)
             .spawn_scoped(scope, guarded);
         match worker {
-            Ok(handle) => handle.join().ok().flatten(),
+            Ok(handle) => handle
+                .join()
+                .ok()
+                .flatten()
+                .map(|r| r.map(|o| (o.code, o.jsx))),
             Err(e) => Some(Err(TranspileError {
                 kind: TranspileErrorKind::SystemError,
                 message: format!(
@@ -308,8 +371,24 @@ fn run_oxc(source: &str) -> Option<Result<String, TranspileError>> {
 }
 
 #[cfg(not(feature = "oxc"))]
-fn run_oxc(_source: &str) -> Option<Result<String, TranspileError>> {
+fn run_oxc(_source: &str, _kind: SourceKind) -> Option<Result<(String, bool), TranspileError>> {
     None
+}
+
+#[cfg(feature = "oxc")]
+use oxc::{JsCheck, check_javascript};
+
+/// Without oxc, JavaScript is not parsed at all.
+#[cfg(not(feature = "oxc"))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JsCheck {
+    Plain,
+    Jsx,
+}
+
+#[cfg(not(feature = "oxc"))]
+fn check_javascript(_source: &str) -> Result<JsCheck, TranspileError> {
+    Ok(JsCheck::Plain)
 }
 
 /// The `missing_tool` error: `use_javascript` for short scripts, `install_tool` otherwise.

@@ -1,0 +1,149 @@
+//! The token bill of the tool list, counted in o200k_base tokens (the GPT-4o encoding, via
+//! `tiktoken-rs`, which ships it) on exactly the `tools/list` line the real binary sends.
+//! The default list must stay within [`DEFAULT_BUDGET`]; every op stays reachable through
+//! `--caps`. A tool added later (an op, or a server-only tool) is counted here as it is.
+//!
+//! `cargo test -p automation-cli --test tools_budget -- --nocapture` prints the figures.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use automation_core::{CATALOG, Cap};
+use serde_json::{Value, json};
+
+/// Default `tools/list`, in o200k_base tokens (issue 10: ≤ 6 000; it was ≈ 15 300).
+const DEFAULT_BUDGET: usize = 6_000;
+
+/// Everything listed (`--caps all`): well under the old default's bill.
+const ALL_BUDGET: usize = 8_000;
+
+/// `automation tools` (pretty-printed JSON of every op, for people and scripts).
+const TOOLS_VERB_BUDGET: usize = 12_000;
+
+fn tokens(text: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton()
+        .encode_with_special_tokens(text)
+        .len()
+}
+
+/// Starts the real binary with `args`, shakes hands, and returns the raw `tools/list` line.
+fn tools_list_line(args: &[&str]) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn automation");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "budget", "version": "0"}}}),
+    );
+    let mut read_reply = |id: u64| loop {
+        let mut line = String::new();
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "server closed stdout"
+        );
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["id"] == json!(id) {
+            return line.trim_end().to_owned();
+        }
+    };
+    read_reply(1);
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}));
+    let line = read_reply(2);
+    drop(stdin);
+    let _ = child.wait();
+    line
+}
+
+fn names(line: &str) -> Vec<String> {
+    let v: Value = serde_json::from_str(line).unwrap();
+    v["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn default_tools_list_fits_the_budget() {
+    let line = tools_list_line(&["--headless"]);
+    let n = tokens(&line);
+    let listed = names(&line);
+    eprintln!(
+        "tools/list (default, {} tools): {} bytes, {n} o200k tokens (budget {DEFAULT_BUDGET})",
+        listed.len(),
+        line.len()
+    );
+    assert!(
+        n <= DEFAULT_BUDGET,
+        "the default tools/list is {n} tokens, over the {DEFAULT_BUDGET} budget: shorten \
+         descriptions, or move a tool out of `Cap::Core` in automation-core/src/catalog.rs"
+    );
+    // What is listed is exactly the catalog's core set.
+    let core: Vec<&str> = CATALOG
+        .iter()
+        .filter(|s| s.cap == Cap::Core)
+        .map(|s| s.name)
+        .collect();
+    for name in &core {
+        assert!(listed.iter().any(|l| l == name), "{name} missing");
+    }
+}
+
+#[test]
+fn every_op_is_reachable_through_caps() {
+    let line = tools_list_line(&["--headless", "--caps", "all"]);
+    let n = tokens(&line);
+    let listed = names(&line);
+    eprintln!(
+        "tools/list (--caps all, {} tools): {} bytes, {n} o200k tokens (budget {ALL_BUDGET})",
+        listed.len(),
+        line.len()
+    );
+    assert!(n <= ALL_BUDGET, "{n} tokens with --caps all");
+    assert_eq!(listed.len(), CATALOG.len());
+    // Each cap alone adds exactly its ops to the core set.
+    for cap in Cap::ALL.iter().filter(|c| **c != Cap::Core) {
+        let listed = names(&tools_list_line(&["--headless", "--caps", cap.name()]));
+        let want = CATALOG
+            .iter()
+            .filter(|s| s.cap == Cap::Core || s.cap == *cap)
+            .count();
+        assert_eq!(listed.len(), want, "--caps {}", cap.name());
+    }
+}
+
+#[test]
+fn the_tools_verb_is_measured_too() {
+    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .arg("tools")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let n = tokens(&text);
+    eprintln!(
+        "`automation tools`: {} bytes, {n} o200k tokens ({} ops)",
+        text.len(),
+        CATALOG.len()
+    );
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v.as_array().map(Vec::len), Some(CATALOG.len()));
+    assert!(
+        n <= TOOLS_VERB_BUDGET,
+        "`automation tools` is {n} tokens (budget {TOOLS_VERB_BUDGET})"
+    );
+}
