@@ -1,0 +1,30 @@
+// @automation-kit/client: drive an app through the automation kit's live bridge.
+//
+//   import { connect, expect, emit, step } from '@automation-kit/client';
+//   const app = await connect();
+//   await app.find({ role: 'Button', name: 'Save' }).click();
+
+import { installCrashHandler } from './crash.js';
+
+export { connect, App, DEFAULT_TIMEOUT_MS, LIVE_MAX_WAIT_MS } from './app.js';
+export { Locator, textOf } from './locator.js';
+export { expect } from './expect.js';
+export { emit, log, step, EmitError, EVENT_PIPE_ENV, LOG_PIPE_ENV } from './emit.js';
+export { AutomationError } from './errors.js';
+export { Codes, ERROR_CODES, faultOf, isRetryable } from './codes.js';
+export { OPS, opSpec } from './catalog.js';
+export { toSelector } from './selector.js';
+export {
+  ENDPOINT_ENV,
+  TOKEN_ENV,
+  defaultBaseDir,
+  descriptorDir,
+  listDescriptors,
+  listLive,
+  probe,
+} from './endpoint.js';
+export { WireConnection, PROTOCOL_VERSION, MAX_REQUEST_FRAME, MAX_REPLY_FRAME } from './wire.js';
+export { installCrashHandler, scriptLocation } from './crash.js';
+
+// A script's uncaught exception becomes a structured failure event (see crash.js).
+installCrashHandler();
