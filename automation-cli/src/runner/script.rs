@@ -143,7 +143,8 @@ pub fn run(
         if let Some(pending) = server.recv_timeout(POLL) {
             let (request, responder) = pending.into_parts();
             let reply = serve(target, request, sink, &mut state);
-            responder.respond(reply);
+            let sent = responder.respond(reply);
+            tracing::debug!(sent, "script reply");
         }
         if cancelled() {
             let _ = child.kill();
@@ -365,6 +366,7 @@ fn serve(target: &TargetHandle, request: Value, sink: &mut dyn Sink, state: &mut
         _ => ("?".to_string(), Value::Null),
     };
     let t = Instant::now();
+    tracing::debug!(op = %tool, "script request");
     let reply = match Request::from_value(request) {
         Ok(req) => target.call_blocking(req),
         Err(e) => Reply::Err(e),
