@@ -83,8 +83,9 @@ async def main(binary: str) -> None:
             sc = g(r, "structured_content", "structuredContent") or {}
             check(g(r, "is_error", "isError"), "a failed run is an isError result")
             check(sc["error"]["code"] == "NOT_FOUND" and sc["error"]["step"] == "gone", f"{sc}")
-            texts = [json.dumps(g(l, "data", "data")) for l in logs]
-            check(any("✗" in t for t in texts), f"step_failed arrived as a log message: {texts}")
+            data = [g(l, "data", "data") for l in logs]
+            check(any(d.get("type") == "step_failed" and "NOT_FOUND" in d.get("message", "") for d in data),
+                  f"step_failed arrived as a log message: {data}")
             await asyncio.sleep(0.3)
             check(after_result == [], f"nothing after the result: {after_result}")
 
