@@ -197,9 +197,8 @@ export interface OpOptions {
   timeoutMs?: number;
 }
 
-/** What a mutating op answers: the op's own result, the settle report and the tree version. */
+/** What a mutating op answers: the op's own fields, with the settle report and the tree version merged in. */
 export interface MutationReply {
-  result: any;
   settled: any;
   version?: number;
   [field: string]: unknown;

@@ -22,6 +22,14 @@ const isPlain = (x) => x !== null && typeof x === 'object' && !Array.isArray(x) 
 /** The second positional argument of a few helpers: `setValue(node, 'Ada')`, `invokeAction(node, 'click')`. */
 const SECONDARY = Object.freeze({ set_value: 'value', invoke_action: 'action', pinch: 'scale', assert_node: 'kind' });
 
+const SELECTOR_KEYS = new Set(['role', 'name', 'label', 'labelContains', 'label_contains', 'nameContains', 'value', 'authorId', 'author_id', 'testId', 'nth', 'index']);
+
+/** `{role: 'Button', name: 'Save'}` (a selector) rather than `{node: …}` (an op's arguments). */
+function looksLikeSelector(x) {
+  const keys = Object.keys(x);
+  return keys.length > 0 && !keys.includes('node') && keys.every((k) => SELECTOR_KEYS.has(k));
+}
+
 /** Builds an op's args from a helper's positional arguments (see `catalog.js`). */
 function helperArgs(spec, first, second) {
   let args = {};
@@ -37,8 +45,8 @@ function helperArgs(spec, first, second) {
         : primary === 'condition'
           ? 'condition' in first
           : primary === 'root'
-            ? !('role' in first || 'name' in first || 'label' in first) || 'max_depth' in first || 'max_nodes' in first
-            : 'node' in first;
+            ? !looksLikeSelector(first)
+            : !looksLikeSelector(first);
     args = looksLikeArgs ? { ...first } : { [primary]: first };
   } else if (spec.name === 'find_node') {
     args = first; // a label or node id string: the selector itself

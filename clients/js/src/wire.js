@@ -145,17 +145,16 @@ export class WireConnection {
       let settled = false;
       let connected = false;
       let writeError = null;
-      const finish = (err, conn) => {
+      const finish = (err) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        socket.removeAllListeners('data');
+        socket.removeListener('data', onData);
+        socket.removeListener('error', onError);
         socket.removeListener('close', onClose);
         if (err) {
           socket.destroy();
           reject(err);
-        } else {
-          resolve(conn);
         }
       };
       const timer = setTimeout(() => {
@@ -173,7 +172,7 @@ export class WireConnection {
         // recorded, and the greeting (if one arrived) decides.
         socket.write(`${token}\n`);
       });
-      socket.on('error', (e) => {
+      const onError = (e) => {
         if (!connected) {
           const nobody = e.code === 'ENOENT' || e.code === 'ECONNREFUSED';
           const err = new AutomationError(
@@ -188,7 +187,8 @@ export class WireConnection {
         } else {
           writeError = e;
         }
-      });
+      };
+      socket.on('error', onError);
       const onClose = () => {
         const why = writeError ? `connection closed (${writeError.message})` : 'connection closed (token rejected?)';
         finish(
@@ -199,7 +199,7 @@ export class WireConnection {
         );
       };
       socket.on('close', onClose);
-      socket.on('data', (chunk) => {
+      const onData = (chunk) => {
         let frames;
         try {
           frames = reader.push(chunk);
@@ -249,10 +249,11 @@ export class WireConnection {
           );
           return;
         }
-        const conn = new WireConnection(socket, greeting, address, replyTimeoutMs);
-        finish(null, conn);
         // Bytes after the hello belong to replies: there are none before the first request.
-      });
+        finish(null);
+        resolve(new WireConnection(socket, greeting, address, replyTimeoutMs));
+      };
+      socket.on('data', onData);
     });
   }
 
@@ -394,6 +395,7 @@ export class WireConnection {
       this.broken = new AutomationError('BRIDGE_DROPPED', 'this connection was closed with close(); connect() again');
     }
     if (this.socket.destroyed) return Promise.resolve();
+    this.socket.ref(); // keep the process alive until the close completes
     return new Promise((resolve) => {
       this.socket.once('close', () => resolve());
       this.socket.end();

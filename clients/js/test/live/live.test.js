@@ -29,7 +29,7 @@ test('find + click Save: the status becomes "Saved" and a screen reader hears it
   const before = await app.announcements();
   const since = before.length ? before[before.length - 1].seq : undefined;
   const reply = await app.find({ role: 'Button', name: 'Save' }).click();
-  assert.equal(reply.result.action, 'click');
+  assert.equal(reply.action, 'click');
   assert.ok(reply.settled, 'a mutating op reports its settle');
   await expect(app.find({ role: 'Label', value: 'Saved' })).toExist();
   const heard = await app.waitForAnnouncement('Saved', { sinceSeq: since });
@@ -114,7 +114,7 @@ test('snapshot, waitFor, pressKey, screenshot', async () => {
   await assert.rejects(app.waitFor({ label_contains: 'nope nope' }, { timeoutMs: 100 }), (e) => e.code === 'WAIT_TIMEOUT');
   await app.find({ role: 'TextInput', name: 'Name' }).focus();
   const key = await app.pressKey('End');
-  assert.equal(key.result.key, 'End');
+  assert.equal(key.key, 'End');
   await assert.rejects(app.pressKey('NoSuchKey'), (e) => e.code === 'UNKNOWN_NAME');
   const shot = await app.screenshot();
   assert.ok(shot.png.length > 100);
