@@ -14,6 +14,7 @@ const app = await connect();
 
 await step('type the name', async () => {
   const field = app.find({ role: 'TextInput', name: 'Name' });
+  await field.clear();
   await field.typeText(inputs.name);
   await expect(field).toHaveValue(inputs.name);
 }, { id: 'type' });

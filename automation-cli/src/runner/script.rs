@@ -137,14 +137,28 @@ pub fn run(
         child.stderr.take().map(|s| read_lines(s, true, out_tx)),
     ];
     let mut state = State::default();
+    let mut marker_out = std::fs::OpenOptions::new()
+        .write(true)
+        .open(pipe.event_path())
+        .ok();
     let status = loop {
         drain_pipe(&pipe_rx, sink, &mut state);
         drain_output(&out_rx, sink, &mut state);
         if let Some(pending) = server.recv_timeout(POLL) {
             let (request, responder) = pending.into_parts();
-            let reply = serve(target, request, sink, &mut state);
+            // A marker on the event channel, written before the reply: it lands after every
+            // event the script wrote before this request and before any it writes after the
+            // reply, so the call is filed under the right step when the marker is read.
+            state.calls += 1;
+            let marker = state.calls;
+            let marked = write_marker(&mut marker_out, marker);
+            let (reply, call) = serve(target, request);
             let sent = responder.respond(reply);
             tracing::debug!(sent, "script reply");
+            state.pending.push((marker, call));
+            if !marked {
+                state.file_calls(sink, None);
+            }
         }
         if cancelled() {
             let _ = child.kill();
@@ -156,9 +170,11 @@ pub fn run(
         }
     };
     drop(server);
+    drop(marker_out);
     // The child has exited: everything it wrote is in the pipe; drain it all, then tear down.
     let _ = pipe.finish();
     drain_pipe(&pipe_rx, sink, &mut state);
+    state.file_calls(sink, None);
     for r in readers.into_iter().flatten() {
         let _ = r.join();
     }
@@ -226,9 +242,41 @@ struct State {
     crash: Option<Value>,
     stderr_tail: Vec<String>,
     last_error: Option<Value>,
+    /// Calls served so far (the markers' numbers).
+    calls: u64,
+    /// Calls whose marker has not been read yet.
+    pending: Vec<(u64, CallRecord)>,
+}
+
+/// The data key of the runner's own call markers (never passed on to the sinks).
+const CALL_MARKER: &str = "__automation_call__";
+
+fn write_marker(out: &mut Option<std::fs::File>, n: u64) -> bool {
+    use std::io::Write as _;
+    let Some(f) = out else { return false };
+    let line = format!(
+        "{{\"__mcp_event__\":true,\"type\":\"data\",\"timestamp\":\"{}\",\"key\":\"{CALL_MARKER}\",\"value\":{n}}}\n",
+        automation_wire::events::iso8601_now()
+    );
+    f.write_all(line.as_bytes()).is_ok()
 }
 
 impl State {
+    /// Files the calls up to marker `upto` (all when `None`) under the current step.
+    fn file_calls(&mut self, sink: &mut dyn Sink, upto: Option<u64>) {
+        let (ready, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition(|(n, _)| upto.is_none_or(|u| *n <= u));
+        self.pending = rest;
+        for (_, mut call) in ready {
+            call.step_id = self.step_id();
+            if call.is_error {
+                self.last_error = Some(call.result.clone());
+            }
+            sink.event(&RunEvent::Call(call));
+        }
+    }
+
     fn step_id(&self) -> String {
         self.current
             .as_ref()
@@ -265,15 +313,30 @@ impl State {
                 error,
                 duration,
             } => {
-                let mut err = self
-                    .last_error
-                    .clone()
-                    .unwrap_or_else(|| json!({"code": "STEP_FAILED"}));
+                // The JS client sends the kit's error object as JSON text; plain text is
+                // the message, with the step's last failed op for the code.
+                let parsed = error
+                    .as_deref()
+                    .and_then(|e| serde_json::from_str::<Value>(e).ok())
+                    .filter(Value::is_object);
+                let mut err = match parsed {
+                    Some(e) => e,
+                    None => {
+                        let mut e = self
+                            .last_error
+                            .clone()
+                            .unwrap_or_else(|| json!({"code": "STEP_FAILED"}));
+                        if let Value::Object(m) = &mut e {
+                            m.insert(
+                                "message".into(),
+                                json!(error.clone().unwrap_or_else(|| "the step failed".into())),
+                            );
+                        }
+                        e
+                    }
+                };
                 if let Value::Object(m) = &mut err {
-                    m.insert(
-                        "message".into(),
-                        json!(error.clone().unwrap_or_else(|| "the step failed".into())),
-                    );
+                    m.remove("status");
                     m.insert("step".into(), json!(step_id));
                 }
                 self.end(step_id, step_name, *duration, Some(err));
@@ -327,6 +390,12 @@ fn drain_pipe(rx: &mpsc::Receiver<PipeItem>, sink: &mut dyn Sink, state: &mut St
     while let Ok(item) = rx.try_recv() {
         match item {
             PipeItem::Event(e) => {
+                if let EventKind::Data { key, value } = &e.kind
+                    && key == CALL_MARKER
+                {
+                    state.file_calls(sink, value.as_u64());
+                    continue;
+                }
                 state.see(&e.kind);
                 sink.event(&RunEvent::Event(e.kind));
             }
@@ -354,8 +423,8 @@ fn drain_output(rx: &mpsc::Receiver<(bool, String)>, sink: &mut dyn Sink, state:
     }
 }
 
-/// Answers one bridge request on the caller's target thread, and records it.
-fn serve(target: &TargetHandle, request: Value, sink: &mut dyn Sink, state: &mut State) -> Value {
+/// Answers one bridge request on the caller's target thread: the reply, and its record.
+fn serve(target: &TargetHandle, request: Value) -> (Value, CallRecord) {
     let (tool, args) = match request.get("op") {
         Some(Value::String(name)) => (name.clone(), json!({})),
         Some(Value::Object(m)) if m.len() == 1 => m
@@ -382,25 +451,22 @@ fn serve(target: &TargetHandle, request: Value, sink: &mut dyn Sink, state: &mut
         ),
         Reply::Err(_) => (true, reply_json.clone(), None),
     };
-    if is_error {
-        state.last_error = Some(result.clone());
-    }
     let mut result = result;
     if image.is_some()
         && let Some(Value::Object(img)) = result.get_mut("image")
     {
         img.insert("base64".into(), json!("(in the .png record)"));
     }
-    sink.event(&RunEvent::Call(CallRecord {
-        step_id: state.step_id(),
+    let call = CallRecord {
+        step_id: String::new(),
         tool,
         args,
         result,
         is_error,
         duration_ms: t.elapsed().as_secs_f64() * 1000.0,
         image_base64: image,
-    }));
-    reply_json
+    };
+    (reply_json, call)
 }
 
 /// A stack frame `…<path>:L:C` of the entry file, mapped to the submitted source.

@@ -8,6 +8,7 @@ MCP 2026-07-28); with the opt-in, step events arrive as notifications/message. P
 
 import asyncio
 import json
+import os
 import sys
 
 from mcp import ClientSession, StdioServerParameters
@@ -44,7 +45,7 @@ async def main(binary: str) -> None:
     async def on_log(params):
         (after_result if done["flag"] else logs).append(params)
 
-    params = StdioServerParameters(command=binary, args=["--headless"], env={"AUTOMATION_RECORDS": "off", "PATH": "/usr/bin:/bin"})
+    params = StdioServerParameters(command=binary, args=["--headless"], env={"AUTOMATION_RECORDS": "off", "PATH": os.environ.get("PATH", "/usr/bin:/bin")})
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write, logging_callback=on_log) as session:
             await session.initialize()
@@ -96,6 +97,19 @@ async def main(binary: str) -> None:
             check(e["error_type"] == "syntax_error" and e["can_fix"] is True, f"{e}")
             check(e["location"] == {"line": 1, "column": 8} and e["recovery"] == "fix_code", f"{e}")
             check(e["error_line"] == "const x string = 1;", f"{e}")
+
+            # 4. The shipped TypeScript example through the JS client, over MCP.
+            example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples", "flows", "save-name.ts")
+            progress.clear()
+            done["flag"] = False
+            r = await session.call_tool("execute_sequence", {"file": os.path.normpath(example)}, progress_callback=on_progress)
+            done["flag"] = True
+            sc = g(r, "structured_content", "structuredContent") or {}
+            check(not g(r, "is_error", "isError"), f"the TypeScript example passed: {json.dumps(sc)[:3000]}")
+            check([s["id"] for s in sc["steps"]] == ["type", "save", "saved", "screenshot"], f"{sc['steps']}")
+            check(any(c.type == "image" for c in r.content), "its screenshot is image content")
+            values = [p[0] for p in progress]
+            check(len(values) >= 2 and all(b > a for a, b in zip(values, values[1:])), f"progress: {progress}")
 
     print("ok")
 
