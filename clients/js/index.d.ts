@@ -307,6 +307,8 @@ export interface ConnectOptions {
   helloTimeoutMs?: number;
   /** Reply timeout (default 20 s). */
   replyTimeoutMs?: number;
+  /** The settle spec sent with every op that takes one when the call gives none. */
+  settle?: SettleSpec;
   /** Environment to read (default `process.env`). */
   env?: Record<string, string | undefined>;
 }
@@ -378,6 +380,10 @@ export declare class App {
   /** The descriptor attached through (null when the endpoint came from the environment). */
   readonly descriptor: Descriptor | null;
   readonly conn: WireConnection;
+  /** The default settle spec (`connect({settle})`). */
+  readonly defaultSettle: SettleSpec | undefined;
+  /** One pacing step of a wait: a `settle` (its SETTLE_TIMEOUT ignored), then 16 ms. */
+  pace(): Promise<void>;
 
   /** Any op by name; resolves with the reply's `data`, throws `AutomationError` on an error reply. */
   op(name: OpName | (string & {}), args?: Args | string, options?: OpOptions): Promise<any>;

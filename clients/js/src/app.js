@@ -65,8 +65,10 @@ function helperArgs(spec, first, second) {
 
 export class App {
   /** Use `connect()`. */
-  constructor(conn, descriptor = null) {
+  constructor(conn, descriptor = null, { settle } = {}) {
     this.conn = conn;
+    /** The settle spec sent with every op that takes one when the call gives none (`connect({settle})`). */
+    this.defaultSettle = settle;
     /** The descriptor attached through (null when the endpoint came from the environment). */
     this.descriptor = descriptor;
   }
@@ -99,7 +101,8 @@ export class App {
     }
     const wireArgs = name === 'find_node' ? toSelector(args ?? {}) : normalizeArgs(args ?? {});
     const request = { op: { [name]: wireArgs } };
-    if (settle !== undefined) request.settle = settle;
+    const spec = settle ?? (this.defaultSettle && opSpec(name)?.settle ? this.defaultSettle : undefined);
+    if (spec !== undefined) request.settle = spec;
     const reply = await this.request(request, { timeoutMs });
     if (reply.status === 'ok') return reply.data;
     const err = AutomationError.fromReply(reply, name);
@@ -225,9 +228,21 @@ export class App {
           { selector: sel, timeoutMs, hint: gone ? 'check what still shows it with snapshot()' : 'check the selector against snapshot(); a NOT_FOUND from find(...).read() lists candidates' },
         );
       }
-      await this.op('settle');
-      await sleep(16);
+      await this.pace();
     }
+  }
+
+  /**
+   * Between two checks of a wait: let the app run (a `settle`), then yield 16 ms. A settle
+   * that runs out of its budget here is only pacing, not the wait's failure.
+   */
+  async pace() {
+    try {
+      await this.op('settle');
+    } catch (e) {
+      if (e.code !== 'SETTLE_TIMEOUT') throw e;
+    }
+    await sleep(16);
   }
 
   /** Live-region announcements since `sinceSeq` (`pull_announcements`). */
@@ -260,8 +275,7 @@ export class App {
           timeoutMs,
         });
       }
-      await this.op('settle');
-      await sleep(16);
+      await this.pace();
     }
   }
 
@@ -287,11 +301,11 @@ for (const spec of OPS) {
  * Attach to the app: `$AUTOMATION_ENDPOINT` + `$AUTOMATION_TOKEN` when set (what `automation
  * run` gives a script), else the newest live app's descriptor. Options: `address`, `token`,
  * `pid`, `baseDir`, `waitMs` (wait while another client is attached), `helloTimeoutMs`,
- * `replyTimeoutMs`.
+ * `replyTimeoutMs`, `settle` (the settle spec of every op that takes one, when a call gives none).
  */
 export async function connect(options = {}) {
   const { conn, descriptor } = await openEndpoint(options);
-  return new App(conn, descriptor);
+  return new App(conn, descriptor, { settle: options.settle });
 }
 
 export { helperArgs };

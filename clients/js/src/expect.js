@@ -8,8 +8,6 @@ import { AutomationError } from './errors.js';
 import { Locator, hasBox, textOf } from './locator.js';
 import { describeSelector } from './selector.js';
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
 function matches(expected, actual) {
   if (expected instanceof RegExp) return typeof actual === 'string' && expected.test(actual);
   return actual === expected;
@@ -45,8 +43,7 @@ async function poll(locator, { negate, timeoutMs, what, expected, check }) {
     last = check(record);
     if (last.pass !== negate) return;
     if (Date.now() >= deadline) break;
-    await app.op('settle');
-    await sleep(16);
+    await app.pace();
   }
   const sel = describeSelector(locator.selector);
   throw new AutomationError(
@@ -153,8 +150,7 @@ class Expectation {
       count = await this.locator.count();
       if ((count === n) !== this.negate) return;
       if (Date.now() >= deadline) break;
-      await this.locator.app.op('settle');
-      await sleep(16);
+      await this.locator.app.pace();
     }
     throw new AutomationError(
       'ASSERTION_FAILED',

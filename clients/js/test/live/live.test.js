@@ -9,10 +9,13 @@ import assert from 'node:assert/strict';
 import { connect, expect, AutomationError, Codes, OPS, listLive } from '../../src/index.js';
 
 let app;
+const SETTLE = { settle_timeout_ms: 2000 };
 
 before(async () => {
   assert.equal(process.env.AUTOMATION_ENDPOINT, undefined, 'these tests attach by descriptor');
-  app = await connect({ waitMs: 10_000 });
+  // A loaded CI machine runs the debug demo's frames slowly: the live settle limit (2 s)
+  // instead of the 500 ms default, so a click's settle does not run out of wall-clock time.
+  app = await connect({ waitMs: 10_000, settle: SETTLE });
 });
 
 after(async () => {
@@ -174,12 +177,12 @@ test('listLive sees the app and probes it live', async () => {
   await app.close();
   const live = await listLive();
   assert.ok(live.some((e) => e.descriptor.pid === app.pid && e.state === 'live'), JSON.stringify(live));
-  app = await connect({ waitMs: 10_000 });
+  app = await connect({ waitMs: 10_000, settle: SETTLE });
 });
 
 test('a second client is told the bridge is busy, and waitMs waits for it', async () => {
   await assert.rejects(connect(), (e) => e.code === 'BRIDGE_IO' && e.busy === true && /another client/.test(e.message));
-  const later = connect({ waitMs: 5000 });
+  const later = connect({ waitMs: 5000, settle: SETTLE });
   setTimeout(() => app.close(), 100);
   const second = await later;
   assert.equal(second.pid, app.pid);
