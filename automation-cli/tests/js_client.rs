@@ -112,7 +112,7 @@ fn node_live_tests_pass_against_the_demo_attached_by_descriptor() {
     let app = LiveApp::start("js-client-test", |_| None);
     let mut cmd = node_cmd(&["--test", "--test-reporter=tap", "test/live/"]);
     cmd.env("XDG_RUNTIME_DIR", app.base.path());
-    node_test(&mut cmd, 11);
+    node_test(&mut cmd, 13);
 }
 
 fn collect(rx: &Receiver<PipeItem>) -> (Vec<Event>, Vec<LogRecord>) {

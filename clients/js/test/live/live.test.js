@@ -5,8 +5,14 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
-import { connect, expect, AutomationError, Codes, OPS, listLive } from '../../src/index.js';
+import { connect, expect, AutomationError, Codes, OPS, listLive, descriptorDir } from '../../src/index.js';
+
+const PKG = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 let app;
 const SETTLE = { settle_timeout_ms: 2000 };
@@ -187,4 +193,49 @@ test('a second client is told the bridge is busy, and waitMs waits for it', asyn
   const second = await later;
   assert.equal(second.pid, app.pid);
   app = second;
+});
+
+test('dead descriptors newer than the live app are skipped, not attached to', async () => {
+  await app.close();
+  const dir = descriptorDir();
+  const newer = Date.now() + 1_000_000;
+  const corpse = path.join(dir, '999998.d');
+  fs.mkdirSync(corpse, { mode: 0o700 });
+  // A stale socket nobody listens on (ECONNREFUSED), and a socket path that does not exist.
+  execFileSync('python3', ['-c', `import socket; s = socket.socket(socket.AF_UNIX); s.bind(${JSON.stringify(path.join(corpse, 's'))})`]);
+  const write = (pid, address, started) =>
+    fs.writeFileSync(
+      path.join(dir, `${pid}.json`),
+      JSON.stringify({ version: 1, pid, transport: 'unix', address, token: 'stale', app: 'gone', started_unix_ms: started }),
+      { mode: 0o600 },
+    );
+  write(999998, path.join(corpse, 's'), newer);
+  write(999999, path.join(dir, '999999.d', 's'), newer + 1);
+  try {
+    app = await connect({ waitMs: 10_000, settle: SETTLE });
+    assert.notEqual(app.descriptor.pid, 999999);
+    assert.notEqual(app.descriptor.pid, 999998);
+    assert.equal(app.descriptor.pid, app.pid);
+    await app.close();
+    const live = await listLive();
+    assert.deepEqual(live.map((e) => e.descriptor.pid), [app.pid]);
+  } finally {
+    fs.rmSync(path.join(dir, '999998.json'));
+    fs.rmSync(path.join(dir, '999999.json'));
+    fs.rmSync(corpse, { recursive: true });
+  }
+  app = await connect({ waitMs: 10_000, settle: SETTLE });
+});
+
+test('the example runs unchanged as plain `node examples/save-name.mjs`', async () => {
+  await app.close();
+  const env = { ...process.env };
+  delete env.AUTOMATION_ENDPOINT;
+  delete env.AUTOMATION_TOKEN;
+  delete env.MCP_EVENT_PIPE_PATH;
+  const run = spawnSync(process.execPath, ['examples/save-name.mjs'], { cwd: PKG, env, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  assert.match(run.stdout, /saved "Zoë Ångström" in js-client-test \(pid \d+\)/);
+  app = await connect({ waitMs: 10_000, settle: SETTLE });
+  assert.equal(await app.find({ role: 'TextInput', name: 'Name' }).value(), 'Zoë Ångström');
 });
