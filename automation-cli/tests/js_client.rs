@@ -43,7 +43,9 @@ fn node() -> bool {
             if major >= 18 {
                 return true;
             }
-            format!("node {v} is older than 18 (the client's engines field); install node 18 or later")
+            format!(
+                "node {v} is older than 18 (the client's engines field); install node 18 or later"
+            )
         }
         Ok(out) => format!("`node --version` failed: {}", out.status),
         Err(e) => format!("no `node` on PATH ({e}); install it: apt-get install nodejs"),
@@ -150,7 +152,10 @@ fn every_event_the_client_emits_is_accepted_by_the_rust_parser() {
         .iter()
         .filter(|l| l.source == automation_wire::events::LogSource::EventChannel)
         .collect();
-    assert!(event_channel.is_empty(), "rejected lines: {event_channel:#?}");
+    assert!(
+        event_channel.is_empty(),
+        "rejected lines: {event_channel:#?}"
+    );
     let kinds: Vec<&str> = events.iter().map(|e| e.kind.wire_type()).collect();
     assert_eq!(
         kinds,
@@ -306,7 +311,10 @@ fn every_event_the_client_emits_is_accepted_by_the_rust_parser() {
     else {
         panic!("{:?}", events[15]);
     };
-    assert_eq!((step_id.as_str(), step_name.as_str()), ("s4", "Wait a tick"));
+    assert_eq!(
+        (step_id.as_str(), step_name.as_str()),
+        ("s4", "Wait a tick")
+    );
     assert!(*d >= 4.0, "step() measured {d} ms for a 5 ms wait");
     // The log channel.
     let log_channel: Vec<(LogLevel, &str, Option<&Value>)> = logs
@@ -380,10 +388,7 @@ fn an_uncaught_exception_is_a_structured_failure_with_the_script_location() {
         "{data:#}"
     );
     assert!(
-        data["stack"]
-            .as_str()
-            .unwrap()
-            .contains("crash.mjs:6:9"),
+        data["stack"].as_str().unwrap().contains("crash.mjs:6:9"),
         "{data:#}"
     );
 }
@@ -396,7 +401,10 @@ fn an_unhandled_rejection_of_a_kit_error_keeps_its_code() {
     let (out, events, _) = with_pipe("test/fixtures/reject.mjs");
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let (message, data) = crash_report(&events);
-    assert!(message.starts_with("Unhandled rejection: AutomationError"), "{message}");
+    assert!(
+        message.starts_with("Unhandled rejection: AutomationError"),
+        "{message}"
+    );
     assert_eq!(data["uncaught"], "rejection");
     assert_eq!(data["code"], "NOT_FOUND");
     assert_eq!(data["error"]["candidates"][0]["label"], "Save");
@@ -477,7 +485,9 @@ fn tsc() -> Option<PathBuf> {
     }
     let cache = std::env::var_os("AUTOMATION_CACHE")
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/automation-kit")));
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/automation-kit"))
+        });
     if let Some(c) = cache {
         candidates.push(c.join("node/node_modules/.bin/tsc"));
     }
@@ -529,5 +539,9 @@ fn the_type_declarations_check_under_tsc_strict() {
         .current_dir(js_dir())
         .output()
         .unwrap();
-    assert!(!out.status.success(), "tsc accepted a misuse: {}", text(&out));
+    assert!(
+        !out.status.success(),
+        "tsc accepted a misuse: {}",
+        text(&out)
+    );
 }
