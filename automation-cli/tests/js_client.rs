@@ -103,7 +103,7 @@ fn node_unit_tests_pass() {
     let empty = tempfile::tempdir().unwrap();
     let mut cmd = node_cmd(&["--test", "--test-reporter=tap", "test/unit/"]);
     cmd.env("XDG_RUNTIME_DIR", empty.path());
-    node_test(&mut cmd, 25);
+    node_test(&mut cmd, 27);
 }
 
 #[test]

@@ -561,3 +561,14 @@ export declare class EmitError extends Error {
 export declare function installCrashHandler(): void;
 /** The first stack frame outside node and this package. */
 export declare function scriptLocation(stack: string | undefined): { file: string; line: number; column: number } | null;
+
+// ---------------------------------------------------------------------------------------------
+// The run
+// ---------------------------------------------------------------------------------------------
+
+export declare const INPUTS_ENV: 'AUTOMATION_INPUTS';
+export declare const EXECUTION_ID_ENV: 'AUTOMATION_EXECUTION_ID';
+/** The run's inputs (`$AUTOMATION_INPUTS`, a JSON object; `{}` outside the runner). */
+export declare function inputs(): Record<string, unknown>;
+/** The run's execution id (`$AUTOMATION_EXECUTION_ID`), or undefined outside the runner. */
+export declare function executionId(): string | undefined;

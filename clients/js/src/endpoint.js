@@ -22,6 +22,8 @@ export const DESCRIPTOR_DIR_NAME = 'automation';
 export const MAX_DESCRIPTOR_BYTES = 64 * 1024;
 /** `probe::PROBE_TIMEOUT`: one deadline for a whole probe. */
 export const PROBE_TIMEOUT_MS = 1000;
+/** `probe::PROBE_PARALLELISM`: descriptors probed at once. */
+export const PROBE_PARALLELISM = 8;
 
 const nonEmpty = (v) => (typeof v === 'string' && v.length > 0 ? v : undefined);
 
@@ -210,7 +212,12 @@ export async function probe(descriptor, { timeoutMs = PROBE_TIMEOUT_MS, keep = f
 /** `probe::list_live`: the descriptors whose app is there (live or busy), newest first; dead ones skipped. */
 export async function listLive({ baseDir, timeoutMs = PROBE_TIMEOUT_MS } = {}) {
   const listing = listDescriptors({ baseDir });
-  const states = await Promise.all(listing.entries.map((e) => probe(e.descriptor, { timeoutMs })));
+  // `probe::PROBE_PARALLELISM`: eight at a time, each under its own deadline.
+  const states = [];
+  for (let i = 0; i < listing.entries.length; i += PROBE_PARALLELISM) {
+    const batch = listing.entries.slice(i, i + PROBE_PARALLELISM);
+    states.push(...(await Promise.all(batch.map((e) => probe(e.descriptor, { timeoutMs })))));
+  }
   return listing.entries
     .map((e, i) => ({ ...e, state: states[i].state }))
     .filter((e) => e.state !== 'dead');

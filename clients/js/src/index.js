@@ -14,6 +14,7 @@ export { AutomationError } from './errors.js';
 export { Codes, ERROR_CODES, faultOf, isRetryable } from './codes.js';
 export { OPS, opSpec } from './catalog.js';
 export { toSelector } from './selector.js';
+export { inputs, executionId, INPUTS_ENV, EXECUTION_ID_ENV } from './run.js';
 export {
   ENDPOINT_ENV,
   TOKEN_ENV,

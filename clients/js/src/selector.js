@@ -4,6 +4,7 @@
 // them in its BAD_REQUEST (one source of truth for what a selector may hold).
 
 import { AutomationError } from './errors.js';
+import { Locator } from './locator.js';
 
 const ALIASES = Object.freeze({
   name: 'label',
@@ -16,6 +17,7 @@ const ALIASES = Object.freeze({
 
 /** A selector object for the wire, from `{role, name, …}`, a label string or a node id string. */
 export function toSelector(input) {
+  if (input instanceof Locator) return input.selector;
   if (typeof input === 'string') {
     // A decimal string is a node id (as replies give them); anything else is a label.
     return /^\d+$/.test(input) ? input : { label: input };
@@ -27,7 +29,6 @@ export function toSelector(input) {
       `a selector is an object like {role: 'Button', name: 'Save'}, a label string or a node id string; got ${describe(input)}`,
     );
   }
-  if (typeof input.selector === 'object' && typeof input.app === 'object') return input.selector; // a Locator
   const out = {};
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue;

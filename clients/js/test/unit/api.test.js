@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { App, AutomationError, Codes, ERROR_CODES, OPS, emit, faultOf, isRetryable, scriptLocation, toSelector } from '../../src/index.js';
+import { App, AutomationError, Codes, ERROR_CODES, OPS, emit, faultOf, inputs, isRetryable, scriptLocation, toSelector } from '../../src/index.js';
+import { Locator } from '../../src/locator.js';
 import { helperArgs } from '../../src/app.js';
 import { opSpec } from '../../src/catalog.js';
 
@@ -72,4 +73,21 @@ test('the script location is the first frame outside node and this package', () 
   const stack2 = ['Error: x', `    at Locator.click (${ours}:80:12)`, '    at /home/me/test.js:3:7', '    at node:internal/x:1:1'].join('\n');
   assert.deepEqual(scriptLocation(stack2), { file: '/home/me/test.js', line: 3, column: 7 });
   assert.equal(scriptLocation('no frames'), null);
+});
+
+test('a locator is its selector wherever a node goes', () => {
+  assert.deepEqual(toSelector(new Locator({}, { role: 'Button', label: 'Save' })), { role: 'Button', label: 'Save' });
+  assert.equal(toSelector(new Locator({}, '42')), '42');
+});
+
+test('inputs() reads the run inputs, {} outside the runner, and refuses non-objects', () => {
+  delete process.env.AUTOMATION_INPUTS;
+  assert.deepEqual(inputs(), {});
+  process.env.AUTOMATION_INPUTS = '{"name":"Zoë","n":2}';
+  assert.deepEqual(inputs(), { name: 'Zoë', n: 2 });
+  process.env.AUTOMATION_INPUTS = '[1]';
+  assert.throws(() => inputs(), (e) => e.code === 'BAD_ARGUMENT');
+  process.env.AUTOMATION_INPUTS = '{';
+  assert.throws(() => inputs(), (e) => e.code === 'BAD_ARGUMENT' && /not JSON/.test(e.message));
+  delete process.env.AUTOMATION_INPUTS;
 });
