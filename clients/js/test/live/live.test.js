@@ -83,6 +83,28 @@ test('a stale node id fails with NOT_FOUND naming it', async () => {
   // An id string works where a selector does.
   const rec = await app.readNode(id);
   assert.equal(rec.label, 'Save');
+  // A node that was there and is gone: NOT_FOUND says so, and once a widget with its role
+  // and label is back, names it as the candidate.
+  const advanced = app.find({ label: 'Advanced' });
+  await advanced.expand();
+  const volume = await app.find({ label: 'Volume' }).id();
+  assert.match(volume, /^\d+$/);
+  await advanced.collapse();
+  await assert.rejects(app.find(volume).read(), (e) => {
+    assert.equal(e.code, 'NOT_FOUND');
+    assert.match(e.message, /is gone: it was in an earlier tree/);
+    assert.match(e.hint, /find it again/);
+    assert.equal(e.selector, volume);
+    return true;
+  });
+  await advanced.expand();
+  try {
+    assert.equal((await app.readNode(volume)).label, 'Volume'); // egui gave it the same id again
+  } catch (e) {
+    assert.equal(e.code, 'NOT_FOUND');
+    assert.ok(e.candidates?.some((c) => c.label === 'Volume'), JSON.stringify(e));
+  }
+  await advanced.collapse();
 });
 
 test('a misspelled argument is the app\'s BAD_REQUEST naming it', async () => {
