@@ -545,3 +545,78 @@ fn the_type_declarations_check_under_tsc_strict() {
         text(&out)
     );
 }
+
+#[test]
+fn the_package_packs_and_installs_from_its_tarball() {
+    if !node() {
+        return;
+    }
+    let npm = Command::new("npm").arg("--version").output();
+    if !require(
+        "node",
+        npm.as_ref().is_ok_and(|o| o.status.success()),
+        "no `npm` on PATH; install it with node (Debian: apt-get install npm)",
+    ) {
+        return;
+    }
+    let work = tempfile::tempdir().unwrap();
+    let out = Command::new("npm")
+        .args(["pack", "--json", "--pack-destination"])
+        .arg(work.path())
+        .current_dir(js_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "npm pack: {}", text(&out));
+    let packed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files: Vec<&str> = packed[0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    for needed in [
+        "package.json",
+        "README.md",
+        "index.d.ts",
+        "src/index.js",
+        "src/wire.js",
+    ] {
+        assert!(files.contains(&needed), "{needed} not packed: {files:?}");
+    }
+    assert!(
+        files.iter().all(|f| !f.starts_with("test/")),
+        "tests are not shipped: {files:?}"
+    );
+    let tarball = work.path().join(packed[0]["filename"].as_str().unwrap());
+    // A consumer project installs the tarball (no dependencies: nothing is fetched) and
+    // imports the package by name.
+    let consumer = work.path().join("consumer");
+    std::fs::create_dir(&consumer).unwrap();
+    std::fs::write(
+        consumer.join("package.json"),
+        r#"{"name":"consumer","private":true,"type":"module"}"#,
+    )
+    .unwrap();
+    let out = Command::new("npm")
+        .args(["install", "--offline", "--no-audit", "--no-fund"])
+        .arg(&tarball)
+        .current_dir(&consumer)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "npm install: {}", text(&out));
+    let out = Command::new("node")
+        .args([
+            "--input-type=module",
+            "-e",
+            "const m = await import('@automation-kit/client'); console.log(typeof m.connect, typeof m.expect, typeof m.emit.progress, m.OPS.length);",
+        ])
+        .current_dir(&consumer)
+        .env_remove("MCP_EVENT_PIPE_PATH")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "import: {}", text(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("function function function {}", CATALOG.len())
+    );
+}
