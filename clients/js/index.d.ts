@@ -557,7 +557,7 @@ export declare class EmitError extends Error {
   readonly path: string;
 }
 
-/** Installed on import: an uncaught exception / unhandled rejection is reported as events, then exit 1. */
+/** Installed on import when `$MCP_EVENT_PIPE_PATH` is set: an uncaught exception / unhandled rejection is reported as events, then exit 1. */
 export declare function installCrashHandler(): void;
 /** The first stack frame outside node and this package. */
 export declare function scriptLocation(stack: string | undefined): { file: string; line: number; column: number } | null;

@@ -57,7 +57,7 @@ export function crashReport(error, kind) {
 
 let installed = false;
 
-/** Install the handlers (done on import of the package; idempotent). */
+/** Install the handlers (done on import when an event pipe is set; idempotent). */
 export function installCrashHandler() {
   if (installed) return;
   installed = true;

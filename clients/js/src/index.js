@@ -27,5 +27,7 @@ export {
 export { WireConnection, PROTOCOL_VERSION, MAX_REQUEST_FRAME, MAX_REPLY_FRAME } from './wire.js';
 export { installCrashHandler, scriptLocation } from './crash.js';
 
-// A script's uncaught exception becomes a structured failure event (see crash.js).
-installCrashHandler();
+// Under a runner (an event pipe is set), a script's uncaught exception becomes a structured
+// failure event (see crash.js). Without one, node's own handling (the stack and the error's
+// fields on stderr, exit 1) is left alone — also for test runners such as node:test.
+if (process.env.MCP_EVENT_PIPE_PATH) installCrashHandler();
