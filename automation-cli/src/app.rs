@@ -179,7 +179,7 @@ It is meant to be started by an MCP client, which speaks JSON-RPC on its stdin/s
 For a one-shot op from a shell: automation op '{{\"find_node\": {{\"label\": \"Save\"}}}}'\n\
 Waiting for a client on stdin (Ctrl-D to quit).",
         v = env!("CARGO_PKG_VERSION"),
-        n = automation_core::CATALOG.len(),
+        n = automation_core::CATALOG.len() + 1,
     )
 }
 

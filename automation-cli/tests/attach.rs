@@ -138,7 +138,8 @@ async fn mcp_over_attach_with_screenshot_budgets() {
         c.args(["--attach-pid", &pid]).env("XDG_RUNTIME_DIR", &base);
     });
     let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
-    assert_eq!(client.list_all_tools().await.unwrap().len(), CATALOG.len());
+    // The catalog's ops and the runner's execute_sequence.
+    assert_eq!(client.list_all_tools().await.unwrap().len(), CATALOG.len() + 1);
 
     let found = client
         .call_tool(

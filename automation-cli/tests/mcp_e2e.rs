@@ -54,9 +54,9 @@ async fn the_demo_is_driven_over_mcp() {
             .contains("snapshot")
     );
 
-    // One tool per catalog op, strict, annotated.
+    // One tool per catalog op and the runner's execute_sequence, strict, annotated.
     let tools = client.list_all_tools().await.expect("tools/list");
-    assert_eq!(tools.len(), CATALOG.len());
+    assert_eq!(tools.len(), CATALOG.len() + 1);
     for t in &tools {
         assert_eq!(
             t.input_schema.get("additionalProperties"),

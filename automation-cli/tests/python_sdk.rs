@@ -21,7 +21,8 @@ fn python_mcp_sdk_lists_tools_and_drives_the_demo() {
     let out = Command::new(&python)
         .arg(script)
         .arg(env!("CARGO_BIN_EXE_automation"))
-        .arg(automation_core::CATALOG.len().to_string())
+        // The catalog's ops and the runner's execute_sequence.
+        .arg((automation_core::CATALOG.len() + 1).to_string())
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
