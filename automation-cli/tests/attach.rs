@@ -139,7 +139,10 @@ async fn mcp_over_attach_with_screenshot_budgets() {
     });
     let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
     // The catalog's ops and the runner's execute_sequence.
-    assert_eq!(client.list_all_tools().await.unwrap().len(), CATALOG.len() + 1);
+    assert_eq!(
+        client.list_all_tools().await.unwrap().len(),
+        CATALOG.len() + 1
+    );
 
     let found = client
         .call_tool(

@@ -17,7 +17,10 @@ fn python_sdk_watches_execute_sequence() {
     ) {
         return;
     }
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/runner_progress.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/runner_progress.py"
+    );
     let out = Command::new(&python)
         .arg(script)
         .arg(env!("CARGO_BIN_EXE_automation"))

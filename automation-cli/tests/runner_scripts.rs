@@ -19,13 +19,19 @@ use serde_json::{Value, json};
 fn node_present() -> bool {
     automation_testkit::require::require(
         "node",
-        Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success()),
+        Command::new("node")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success()),
         "node is not on PATH: scripts run under node (apt-get install nodejs)",
     )
 }
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
 }
 
 fn run_script(source: &str) -> (RunReport, Collect) {
@@ -56,24 +62,49 @@ fn the_typescript_example_passes_from_automation_run() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    for step in ["type the name", "click Save", "hear \"Saved\"", "screenshot"] {
+    for step in [
+        "type the name",
+        "click Save",
+        "hear \"Saved\"",
+        "screenshot",
+    ] {
         assert!(stderr.contains(&format!("step passed: {step}")), "{stderr}");
     }
     let xml = std::fs::read_to_string(&junit).unwrap();
     let doc = roxmltree::Document::parse(&xml).unwrap();
-    let cases = doc.descendants().filter(|n| n.has_tag_name("testcase")).count();
+    let cases = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .count();
     assert_eq!(cases, 4, "{xml}");
     assert!(!xml.contains("<failure"), "{xml}");
     // Records: one per op, filed under the step that made it, the screenshot as a PNG.
-    let exec = std::fs::read_dir(&records).unwrap().next().unwrap().unwrap().path();
+    let exec = std::fs::read_dir(&records)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let names: Vec<String> = std::fs::read_dir(&exec)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
-    assert!(names.iter().any(|n| n.contains("-save-invoke_action.json")), "{names:?}");
-    assert!(names.iter().any(|n| n.ends_with("-screenshot-screenshot.png")), "{names:?}");
+    assert!(
+        names.iter().any(|n| n.contains("-save-invoke_action.json")),
+        "{names:?}"
+    );
+    assert!(
+        names
+            .iter()
+            .any(|n| n.ends_with("-screenshot-screenshot.png")),
+        "{names:?}"
+    );
     let png = names.iter().find(|n| n.ends_with(".png")).unwrap();
-    assert!(std::fs::read(exec.join(png)).unwrap().starts_with(b"\x89PNG"));
+    assert!(
+        std::fs::read(exec.join(png))
+            .unwrap()
+            .starts_with(b"\x89PNG")
+    );
 }
 
 #[test]
@@ -89,7 +120,11 @@ fn the_typescript_example_passes_as_plain_node_against_a_live_app() {
         .arg(repo().join("examples/flows/save-name.ts"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     std::fs::write(dir.path().join("save-name.mjs"), &out.stdout).unwrap();
     let scope = dir.path().join("node_modules/@automation-kit");
     std::fs::create_dir_all(&scope).unwrap();
@@ -128,7 +163,10 @@ fn a_typescript_script_that_does_not_compile_returns_the_seed_contract() {
         }))
     );
     assert!(sink.items.is_empty(), "nothing ran");
-    assert!(!report.to_json().to_string().contains("    at "), "no stack trace");
+    assert!(
+        !report.to_json().to_string().contains("    at "),
+        "no stack trace"
+    );
 }
 
 #[test]
@@ -156,10 +194,20 @@ fn a_script_that_throws_fails_at_its_own_typescript_line() {
     assert_eq!(e["message"], "Error: boom after 2 steps");
     assert_eq!(e["location"]["file"], "inline.ts");
     assert_eq!(e["location"]["line"], 12, "{e:#}");
-    assert_eq!(e["error_line"], "  throw new Error(`boom after ${n} steps`);");
+    assert_eq!(
+        e["error_line"],
+        "  throw new Error(`boom after ${n} steps`);"
+    );
     assert_eq!(e["step"], "check");
-    let statuses: Vec<_> = report.steps.iter().map(|s| (s.id.as_str(), s.status)).collect();
-    assert_eq!(statuses, [("click", StepStatus::Passed), ("check", StepStatus::Failed)]);
+    let statuses: Vec<_> = report
+        .steps
+        .iter()
+        .map(|s| (s.id.as_str(), s.status))
+        .collect();
+    assert_eq!(
+        statuses,
+        [("click", StepStatus::Passed), ("check", StepStatus::Failed)]
+    );
 }
 
 #[test]
@@ -175,7 +223,10 @@ fn an_op_error_in_a_script_carries_the_kit_code_and_candidates() {
     assert_eq!(e["code"], "NOT_FOUND", "{e:#}");
     assert_eq!(e["step"], "click");
     assert_eq!(e["location"]["line"], 3, "{e:#}");
-    assert!(e["candidates"].as_array().is_some_and(|c| !c.is_empty()), "{e:#}");
+    assert!(
+        e["candidates"].as_array().is_some_and(|c| !c.is_empty()),
+        "{e:#}"
+    );
 }
 
 #[test]
@@ -226,11 +277,20 @@ s.end();
         .collect();
     assert_eq!(
         calls,
-        [("save".into(), "invoke_action".into()), ("save".into(), "assert_node".into())]
+        [
+            ("save".into(), "invoke_action".into()),
+            ("save".into(), "assert_node".into())
+        ]
     );
     let exec = sink.items.iter().find_map(|e| match e {
-        RunEvent::Event(automation_wire::events::EventKind::Data { value, .. }) => Some(value.clone()),
+        RunEvent::Event(automation_wire::events::EventKind::Data { value, .. }) => {
+            Some(value.clone())
+        }
         _ => None,
     });
-    assert_eq!(exec, Some(Value::from("t")), "the child sees its execution id");
+    assert_eq!(
+        exec,
+        Some(Value::from("t")),
+        "the child sees its execution id"
+    );
 }

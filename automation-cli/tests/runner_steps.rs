@@ -38,7 +38,13 @@ fn the_save_flow_as_steps_a_condition_skips_and_a_retry_recovers() {
     assert!(report.passed(), "{:#}", report.to_json());
     let by_id = |id: &str| report.steps.iter().find(|s| s.id == id).unwrap();
     assert_eq!(by_id("cancel").status, StepStatus::Skipped);
-    assert!(by_id("cancel").skipped_because.as_deref().unwrap().contains("type_status"));
+    assert!(
+        by_id("cancel")
+            .skipped_because
+            .as_deref()
+            .unwrap()
+            .contains("type_status")
+    );
     assert_eq!(by_id("save").status, StepStatus::Passed);
     assert_eq!(by_id("save").attempts, 2, "the retry recovered the step");
     // The first try's error was the real NOT_FOUND, with candidates.
@@ -109,7 +115,10 @@ fn a_failing_op_is_the_result_with_its_structured_error() {
 
 #[test]
 fn yaml_steps_run_through_a_maintained_yaml_parser() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/flows/save-name.yaml");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/flows/save-name.yaml"
+    );
     let flow: Flow = flow::from_file(std::path::Path::new(path)).unwrap();
     assert!(matches!(flow.body, FlowBody::Steps(_)));
     let target = TargetHandle::spawn(EguiDemo::factory()).unwrap();
@@ -164,21 +173,45 @@ fn run_writes_junit_and_records_and_exits_by_outcome() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("flows: 1 passed, 1 failed"), "{stderr}");
-    assert!(stderr.contains(&format!("junit: {}", junit.display())), "{stderr}");
-    assert!(stderr.contains(&format!("records: {}", records.display())), "{stderr}");
+    assert!(
+        stderr.contains(&format!("junit: {}", junit.display())),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("records: {}", records.display())),
+        "{stderr}"
+    );
     assert!(stderr.contains("NOT_FOUND"), "{stderr}");
     let xml = std::fs::read_to_string(&junit).unwrap();
     let cases = junit_cases(&xml);
     assert_eq!(cases.len(), 3, "{xml}");
     let doc = roxmltree::Document::parse(&xml).unwrap();
-    let failure = doc.descendants().find(|n| n.has_tag_name("failure")).unwrap();
-    assert!(failure.attribute("message").unwrap().starts_with("NOT_FOUND"), "{xml}");
+    let failure = doc
+        .descendants()
+        .find(|n| n.has_tag_name("failure"))
+        .unwrap();
+    assert!(
+        failure
+            .attribute("message")
+            .unwrap()
+            .starts_with("NOT_FOUND"),
+        "{xml}"
+    );
     // One directory per execution, each with a record per call and the run's report.
-    let execs: Vec<_> = std::fs::read_dir(&records).unwrap().map(|e| e.unwrap().path()).collect();
+    let execs: Vec<_> = std::fs::read_dir(&records)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert_eq!(execs.len(), 2);
     for e in &execs {
         assert!(e.join("run.json").is_file());
-        assert!(std::fs::read_dir(e).unwrap().any(|f| f.unwrap().file_name().to_string_lossy().ends_with(".mjs")));
+        assert!(
+            std::fs::read_dir(e).unwrap().any(|f| f
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".mjs"))
+        );
     }
     // Only passing flows: exit 0; records off by the environment.
     let out = automation()
@@ -189,7 +222,12 @@ fn run_writes_junit_and_records_and_exits_by_outcome() {
         .env("AUTOMATION_RECORDS", "off")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!dir.path().join("off").exists());
 }
 
@@ -220,7 +258,10 @@ fn partition_shards_are_disjoint_and_their_union_is_the_suite() {
                 .unwrap();
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert!(out.status.success(), "{stderr}");
-            assert!(stderr.contains(&format!("partition {kind} {shard}/3")), "{stderr}");
+            assert!(
+                stderr.contains(&format!("partition {kind} {shard}/3")),
+                "{stderr}"
+            );
             let suites: Vec<String> = junit_cases(&std::fs::read_to_string(&junit).unwrap())
                 .into_iter()
                 .map(|(s, _)| s)
@@ -231,8 +272,15 @@ fn partition_shards_are_disjoint_and_their_union_is_the_suite() {
         all.sort();
         all.dedup();
         assert_eq!(before, all.len(), "{kind}: shards overlap");
-        assert_eq!(all.len(), n, "{kind}: the union is the whole suite: {all:?}");
+        assert_eq!(
+            all.len(),
+            n,
+            "{kind}: the union is the whole suite: {all:?}"
+        );
     }
-    let out = automation().args(["run", "x.json", "--partition", "slice:4/3"]).output().unwrap();
+    let out = automation()
+        .args(["run", "x.json", "--partition", "slice:4/3"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }

@@ -112,8 +112,12 @@ impl ServerHandler for AutomationServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         if request.name == crate::runner::sinks::mcp::TOOL {
-            return crate::runner::sinks::mcp::call(self.target.clone(), request.arguments, context)
-                .await;
+            return crate::runner::sinks::mcp::call(
+                self.target.clone(),
+                request.arguments,
+                context,
+            )
+            .await;
         }
         let call = match tools::parse_call(&request.name, request.arguments) {
             Ok(c) => c,

@@ -97,7 +97,9 @@ pub struct Step {
 impl Step {
     /// The id used in reports: the given id, else `step-N` (1-based position).
     pub fn report_id(&self, index: usize) -> String {
-        self.id.clone().unwrap_or_else(|| format!("step-{}", index + 1))
+        self.id
+            .clone()
+            .unwrap_or_else(|| format!("step-{}", index + 1))
     }
 }
 
@@ -125,7 +127,13 @@ pub fn from_file(path: &Path) -> Result<Flow, Value> {
     let body = if SCRIPT_EXTS.contains(&ext.as_str()) {
         let dir = path
             .parent()
-            .map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p })
+            .map(|p| {
+                if p.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    p
+                }
+            })
             .and_then(|p| p.canonicalize().ok());
         FlowBody::Script(Script {
             source: text,
@@ -331,7 +339,10 @@ pub fn from_arguments(args: &Map<String, Value>) -> Result<Flow, Value> {
 }
 
 /// The input values a run sees: each declared default, overridden by what was passed.
-pub fn resolve_inputs(declared: &Map<String, Value>, given: &Map<String, Value>) -> Map<String, Value> {
+pub fn resolve_inputs(
+    declared: &Map<String, Value>,
+    given: &Map<String, Value>,
+) -> Map<String, Value> {
     let mut out = Map::new();
     for (k, v) in declared {
         let default = match v {
@@ -357,8 +368,8 @@ mod tests {
     fn one_of_script_file_steps() {
         let e = from_arguments(json!({}).as_object().unwrap()).unwrap_err();
         assert_eq!(e["code"], "BAD_REQUEST");
-        let e = from_arguments(json!({"script": "1", "steps": []}).as_object().unwrap())
-            .unwrap_err();
+        let e =
+            from_arguments(json!({"script": "1", "steps": []}).as_object().unwrap()).unwrap_err();
         assert!(e["message"].as_str().unwrap().contains("script, steps"));
         let e = from_arguments(json!({"stepz": []}).as_object().unwrap()).unwrap_err();
         assert!(e["message"].as_str().unwrap().contains("stepz"));

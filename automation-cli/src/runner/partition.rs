@@ -102,7 +102,14 @@ mod tests {
 
     #[test]
     fn bad_partitions_are_refused() {
-        for bad in ["slice:0/2", "slice:3/2", "hash:1", "mod:1/2", "slice:a/b", "hash:1/0"] {
+        for bad in [
+            "slice:0/2",
+            "slice:3/2",
+            "hash:1",
+            "mod:1/2",
+            "slice:a/b",
+            "hash:1/0",
+        ] {
             assert!(bad.parse::<Partition>().is_err(), "{bad}");
         }
     }

@@ -37,7 +37,10 @@ pub fn find() -> Result<Runtime, Value> {
         .map(PathBuf::from);
     let found = explicit
         .map(|p| {
-            let kind = if p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("bun")) {
+            let kind = if p
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("bun"))
+            {
                 "bun"
             } else {
                 "node"
@@ -69,7 +72,8 @@ pub fn client() -> Option<(String, PathBuf)> {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../clients/js"));
-    let pkg: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).ok()?).ok()?;
+    let pkg: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).ok()?).ok()?;
     let name = pkg.get("name")?.as_str()?.to_string();
     let entry = pkg
         .pointer("/exports/./import")

@@ -133,7 +133,10 @@ pub fn run(
     };
     let (out_tx, out_rx) = mpsc::channel::<(bool, String)>();
     let readers = [
-        child.stdout.take().map(|s| read_lines(s, false, out_tx.clone())),
+        child
+            .stdout
+            .take()
+            .map(|s| read_lines(s, false, out_tx.clone())),
         child.stderr.take().map(|s| read_lines(s, true, out_tx)),
     ];
     let mut state = State::default();
@@ -179,7 +182,16 @@ pub fn run(
         let _ = r.join();
     }
     drain_output(&out_rx, sink, &mut state);
-    finish(report, state, status, &mapped, &entry, script, cancelled(), &mut child);
+    finish(
+        report,
+        state,
+        status,
+        &mapped,
+        &entry,
+        script,
+        cancelled(),
+        &mut child,
+    );
 }
 
 /// The file node runs, and how its positions map back to the submitted source.
@@ -202,11 +214,7 @@ fn entry_file(
     };
     if !was_typescript {
         if let Some(dir) = &script.dir {
-            let own = dir.join(
-                Path::new(&script.file_name)
-                    .file_name()
-                    .unwrap_or_default(),
-            );
+            let own = dir.join(Path::new(&script.file_name).file_name().unwrap_or_default());
             if own.is_file() {
                 return Ok((own, Mapped::identity(script.source.clone())));
             }
@@ -214,7 +222,8 @@ fn entry_file(
         let path = write("script.mjs", &script.source)?;
         return Ok((path, Mapped::identity(script.source.clone())));
     }
-    let mapped = sourcemap::transpile(&script.source).unwrap_or_else(|| Mapped::identity(gate_code));
+    let mapped =
+        sourcemap::transpile(&script.source).unwrap_or_else(|| Mapped::identity(gate_code));
     let path = write("script.mjs", &mapped.code)?;
     Ok((path, mapped))
 }
@@ -413,7 +422,11 @@ fn drain_output(rx: &mpsc::Receiver<(bool, String)>, sink: &mut dyn Sink, state:
             }
         }
         sink.event(&RunEvent::Log(LogRecord {
-            level: if stderr { LogLevel::Warn } else { LogLevel::Info },
+            level: if stderr {
+                LogLevel::Warn
+            } else {
+                LogLevel::Info
+            },
             message: line,
             data: None,
             timestamp: None,
@@ -509,7 +522,9 @@ fn finish(
     let mut steps = state.steps;
     for s in &mut steps {
         if s.status == StepStatus::Unfinished {
-            s.error = Some(json!({"code": "STEP_FAILED", "message": "the script exited during this step"}));
+            s.error = Some(
+                json!({"code": "STEP_FAILED", "message": "the script exited during this step"}),
+            );
         }
     }
     report.steps = steps;
@@ -579,7 +594,11 @@ fn finish(
         Ok(s) => {
             let tail = state.stderr_tail.join("\n");
             let mut err = runner_error(
-                if cancelled { "CANCELLED" } else { "SCRIPT_ERROR" },
+                if cancelled {
+                    "CANCELLED"
+                } else {
+                    "SCRIPT_ERROR"
+                },
                 if cancelled {
                     "the run was cancelled; the script was stopped".to_string()
                 } else {
@@ -587,7 +606,8 @@ fn finish(
                 },
                 "read stderr below; fix the script and resubmit",
             );
-            if let (Value::Object(m), Some((line, column))) = (&mut err, locate(&tail, entry, mapped))
+            if let (Value::Object(m), Some((line, column))) =
+                (&mut err, locate(&tail, entry, mapped))
             {
                 m.insert(
                     "location".into(),

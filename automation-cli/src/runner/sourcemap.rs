@@ -47,7 +47,7 @@ impl Mapped {
             Some(t) if t.0 == l => Some(t),
             _ => self.tokens.get(at).filter(|t| t.0 == l),
         }?;
-        let delta = if token.1 <= c { c - token.1 } else { 0 };
+        let delta = c.saturating_sub(token.1);
         Some((token.2 + 1, token.3 + delta))
     }
 }
@@ -63,8 +63,12 @@ pub fn transpile(source: &str) -> Option<Mapped> {
     let mut program = parsed.program;
     let semantic = SemanticBuilder::new().build(&program);
     let scoping = semantic.semantic.into_scoping();
-    let ret = Transformer::new(&allocator, Path::new("script.ts"), &TransformOptions::default())
-        .build_with_scoping(scoping, &mut program);
+    let ret = Transformer::new(
+        &allocator,
+        Path::new("script.ts"),
+        &TransformOptions::default(),
+    )
+    .build_with_scoping(scoping, &mut program);
     if ret.diagnostics.has_errors() {
         return None;
     }
@@ -77,7 +81,14 @@ pub fn transpile(source: &str) -> Option<Mapped> {
         .map
         .map(|m| {
             m.get_tokens()
-                .map(|t| (t.get_dst_line(), t.get_dst_col(), t.get_src_line(), t.get_src_col()))
+                .map(|t| {
+                    (
+                        t.get_dst_line(),
+                        t.get_dst_col(),
+                        t.get_src_line(),
+                        t.get_src_col(),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();

@@ -36,10 +36,7 @@ pub fn run(
     let mut vars = inputs.clone();
     vars.insert("inputs".into(), Value::Object(inputs));
     let total = seq.steps.len();
-    let mut progress = Progress {
-        finished: 0,
-        total,
-    };
+    let mut progress = Progress { finished: 0, total };
     let mut index = match &seq.start_from_step {
         Some(start) => seq
             .steps
@@ -51,7 +48,9 @@ pub fn run(
     for (i, step) in seq.steps.iter().enumerate().take(index) {
         let id = step.report_id(i);
         vars.insert(format!("{id}_status"), json!("skipped"));
-        report.steps.push(skipped(step, &id, "before start_from_step"));
+        report
+            .steps
+            .push(skipped(step, &id, "before start_from_step"));
     }
     let budget = total.saturating_mul(MAX_RUNS_PER_STEP).max(1);
     let mut runs = 0usize;
@@ -402,7 +401,9 @@ mod tests {
         };
         let mut sink = Collect::default();
         let mut report = RunReport::new("t", "x");
-        run(&seq, &Map::new(), &router, &mut sink, &mut report, &|| false);
+        run(&seq, &Map::new(), &router, &mut sink, &mut report, &|| {
+            false
+        });
         let calls = router.calls.into_inner().unwrap();
         (report, calls, sink)
     }
@@ -422,7 +423,11 @@ mod tests {
         }));
         assert!(report.passed(), "{report:?}");
         assert_eq!(calls, ["echo", "flaky", "flaky", "fails", "echo"]);
-        let st: Vec<_> = report.steps.iter().map(|s| (s.id.as_str(), s.status)).collect();
+        let st: Vec<_> = report
+            .steps
+            .iter()
+            .map(|s| (s.id.as_str(), s.status))
+            .collect();
         assert_eq!(
             st,
             [
@@ -464,8 +469,7 @@ mod tests {
 
     #[test]
     fn stop_on_error_and_start_from_step() {
-        let (report, calls, _) =
-            run_json(json!([{"tool": "fails"}, {"tool": "echo"}]));
+        let (report, calls, _) = run_json(json!([{"tool": "fails"}, {"tool": "echo"}]));
         assert!(!report.passed());
         assert_eq!(calls, ["fails"]);
         assert_eq!(report.error.unwrap()["code"], "NOT_FOUND");
@@ -482,10 +486,13 @@ mod tests {
 
     #[test]
     fn a_fallback_loop_ends() {
-        let (report, _, _) = run_json(
-            json!([{"id": "a", "tool": "fails", "fallback_id": "a"}]),
-        );
+        let (report, _, _) = run_json(json!([{"id": "a", "tool": "fails", "fallback_id": "a"}]));
         assert!(!report.passed());
-        assert!(report.error.unwrap()["message"].as_str().unwrap().contains("loop"));
+        assert!(
+            report.error.unwrap()["message"]
+                .as_str()
+                .unwrap()
+                .contains("loop")
+        );
     }
 }

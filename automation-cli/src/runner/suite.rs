@@ -91,7 +91,9 @@ fn say(text: &str) {
 pub fn run(opts: &RunOptions) -> u8 {
     let all = match collect(&opts.flows) {
         Ok(f) if f.is_empty() => {
-            say("error: no flow files found; pass .ts, .js, .json or .yaml files or directories holding them");
+            say(
+                "error: no flow files found; pass .ts, .js, .json or .yaml files or directories holding them",
+            );
             return 2;
         }
         Ok(f) => f,
@@ -101,11 +103,16 @@ pub fn run(opts: &RunOptions) -> u8 {
         }
     };
     if opts.jobs > 1 && opts.mode != Mode::Headless {
-        say("error: --jobs N > 1 runs each flow on its own headless target; it needs --headless (the default), not an attached app");
+        say(
+            "error: --jobs N > 1 runs each flow on its own headless target; it needs --headless (the default), not an attached app",
+        );
         return 2;
     }
     if let Some(path) = &opts.junit
-        && let Err(e) = std::fs::OpenOptions::new().append(true).create(true).open(path)
+        && let Err(e) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
     {
         say(&format!(
             "error: --junit: cannot write {}: {e}; pass a path in a writable directory",

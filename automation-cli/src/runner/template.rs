@@ -104,10 +104,7 @@ mod tests {
     #[test]
     fn whole_templates_keep_their_type_and_parts_become_text() {
         let vars = json!({"name": "Ada", "n": 3, "find_result": {"node": "7"}});
-        assert_eq!(
-            substitute(&json!("{{n}}"), &vars, "a").unwrap(),
-            json!(3)
-        );
+        assert_eq!(substitute(&json!("{{n}}"), &vars, "a").unwrap(), json!(3));
         assert_eq!(
             substitute(&json!("Hi {{name}}, ${{ n }}!"), &vars, "a").unwrap(),
             json!("Hi Ada, 3!")

@@ -74,10 +74,7 @@ impl Sink for JunitSink {
                 self.current = Some(step_id.clone());
             }
             RunEvent::Event(EventKind::StepCompleted { .. } | EventKind::StepFailed { .. }) => {
-                if let RunEvent::Event(EventKind::StepFailed {
-                    error: Some(e), ..
-                }) = event
-                {
+                if let RunEvent::Event(EventKind::StepFailed { error: Some(e), .. }) = event {
                     self.log(format!("[error] {e}"));
                 }
                 self.current = None;

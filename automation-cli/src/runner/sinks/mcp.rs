@@ -10,7 +10,6 @@
 //! `_meta["io.modelcontextprotocol/logLevel"]` (MCP 2026-07-28); otherwise their text rides
 //! in the progress `message`.
 
-
 // MCP logging is deprecated (SEP-2577) but still the opt-in channel for step events.
 #![allow(deprecated)]
 
@@ -22,8 +21,8 @@ use automation_wire::events::{EventKind, LogLevel};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, JsonObject, LoggingLevel, ProgressNotificationParam,
-    ProgressToken, Tool, ToolAnnotations,
+    CallToolResponse, CallToolResult, ContentBlock, JsonObject, LoggingLevel,
+    ProgressNotificationParam, ProgressToken, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer};
@@ -213,14 +212,25 @@ impl Notifier {
         match event {
             RunEvent::Event(kind) => {
                 let (level, text) = match kind {
-                    EventKind::StepStarted { step_name, step_id, .. } => {
-                        (LoggingLevel::Info, format!("▶ {step_name} ({step_id})"))
-                    }
-                    EventKind::StepCompleted { step_name, duration, .. } => (
+                    EventKind::StepStarted {
+                        step_name, step_id, ..
+                    } => (LoggingLevel::Info, format!("▶ {step_name} ({step_id})")),
+                    EventKind::StepCompleted {
+                        step_name,
+                        duration,
+                        ..
+                    } => (
                         LoggingLevel::Info,
-                        format!("✓ {step_name}{}", duration.map(|d| format!(" ({d:.0} ms)")).unwrap_or_default()),
+                        format!(
+                            "✓ {step_name}{}",
+                            duration
+                                .map(|d| format!(" ({d:.0} ms)"))
+                                .unwrap_or_default()
+                        ),
                     ),
-                    EventKind::StepFailed { step_name, error, .. } => (
+                    EventKind::StepFailed {
+                        step_name, error, ..
+                    } => (
                         LoggingLevel::Error,
                         format!("✗ {step_name}: {}", error.as_deref().unwrap_or("failed")),
                     ),
@@ -228,7 +238,13 @@ impl Notifier {
                     EventKind::Status { message, .. } => (LoggingLevel::Info, message.clone()),
                     EventKind::Screenshot { annotation, .. } => (
                         LoggingLevel::Info,
-                        format!("screenshot{}", annotation.as_deref().map(|a| format!(": {a}")).unwrap_or_default()),
+                        format!(
+                            "screenshot{}",
+                            annotation
+                                .as_deref()
+                                .map(|a| format!(": {a}"))
+                                .unwrap_or_default()
+                        ),
                     ),
                     EventKind::Progress { .. } | EventKind::Data { .. } => return None,
                 };
@@ -245,7 +261,12 @@ impl Notifier {
     }
 
     async fn on(&mut self, event: &RunEvent) {
-        if let RunEvent::Event(EventKind::Progress { current, total, message }) = event {
+        if let RunEvent::Event(EventKind::Progress {
+            current,
+            total,
+            message,
+        }) = event
+        {
             if let Some(t) = total {
                 self.total = Some(*t);
             }

@@ -39,7 +39,11 @@ pub fn enabled() -> bool {
 
 /// The default root: the user's data directory.
 pub fn default_root() -> Option<PathBuf> {
-    let nonempty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let nonempty = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     let base = if cfg!(windows) {
         nonempty("LOCALAPPDATA")
     } else {
@@ -75,7 +79,10 @@ pub fn sweep(root: &Path, keep: Duration) -> usize {
             .ok()
             .and_then(|m| now.duration_since(m).ok())
             .is_some_and(|age| age > keep);
-        if meta.is_dir() && is_execution_id(name) && old && std::fs::remove_dir_all(e.path()).is_ok()
+        if meta.is_dir()
+            && is_execution_id(name)
+            && old
+            && std::fs::remove_dir_all(e.path()).is_ok()
         {
             removed += 1;
         }
@@ -115,11 +122,22 @@ impl RecordsSink {
         self.count += 1;
         let safe = |s: &str| -> String {
             s.chars()
-                .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
                 .take(48)
                 .collect()
         };
-        let stem = format!("{:03}-{}-{}", self.count, safe(&call.step_id), safe(&call.tool));
+        let stem = format!(
+            "{:03}-{}-{}",
+            self.count,
+            safe(&call.step_id),
+            safe(&call.tool)
+        );
         let png = match &call.image_base64 {
             Some(b64) => {
                 let bytes = B64
@@ -141,8 +159,11 @@ impl RecordsSink {
             "screenshot": png,
         });
         let p = self.dir.join(format!("{stem}.json"));
-        std::fs::write(&p, serde_json::to_string_pretty(&record).unwrap_or_default())
-            .map_err(|e| format!("{}: {e}", p.display()))?;
+        std::fs::write(
+            &p,
+            serde_json::to_string_pretty(&record).unwrap_or_default(),
+        )
+        .map_err(|e| format!("{}: {e}", p.display()))?;
         let p = self.dir.join(format!("{stem}.mjs"));
         std::fs::write(&p, snippet(call)).map_err(|e| format!("{}: {e}", p.display()))?;
         Ok(())
@@ -187,8 +208,11 @@ impl Sink for RecordsSink {
 
     fn finish(&mut self, report: &RunReport) -> Result<(), String> {
         let p = self.dir.join("run.json");
-        std::fs::write(&p, serde_json::to_string_pretty(&report.to_json()).unwrap_or_default())
-            .map_err(|e| format!("{}: {e}", p.display()))?;
+        std::fs::write(
+            &p,
+            serde_json::to_string_pretty(&report.to_json()).unwrap_or_default(),
+        )
+        .map_err(|e| format!("{}: {e}", p.display()))?;
         match self.error.take() {
             Some(e) => Err(format!("records: {e}")),
             None => Ok(()),
@@ -215,7 +239,8 @@ mod tests {
     #[test]
     fn a_call_becomes_json_snippet_and_png() {
         let root = tempfile::tempdir().unwrap();
-        let mut sink = RecordsSink::create(root.path(), "0123abcd-0000-4000-8000-0123456789ab").unwrap();
+        let mut sink =
+            RecordsSink::create(root.path(), "0123abcd-0000-4000-8000-0123456789ab").unwrap();
         // A 1x1 PNG.
         let png = B64.encode(crate::runner::sinks::records::tests::one_pixel());
         sink.event(&RunEvent::Call(CallRecord {
@@ -232,7 +257,12 @@ mod tests {
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
-        for want in ["001-shot-screenshot.json", "001-shot-screenshot.mjs", "001-shot-screenshot.png", "run.json"] {
+        for want in [
+            "001-shot-screenshot.json",
+            "001-shot-screenshot.mjs",
+            "001-shot-screenshot.png",
+            "run.json",
+        ] {
             assert!(names.iter().any(|n| n == want), "{names:?}");
         }
         let js = std::fs::read_to_string(sink.dir().join("001-shot-screenshot.mjs")).unwrap();
