@@ -263,8 +263,8 @@ export class WireConnection {
     this.address = address;
     this.replyTimeoutMs = replyTimeoutMs;
     this.reader = new FrameReader(MAX_REPLY_FRAME);
-    this.tail = Promise.resolve();
-    this.waiting = null; // {resolve, reject, timer}
+    this.queue = []; // requests not yet on the wire
+    this.waiting = null; // the request on the wire: {resolve, reject, timer}
     this.orphans = 0; // replies still owed to requests that timed out: discarded on arrival
     this.broken = null; // the error every later request fails with
     socket.unref();
@@ -304,6 +304,7 @@ export class WireConnection {
       clearTimeout(w.timer);
       w.reject(this.broken);
     }
+    for (const q of this.queue.splice(0)) q.reject(this.broken);
     this.socket.destroy();
   }
 
@@ -327,30 +328,25 @@ export class WireConnection {
       }
       this.waiting = null;
       clearTimeout(w.timer);
-      // An idle connection does not keep the process alive: a script that never calls
-      // close() still exits when it is done.
-      this.socket.unref();
+      let reply;
+      let error;
       try {
-        w.resolve(parseJson(body, 'the reply frame'));
+        reply = parseJson(body, 'the reply frame');
       } catch (e) {
-        w.reject(e);
+        error = e;
       }
+      this.next();
+      if (error) w.reject(error);
+      else w.resolve(reply);
     }
   }
 
   /**
-   * Send one request (an object, serialised as JSON) and resolve with the parsed reply object
-   * (`{status: "ok", data}` or `{status: "err", code, message, …}`). Requests are queued: one
-   * is on the wire at a time, as the protocol requires.
+   * Send one request (an object, serialised as JSON, or a JSON string) and resolve with the
+   * parsed reply object (`{status: "ok", data}` or `{status: "err", code, message, …}`).
+   * Requests are queued: one is on the wire at a time, as the protocol requires.
    */
   request(request, { timeoutMs = this.replyTimeoutMs } = {}) {
-    const run = () => this.requestNow(request, timeoutMs);
-    const p = this.tail.then(run, run);
-    this.tail = p.catch(() => undefined);
-    return p;
-  }
-
-  requestNow(request, timeoutMs) {
     if (this.broken) return Promise.reject(this.broken);
     let frame;
     try {
@@ -359,34 +355,48 @@ export class WireConnection {
       return Promise.reject(e);
     }
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (this.waiting?.timer !== timer) return;
-        this.waiting = null;
-        if (this.reader.partial > 0 || this.reader.need >= 0) {
-          // A stall inside a frame: the stream cannot be trusted any more.
-          const err = new AutomationError(
-            'BRIDGE_IO',
-            `bridge I/O: peer stalled mid-frame after ${this.reader.partial} bytes; the stream is out of sync, reconnect`,
-          );
-          reject(err);
-          this.fail(err);
-          return;
-        }
-        // The server answers every request in order: the late reply is discarded when it comes.
-        this.orphans += 1;
-        this.socket.unref();
-        reject(
-          new AutomationError(
-            'BRIDGE_TIMEOUT',
-            `no reply from the bridge within ${timeoutMs} ms; the app may be frozen — retry or re-attach`,
-            { timeoutMs },
-          ),
-        );
-      }, timeoutMs);
-      this.waiting = { resolve, reject, timer };
-      this.socket.ref();
-      this.socket.write(frame);
+      this.queue.push({ frame, timeoutMs, resolve, reject });
+      if (!this.waiting) this.next();
     });
+  }
+
+  /** Put the next queued request on the wire (or, with none, let the process exit when idle). */
+  next() {
+    const q = this.queue.shift();
+    if (!q) {
+      // An idle connection does not keep the process alive: a script that never calls
+      // close() still exits when it is done.
+      this.socket.unref();
+      return;
+    }
+    const { frame, timeoutMs, resolve, reject } = q;
+    const timer = setTimeout(() => {
+      if (this.waiting?.timer !== timer) return;
+      this.waiting = null;
+      if (this.reader.partial > 0 || this.reader.need >= 0) {
+        // A stall inside a frame: the stream cannot be trusted any more.
+        const err = new AutomationError(
+          'BRIDGE_IO',
+          `bridge I/O: peer stalled mid-frame after ${this.reader.partial} bytes; the stream is out of sync, reconnect`,
+        );
+        reject(err);
+        this.fail(err);
+        return;
+      }
+      // The server answers every request in order: the late reply is discarded when it comes.
+      this.orphans += 1;
+      this.next();
+      reject(
+        new AutomationError(
+          'BRIDGE_TIMEOUT',
+          `no reply from the bridge within ${timeoutMs} ms; the app may be frozen — retry or re-attach`,
+          { timeoutMs },
+        ),
+      );
+    }, timeoutMs);
+    this.waiting = { resolve, reject, timer };
+    this.socket.ref();
+    this.socket.write(frame);
   }
 
   /** Close the connection (the bridge frees its single slot). Resolves once closed. */
