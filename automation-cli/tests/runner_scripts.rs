@@ -2,6 +2,7 @@
 //! `automation run` and as plain `node` against a live debug app; the TypeScript gate's
 //! contract; an uncaught exception mapped back to the submitted line; a hand-written client
 //! on the private endpoint.
+#![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[allow(dead_code)]
@@ -15,6 +16,14 @@ use automation_cli::runner::events::{Collect, RunEvent};
 use automation_cli::runner::flow;
 use automation_cli::runner::report::{RunReport, StepStatus};
 use serde_json::{Value, json};
+
+/// One script test at a time: each runs a demo and a node child, and the demo's settle has
+/// a wall-clock budget (500 ms by default) that a 2-core machine running seven at once misses.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 fn node_present() -> bool {
     automation_testkit::require::require(
@@ -45,6 +54,7 @@ fn run_script(source: &str) -> (RunReport, Collect) {
 
 #[test]
 fn the_typescript_example_passes_from_automation_run() {
+    let _serial = serial();
     if !node_present() {
         return;
     }
@@ -109,6 +119,7 @@ fn the_typescript_example_passes_from_automation_run() {
 
 #[test]
 fn the_typescript_example_passes_as_plain_node_against_a_live_app() {
+    let _serial = serial();
     if !node_present() {
         return;
     }
@@ -171,6 +182,7 @@ fn a_typescript_script_that_does_not_compile_returns_the_seed_contract() {
 
 #[test]
 fn a_script_that_throws_fails_at_its_own_typescript_line() {
+    let _serial = serial();
     if !node_present() {
         return;
     }
@@ -212,6 +224,7 @@ fn a_script_that_throws_fails_at_its_own_typescript_line() {
 
 #[test]
 fn an_op_error_in_a_script_carries_the_kit_code_and_candidates() {
+    let _serial = serial();
     if !node_present() {
         return;
     }
@@ -231,6 +244,7 @@ fn an_op_error_in_a_script_carries_the_kit_code_and_candidates() {
 
 #[test]
 fn a_hand_written_client_drives_the_session_on_the_private_endpoint() {
+    let _serial = serial();
     if !node_present() {
         return;
     }
@@ -254,7 +268,7 @@ s.write(process.env.AUTOMATION_TOKEN + '\n');
 const hello = await next();
 if (hello.bridge !== 'automation-wire') throw new Error('no hello');
 ev({ type: 'step_started', stepId: 'save', stepName: 'click Save' });
-s.write(frame({ op: { invoke_action: { node: { role: 'Button', label: 'Save' }, action: 'click' } } }));
+s.write(frame({ op: { invoke_action: { node: { role: 'Button', label: 'Save' }, action: 'click' } }, settle: { settle_timeout_ms: 10000 } }));
 const r = await next();
 if (r.status !== 'ok') throw new Error(JSON.stringify(r));
 s.write(frame({ op: { assert_node: { node: { role: 'Label', value: 'Saved' }, kind: 'exists' } } }));
@@ -293,4 +307,27 @@ s.end();
         Some(Value::from("t")),
         "the child sees its execution id"
     );
+}
+
+#[test]
+fn a_script_that_hangs_is_stopped_at_its_timeout() {
+    let _serial = serial();
+    if !node_present() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("hang.mjs");
+    std::fs::write(&script, "await new Promise((r) => setTimeout(r, 60000));\n").unwrap();
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .arg("run")
+        .arg(&script)
+        .env("AUTOMATION_SCRIPT_TIMEOUT", "1")
+        .env("AUTOMATION_RECORDS", "off")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("TARGET_TIMEOUT"), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
 }

@@ -38,6 +38,16 @@ pub const INPUTS_ENV: &str = "AUTOMATION_INPUTS";
 
 /// How long the queue is waited on between looks at the pipe and the child.
 const POLL: Duration = Duration::from_millis(5);
+/// Env var: the longest a script may run, in seconds (default 600).
+pub const TIMEOUT_ENV: &str = "AUTOMATION_SCRIPT_TIMEOUT";
+
+fn script_timeout() -> Duration {
+    std::env::var(TIMEOUT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(Duration::from_secs(600), Duration::from_secs_f64)
+}
 
 /// Runs one script to its end.
 pub fn run(
@@ -140,6 +150,8 @@ pub fn run(
         child.stderr.take().map(|s| read_lines(s, true, out_tx)),
     ];
     let mut state = State::default();
+    let (begun, limit) = (Instant::now(), script_timeout());
+    let mut timed_out = false;
     let mut marker_out = std::fs::OpenOptions::new()
         .write(true)
         .open(pipe.event_path())
@@ -166,6 +178,10 @@ pub fn run(
         if cancelled() {
             let _ = child.kill();
         }
+        if !timed_out && begun.elapsed() > limit {
+            timed_out = true;
+            let _ = child.kill();
+        }
         match child.try_wait() {
             Ok(Some(status)) => break Ok(status),
             Ok(None) => {}
@@ -182,6 +198,16 @@ pub fn run(
         let _ = r.join();
     }
     drain_output(&out_rx, sink, &mut state);
+    if timed_out {
+        report.fail(runner_error(
+            "TARGET_TIMEOUT",
+            format!(
+                "the script ran longer than {:.0} s and was stopped",
+                limit.as_secs_f64()
+            ),
+            "make the script finish sooner, or raise AUTOMATION_SCRIPT_TIMEOUT (seconds)",
+        ));
+    }
     finish(
         report,
         state,
