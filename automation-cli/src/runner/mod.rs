@@ -6,7 +6,7 @@
 //!   substitutes arguments; [`router`] sends each call where a direct MCP call goes.
 //! - [`script`]: the TypeScript gate and the node child on a private bridge endpoint;
 //!   [`sourcemap`] maps its stack frames back; [`runtime`] finds node and the JS client.
-//! - [`events`]: the stream and the [`Sink`](events::Sink) trait; [`sinks`]: terminal, JUnit,
+//! - [`events`]: the stream and the `Sink` trait; [`sinks`]: terminal, JUnit,
 //!   records, MCP notifications.
 //! - [`report`]: the per-step report and the failing step's error.
 //! - [`partition`]: `--partition slice:M/N | hash:M/N`; [`suite`]: `automation run`.
