@@ -2,7 +2,9 @@
 //! live against the egui demo served through automation-wire's bridge server with a real
 //! descriptor, attached the way `node test.js` attaches), its events read back by
 //! automation-wire's event parser through a real event pipe, its crash report, its mirrors
-//! of core's error codes and op catalog, and its `.d.ts` under `tsc --strict`.
+//! of core's error codes and op catalog, its `.d.ts` under `tsc --strict`, its npm tarball, and
+//! plain `node examples/save-name.mjs` against the eframe demo running as a live debug app
+//! under Xvfb.
 //! Needs `node` ≥ 18 (fails without it unless `AUTOMATION_ALLOW_MISSING` lists `node`) and,
 //! for the types, `tsc` (`typescript`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -636,4 +638,140 @@ fn the_package_packs_and_installs_from_its_tarball() {
         String::from_utf8_lossy(&out.stdout).trim(),
         format!("function function function {}", CATALOG.len())
     );
+}
+
+/// Kills a child on drop.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// An Xvfb on a free display, or `None` when the run allows `xvfb` to be missing.
+fn start_xvfb() -> Option<(Killed, String)> {
+    let display = (90..200)
+        .find(|n| {
+            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+        })
+        .expect("no free X display number");
+    let spawned = Command::new("Xvfb")
+        .args([
+            format!(":{display}").as_str(),
+            "-screen",
+            "0",
+            "1024x768x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    let why = match &spawned {
+        Ok(_) => String::new(),
+        Err(e) => format!("cannot start Xvfb ({e}); install it: apt-get install xvfb xauth"),
+    };
+    if !require("xvfb", spawned.is_ok(), &why) {
+        return None;
+    }
+    let child = Killed(spawned.unwrap());
+    let socket = format!("/tmp/.X11-unix/X{display}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !Path::new(&socket).exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Xvfb did not come up on :{display}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    Some((child, format!(":{display}")))
+}
+
+#[test]
+fn plain_node_drives_the_eframe_demo_running_as_a_live_debug_app() {
+    if !node() {
+        return;
+    }
+    // automation-egui's example: the demo in a real eframe window with the bridge installed
+    // in debug builds. `cargo test --workspace --all-features` builds it.
+    let exe = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("examples/bridge_smoke");
+    assert!(
+        exe.exists(),
+        "{} is missing: build it with `cargo build -p automation-egui --features live --example bridge_smoke` (`cargo test --workspace --all-features` does)",
+        exe.display()
+    );
+    let Some((_xvfb, display)) = start_xvfb() else {
+        return;
+    };
+    let runtime = tempfile::tempdir().unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(runtime.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    let app = Command::new(&exe)
+        .args(["--exit-after-ms", "120000"])
+        .env("DISPLAY", &display)
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = app.id();
+    let mut app = Killed(app);
+    let descriptor = runtime.path().join(format!("automation/{pid}.json"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !descriptor.exists() {
+        if let Ok(Some(status)) = app.0.try_wait() {
+            panic!("the app exited before publishing its descriptor: {status}");
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no descriptor for pid {pid} after 60 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // Exactly what a person types: `node examples/save-name.mjs`, no endpoint given; with an
+    // event pipe as well, so its steps are seen.
+    let base = tempfile::tempdir().unwrap();
+    let (pipe, rx) = EventPipe::create_in(base.path()).unwrap();
+    let out = node_cmd(&["examples/save-name.mjs"])
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .envs(pipe.env())
+        .output()
+        .unwrap();
+    pipe.finish().unwrap();
+    let (events, _) = collect(&rx);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("saved \"Zoë Ångström\" in bridge_smoke (pid {pid})")
+    );
+    let completed: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::StepCompleted { step_name, .. } => Some(step_name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(completed, ["Type the name", "Click Save", "Screenshot"]);
+    let shot = events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Data { key, value } if key == "screenshot" => Some(value.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(shot["width"].as_u64().unwrap() > 100, "{shot}");
+    assert!(events.iter().any(
+        |e| matches!(&e.kind, EventKind::Screenshot { base64: Some(b), .. } if b.len() > 1000)
+    ));
 }
