@@ -88,6 +88,20 @@ fn bench(c: &mut Criterion) {
     g.bench_function("sequence_find_node_records", |b| {
         b.iter(|| call(&rt, &client, "execute_sequence", &seq))
     });
+    // Where the time goes: the engine alone (no MCP), against the router alone.
+    let target = TargetHandle::spawn(headless_factory()).unwrap();
+    let flow = automation_cli::runner::flow::from_arguments(&seq).unwrap();
+    g.bench_function("router_find_node", |b| {
+        b.iter(|| {
+            automation_cli::mcp::call_blocking(&target, "find_node", Some(find.clone())).unwrap()
+        })
+    });
+    g.bench_function("engine_find_node", |b| {
+        b.iter(|| {
+            let mut sink = automation_cli::runner::events::Collect::default();
+            automation_cli::runner::run_flow(&flow, "bench", &target, &mut sink, &|| false)
+        })
+    });
     g.finish();
     unsafe { std::env::set_var("AUTOMATION_RECORDS", "off") };
     let direct = median(2000, || call(&rt, &client, "find_node", &find));
