@@ -68,7 +68,9 @@ fn median(n: usize, mut f: impl FnMut()) -> Duration {
 
 fn bench(c: &mut Criterion) {
     let Some(bin) = automation_bin() else {
-        println!("note: runner_jobs skipped: cargo build --release -p automation-cli (or set AUTOMATION_BIN)");
+        println!(
+            "note: runner_jobs skipped: cargo build --release -p automation-cli (or set AUTOMATION_BIN)"
+        );
         return;
     };
     let dir = tempfile::tempdir().unwrap();
