@@ -76,6 +76,35 @@ where
         }
         Some(Verb::Transpile { file, detect }) => emit(&verbs::transpile(&file, detect)),
         Some(Verb::Exec { junit, command }) => crate::exec::run(&command, junit.as_deref()),
+        Some(Verb::Run {
+            mode,
+            token,
+            wait,
+            junit,
+            records,
+            partition,
+            jobs,
+            flows,
+        }) => {
+            let mode = match (top_mode, mode.mode(&token)) {
+                (Some(_), Some(_)) => {
+                    return emit(&usage("give the mode once, either before or after `run`"));
+                }
+                (a, b) => a.or(b).unwrap_or(Mode::Headless),
+            };
+            if mode == Mode::List {
+                return emit(&usage("--list cannot be combined with `run`"));
+            }
+            crate::runner::suite::run(&crate::runner::suite::RunOptions {
+                flows,
+                mode,
+                wait: wait.wait.or(cli.wait.wait),
+                junit,
+                records,
+                partition,
+                jobs: usize::from(jobs),
+            })
+        }
     }
 }
 
@@ -164,7 +193,7 @@ It is meant to be started by an MCP client, which speaks JSON-RPC on its stdin/s
 For a one-shot op from a shell: automation op '{{\"find_node\": {{\"label\": \"Save\"}}}}'\n\
 Waiting for a client on stdin (Ctrl-D to quit).",
         v = env!("CARGO_PKG_VERSION"),
-        n = automation_core::CATALOG.len(),
+        n = automation_core::CATALOG.len() + 1,
     )
 }
 

@@ -202,6 +202,35 @@ pub enum Verb {
         #[arg(long)]
         detect: bool,
     },
+    /// Run flows (TypeScript/JavaScript scripts, JSON/YAML steps) against the app with live
+    /// progress; write JUnit and per-step records; exit 0 when every flow passed, else 1.
+    Run {
+        /// Which app (default headless: each flow gets a fresh demo).
+        #[command(flatten)]
+        mode: ModeArgs,
+        /// Token for `--connect`.
+        #[command(flatten)]
+        token: TokenArg,
+        /// How long to wait for a busy app.
+        #[command(flatten)]
+        wait: WaitArg,
+        /// Write JUnit XML here (one testsuite per flow, one testcase per step).
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Write per-step records under DIR [default: the user's data dir,
+        /// automation/executions; AUTOMATION_RECORDS=off turns them off].
+        #[arg(long, value_name = "DIR")]
+        records: Option<PathBuf>,
+        /// Run one shard, as cargo-nextest: slice:M/N or hash:M/N.
+        #[arg(long, value_name = "KIND:M/N")]
+        partition: Option<crate::runner::partition::Partition>,
+        /// Flows at once, each on its own headless target.
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+        jobs: u16,
+        /// Flow files or directories of them.
+        #[arg(value_name = "FLOW", required = true)]
+        flows: Vec<PathBuf>,
+    },
     /// Run a test command with the event pipe in its environment; show its events live,
     /// write JUnit, exit with its code.
     Exec {

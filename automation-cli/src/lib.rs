@@ -11,6 +11,7 @@
 //! - [`mcp`]: the MCP server (tools generated from the catalog, screenshot budgets).
 //! - [`verbs`]: `op`, `tools`, `eval`, `transpile`.
 //! - [`exec`]: `exec`, the event display and JUnit.
+//! - [`runner`]: `run` and `execute_sequence`: scripts and steps, live sinks, sharding.
 //! - [`docs`]: the generated part of `docs/mcp.md`.
 
 pub mod app;
@@ -20,6 +21,7 @@ pub mod docs;
 pub mod exec;
 pub mod mcp;
 pub mod mode;
+pub mod runner;
 pub mod verbs;
 
 pub use app::run;

@@ -21,12 +21,14 @@ fn python_mcp_sdk_lists_tools_and_drives_the_demo() {
     let out = Command::new(&python)
         .arg(script)
         .arg(env!("CARGO_BIN_EXE_automation"))
+        // The catalog's core ops (the default caps) and the runner's execute_sequence.
         .arg(
-            automation_core::CATALOG
+            (automation_core::CATALOG
                 .iter()
                 .filter(|s| s.cap == automation_core::Cap::Core)
                 .count()
-                .to_string(),
+                + 1)
+            .to_string(),
         )
         .stdin(Stdio::null())
         .output()

@@ -45,3 +45,6 @@ pub mod transpile_md {}
 
 #[doc = include_str!("../../docs/wire.md")]
 pub mod wire_md {}
+
+#[doc = include_str!("../../docs/workflows.md")]
+pub mod workflows_md {}

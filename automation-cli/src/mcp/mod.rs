@@ -50,7 +50,7 @@ impl AutomationServer {
     pub fn with_caps(target: TargetHandle, caps: &Caps) -> Self {
         Self {
             target,
-            tools: Arc::new(tools::tools(caps)),
+            tools: Arc::new(with_runner(tools::tools(caps))),
         }
     }
 
@@ -68,6 +68,28 @@ impl AutomationServer {
         let reply = self.target.call(call.request).await;
         Ok(to_result(reply, call.shot.as_ref()))
     }
+}
+
+/// One tool call on the calling (non-async) thread: the router that workflow steps share with
+/// direct MCP calls (the same parsing, target thread and result shaping).
+pub fn call_blocking(
+    target: &TargetHandle,
+    name: &str,
+    arguments: Option<rmcp::model::JsonObject>,
+) -> Result<CallToolResult, McpError> {
+    let call = match tools::parse_call(name, arguments) {
+        Ok(c) => c,
+        Err(CallError::UnknownTool(n)) => return Err(unknown_tool(&n)),
+        Err(CallError::Op(e)) => return Ok(error_result(&e)),
+    };
+    let reply = target.call_blocking(call.request);
+    Ok(to_result(reply, call.shot.as_ref()))
+}
+
+/// The catalog's tools plus the runner's `execute_sequence`.
+fn with_runner(mut tools: Vec<Tool>) -> Vec<Tool> {
+    tools.push(crate::runner::sinks::mcp::tool());
+    tools
 }
 
 fn unknown_tool(name: &str) -> McpError {
@@ -97,6 +119,14 @@ impl ServerHandler for AutomationServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        if request.name == crate::runner::sinks::mcp::TOOL {
+            return crate::runner::sinks::mcp::call(
+                self.target.clone(),
+                request.arguments,
+                context,
+            )
+            .await;
+        }
         let call = match tools::parse_call(&request.name, request.arguments) {
             Ok(c) => c,
             Err(CallError::UnknownTool(n)) => return Err(unknown_tool(&n)),

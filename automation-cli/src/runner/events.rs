@@ -1,0 +1,122 @@
+//! The one event stream of a run, and the [`Sink`] every consumer implements.
+//!
+//! The steps engine and a script child both produce [`RunEvent`]s: the wire crate's typed
+//! events (from the child's event pipe, or made by the engine), plain log records, and one
+//! [`CallRecord`] per op a step ran. A [`Fanout`] pushes each to every sink in turn; no sink
+//! knows the others (the shape of `grep-searcher`'s `Sink`, where each printer is one
+//! implementation).
+
+use automation_wire::events::{EventKind, LogRecord};
+use serde_json::Value;
+
+use super::report::RunReport;
+
+/// One item on the stream.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunEvent {
+    /// A typed event (progress, step lifecycle, screenshot, data, status, log).
+    Event(EventKind),
+    /// Plain output or a log-channel entry from a script child.
+    Log(LogRecord),
+    /// One tool or op call finished (what the per-step records replay).
+    Call(CallRecord),
+}
+
+/// One call a step made through the tool router (steps) or the bridge (scripts).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallRecord {
+    /// The step the call belongs to (the step id, or the script's current step).
+    pub step_id: String,
+    /// The tool (op) name.
+    pub tool: String,
+    /// Its arguments, after `{{expr}}` substitution.
+    pub args: Value,
+    /// The result as the caller saw it (structured content, or the op reply).
+    pub result: Value,
+    /// Whether the call failed.
+    pub is_error: bool,
+    /// How long it took, milliseconds.
+    pub duration_ms: f64,
+    /// A PNG the call returned, base64 (screenshots).
+    pub image_base64: Option<String>,
+}
+
+/// A consumer of the run's stream.
+pub trait Sink: Send {
+    /// One item, in order.
+    fn event(&mut self, event: &RunEvent);
+
+    /// The run ended with this report; write files, flush. The error names what failed.
+    fn finish(&mut self, report: &RunReport) -> Result<(), String> {
+        let _ = report;
+        Ok(())
+    }
+}
+
+/// Every sink, fed in order.
+#[derive(Default)]
+pub struct Fanout {
+    sinks: Vec<Box<dyn Sink>>,
+}
+
+impl Fanout {
+    /// No sinks yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a sink.
+    pub fn push(&mut self, sink: Box<dyn Sink>) {
+        self.sinks.push(sink);
+    }
+
+    /// With one more sink.
+    pub fn with(mut self, sink: Box<dyn Sink>) -> Self {
+        self.push(sink);
+        self
+    }
+}
+
+impl Sink for Fanout {
+    fn event(&mut self, event: &RunEvent) {
+        for s in &mut self.sinks {
+            s.event(event);
+        }
+    }
+
+    /// Finishes every sink (each one, even after another failed); the errors joined.
+    fn finish(&mut self, report: &RunReport) -> Result<(), String> {
+        let errors: Vec<String> = self
+            .sinks
+            .iter_mut()
+            .filter_map(|s| s.finish(report).err())
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("; "))
+        }
+    }
+}
+
+/// Keeps every item (tests, and the steps report's logs).
+#[derive(Debug, Default, Clone)]
+pub struct Collect {
+    /// What arrived, in order.
+    pub items: Vec<RunEvent>,
+}
+
+impl Sink for Collect {
+    fn event(&mut self, event: &RunEvent) {
+        self.items.push(event.clone());
+    }
+}
+
+/// A sink that forwards to a channel (another thread, or the async MCP side, consumes it).
+pub struct Forward(pub tokio::sync::mpsc::UnboundedSender<RunEvent>);
+
+impl Sink for Forward {
+    fn event(&mut self, event: &RunEvent) {
+        let _ = self.0.send(event.clone());
+    }
+}

@@ -1,0 +1,403 @@
+//! What a run runs: a script (TypeScript or JavaScript) or a sequence of steps, from a file
+//! (`.ts`/`.js`/`.mjs`/`.mts`, `.json`, `.yaml`/`.yml`) or from `execute_sequence`'s arguments.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::report::runner_error;
+
+/// One flow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flow {
+    /// Its name in reports (the file path as given, or `inline`).
+    pub name: String,
+    /// Values for the flow's inputs (over the declared defaults).
+    pub inputs: Map<String, Value>,
+    /// What it runs.
+    pub body: FlowBody,
+}
+
+/// A script or steps.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FlowBody {
+    /// A TypeScript or JavaScript program driving the session through the JS client.
+    Script(Script),
+    /// A list of tool calls.
+    Steps(Sequence),
+}
+
+/// A script's source and where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Script {
+    /// The source as submitted.
+    pub source: String,
+    /// The name its stack frames are reported under (the file as given, or `inline.ts`).
+    pub file_name: String,
+    /// The directory imports resolve from (the file's own; none for inline source).
+    pub dir: Option<PathBuf>,
+}
+
+/// A sequence of steps and its flags.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sequence {
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+    /// Declared inputs and their defaults: `{"name": "Ada"}` or `{"name": {"default": "Ada"}}`.
+    #[serde(default)]
+    pub inputs: Map<String, Value>,
+    /// Stop at the first failed step that has no `fallback_id` or `continue_on_error`
+    /// (default true).
+    #[serde(default = "yes")]
+    pub stop_on_error: bool,
+    /// Start at the step with this id (the steps before it are reported skipped).
+    #[serde(default)]
+    pub start_from_step: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One step: a tool call with its flow control.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// Names the step: later conditions read `<id>_result` and `<id>_status`.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// A readable name (default: the tool).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The tool, as in `tools/list`.
+    #[serde(alias = "tool_name")]
+    pub tool: String,
+    /// Its arguments; every string may hold `{{expr}}`.
+    #[serde(default, alias = "arguments")]
+    pub args: Map<String, Value>,
+    /// Run only when this condition holds (the expression language of `automation eval`).
+    #[serde(default, rename = "if")]
+    pub condition: Option<String>,
+    /// Tries after the first failure.
+    #[serde(default)]
+    pub retries: u32,
+    /// Pause between tries, ms (default 500).
+    #[serde(default)]
+    pub retry_delay_ms: Option<u64>,
+    /// A failure does not stop the sequence.
+    #[serde(default)]
+    pub continue_on_error: bool,
+    /// After the last failure, jump to the step with this id.
+    #[serde(default)]
+    pub fallback_id: Option<String>,
+}
+
+impl Step {
+    /// The id used in reports: the given id, else `step-N` (1-based position).
+    pub fn report_id(&self, index: usize) -> String {
+        self.id
+            .clone()
+            .unwrap_or_else(|| format!("step-{}", index + 1))
+    }
+}
+
+fn bad(message: impl Into<String>, hint: &str) -> Value {
+    runner_error("BAD_REQUEST", message, hint)
+}
+
+/// Script file extensions.
+const SCRIPT_EXTS: &[&str] = &["ts", "mts", "cts", "js", "mjs", "cjs"];
+
+/// Reads a flow file: a script, or steps in JSON or YAML.
+pub fn from_file(path: &Path) -> Result<Flow, Value> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        bad(
+            format!("cannot read the flow file {shown}: {e}"),
+            "pass the path of a readable .ts, .js, .json or .yaml file",
+        )
+    })?;
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let body = if SCRIPT_EXTS.contains(&ext.as_str()) {
+        let dir = path
+            .parent()
+            .map(|p| {
+                if p.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    p
+                }
+            })
+            .and_then(|p| p.canonicalize().ok());
+        FlowBody::Script(Script {
+            source: text,
+            file_name: shown.clone(),
+            dir,
+        })
+    } else if ext == "json" {
+        FlowBody::Steps(steps_from_value(
+            serde_json::from_str(&text).map_err(|e| {
+                bad(
+                    format!("{shown} is not valid JSON: {e}"),
+                    "fix the JSON at that line and column",
+                )
+            })?,
+            &shown,
+        )?)
+    } else if ext == "yaml" || ext == "yml" {
+        let value: Value = serde_norway::from_str(&text).map_err(|e| {
+            bad(
+                format!("{shown} is not valid YAML: {e}"),
+                "fix the YAML at that line and column",
+            )
+        })?;
+        FlowBody::Steps(steps_from_value(value, &shown)?)
+    } else {
+        return Err(bad(
+            format!("{shown}: unknown flow type .{ext}"),
+            "name the file .ts, .js, .mjs (a script) or .json, .yaml, .yml (steps)",
+        ));
+    };
+    Ok(Flow {
+        name: shown,
+        inputs: Map::new(),
+        body,
+    })
+}
+
+/// Steps from a document: `{steps: […], inputs?, stop_on_error?, start_from_step?}` or a bare
+/// array of steps.
+pub fn steps_from_value(value: Value, what: &str) -> Result<Sequence, Value> {
+    let value = match value {
+        Value::Array(steps) => serde_json::json!({ "steps": steps }),
+        other => other,
+    };
+    let seq: Sequence = serde_json::from_value(value).map_err(|e| {
+        bad(
+            format!("{what}: not a valid sequence: {e}"),
+            "a sequence is {\"steps\": [{\"id\"?, \"tool\", \"args\"?, \"if\"?, \"retries\"?, \"retry_delay_ms\"?, \"continue_on_error\"?, \"fallback_id\"?}], \"inputs\"?, \"stop_on_error\"?, \"start_from_step\"?}",
+        )
+    })?;
+    validate(&seq, what)?;
+    Ok(seq)
+}
+
+/// Ids unique; `fallback_id` and `start_from_step` name existing steps; a step runs a tool.
+fn validate(seq: &Sequence, what: &str) -> Result<(), Value> {
+    let mut seen = std::collections::HashSet::new();
+    for (i, s) in seq.steps.iter().enumerate() {
+        if s.tool.trim().is_empty() {
+            return Err(bad(
+                format!("{what}: step {} has an empty `tool`", i + 1),
+                "name a tool from tools/list",
+            ));
+        }
+        if s.tool == "execute_sequence" {
+            return Err(bad(
+                format!("{what}: step {} calls execute_sequence", i + 1),
+                "a sequence cannot run another sequence; inline its steps",
+            ));
+        }
+        if let Some(id) = &s.id
+            && !seen.insert(id.as_str())
+        {
+            return Err(bad(
+                format!("{what}: two steps have the id {id:?}"),
+                "give every step its own id",
+            ));
+        }
+    }
+    let known = |id: &str| seq.steps.iter().any(|s| s.id.as_deref() == Some(id));
+    for (i, s) in seq.steps.iter().enumerate() {
+        if let Some(f) = &s.fallback_id
+            && !known(f)
+        {
+            return Err(bad(
+                format!("{what}: step {}'s fallback_id {f:?} names no step", i + 1),
+                "set fallback_id to the id of another step",
+            ));
+        }
+    }
+    if let Some(start) = &seq.start_from_step
+        && !known(start)
+    {
+        return Err(bad(
+            format!("{what}: start_from_step {start:?} names no step"),
+            "set start_from_step to the id of a step",
+        ));
+    }
+    Ok(())
+}
+
+/// `execute_sequence`'s arguments: exactly one of `script`, `file`, `steps`; then `inputs`,
+/// `stop_on_error`, `start_from_step`.
+pub fn from_arguments(args: &Map<String, Value>) -> Result<Flow, Value> {
+    const KNOWN: &[&str] = &[
+        "script",
+        "file",
+        "steps",
+        "inputs",
+        "stop_on_error",
+        "start_from_step",
+    ];
+    if let Some(k) = args.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+        return Err(bad(
+            format!("execute_sequence: unknown argument `{k}`"),
+            "pass one of script, file, steps, and optionally inputs, stop_on_error, start_from_step",
+        ));
+    }
+    let given: Vec<&str> = ["script", "file", "steps"]
+        .into_iter()
+        .filter(|k| args.get(*k).is_some_and(|v| !v.is_null()))
+        .collect();
+    if given.len() != 1 {
+        return Err(bad(
+            format!(
+                "execute_sequence takes exactly one of script, file, steps; got {}",
+                if given.is_empty() {
+                    "none".to_string()
+                } else {
+                    given.join(", ")
+                }
+            ),
+            "pass the script source in `script`, a flow file path in `file`, or a list in `steps`",
+        ));
+    }
+    let inputs = match args.get("inputs") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m.clone(),
+        Some(other) => {
+            return Err(bad(
+                format!("execute_sequence: `inputs` must be an object, got {other}"),
+                "pass inputs as {\"name\": value}",
+            ));
+        }
+    };
+    let mut flow = match given.first().copied() {
+        Some("script") => {
+            let Some(source) = args.get("script").and_then(Value::as_str) else {
+                return Err(bad(
+                    "execute_sequence: `script` must be a string (the source)",
+                    "pass the TypeScript or JavaScript source as one string",
+                ));
+            };
+            Flow {
+                name: "inline".into(),
+                inputs: Map::new(),
+                body: FlowBody::Script(Script {
+                    source: source.to_string(),
+                    file_name: "inline.ts".into(),
+                    dir: None,
+                }),
+            }
+        }
+        Some("file") => {
+            let Some(path) = args.get("file").and_then(Value::as_str) else {
+                return Err(bad(
+                    "execute_sequence: `file` must be a string (a path)",
+                    "pass the path of a flow file",
+                ));
+            };
+            from_file(Path::new(path))?
+        }
+        _ => {
+            let mut doc = Map::new();
+            doc.insert(
+                "steps".into(),
+                args.get("steps").cloned().unwrap_or(Value::Null),
+            );
+            for k in ["stop_on_error", "start_from_step"] {
+                if let Some(v) = args.get(k).filter(|v| !v.is_null()) {
+                    doc.insert(k.into(), v.clone());
+                }
+            }
+            Flow {
+                name: "inline".into(),
+                inputs: Map::new(),
+                body: FlowBody::Steps(steps_from_value(Value::Object(doc), "steps")?),
+            }
+        }
+    };
+    // Flags given beside `file` override the file's own.
+    if let FlowBody::Steps(seq) = &mut flow.body {
+        if let Some(v) = args.get("stop_on_error").and_then(Value::as_bool) {
+            seq.stop_on_error = v;
+        }
+        if let Some(v) = args.get("start_from_step").and_then(Value::as_str) {
+            seq.start_from_step = Some(v.to_string());
+            validate(seq, &flow.name)?;
+        }
+    }
+    flow.inputs = inputs;
+    Ok(flow)
+}
+
+/// The input values a run sees: each declared default, overridden by what was passed.
+pub fn resolve_inputs(
+    declared: &Map<String, Value>,
+    given: &Map<String, Value>,
+) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (k, v) in declared {
+        let default = match v {
+            Value::Object(m) if m.keys().all(|k| k == "default" || k == "description") => {
+                m.get("default").cloned().unwrap_or(Value::Null)
+            }
+            other => other.clone(),
+        };
+        out.insert(k.clone(), default);
+    }
+    for (k, v) in given {
+        out.insert(k.clone(), v.clone());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn one_of_script_file_steps() {
+        let e = from_arguments(json!({}).as_object().unwrap()).unwrap_err();
+        assert_eq!(e["code"], "BAD_REQUEST");
+        let e =
+            from_arguments(json!({"script": "1", "steps": []}).as_object().unwrap()).unwrap_err();
+        assert!(e["message"].as_str().unwrap().contains("script, steps"));
+        let e = from_arguments(json!({"stepz": []}).as_object().unwrap()).unwrap_err();
+        assert!(e["message"].as_str().unwrap().contains("stepz"));
+    }
+
+    #[test]
+    fn steps_validate_ids_and_fields() {
+        let e = steps_from_value(json!([{"tool": "settle", "retry": 2}]), "t").unwrap_err();
+        assert!(e["message"].as_str().unwrap().contains("retry"), "{e}");
+        let e = steps_from_value(
+            json!([{"id": "a", "tool": "settle", "fallback_id": "zz"}]),
+            "t",
+        )
+        .unwrap_err();
+        assert!(e["message"].as_str().unwrap().contains("zz"));
+        let s = steps_from_value(
+            json!({"steps": [{"tool_name": "settle", "arguments": {}}], "stop_on_error": false}),
+            "t",
+        )
+        .unwrap();
+        assert!(!s.stop_on_error);
+    }
+
+    #[test]
+    fn inputs_defaults_then_given() {
+        let declared = json!({"name": {"default": "Ada"}, "n": 3});
+        let given = json!({"n": 4});
+        let r = resolve_inputs(declared.as_object().unwrap(), given.as_object().unwrap());
+        assert_eq!(Value::Object(r), json!({"name": "Ada", "n": 4}));
+    }
+}

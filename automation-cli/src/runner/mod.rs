@@ -1,0 +1,70 @@
+//! The runner: a flow (a TypeScript/JavaScript script, or JSON/YAML steps) run against the
+//! caller's session, watched live through sinks on one event stream.
+//!
+//! - [`flow`]: what runs (files, `execute_sequence` arguments, inputs).
+//! - [`steps`]: the steps engine (conditions, `{{expr}}`, retries, fallbacks); [`template`]
+//!   substitutes arguments; [`router`] sends each call where a direct MCP call goes.
+//! - [`script`]: the TypeScript gate and the node child on a private bridge endpoint;
+//!   [`sourcemap`] maps its stack frames back; [`runtime`] finds node and the JS client.
+//! - [`events`]: the stream and the `Sink` trait; [`sinks`]: terminal, JUnit,
+//!   records, MCP notifications.
+//! - [`report`]: the per-step report and the failing step's error.
+//! - [`partition`]: `--partition slice:M/N | hash:M/N`; [`suite`]: `automation run`.
+
+pub mod events;
+pub mod flow;
+pub mod partition;
+pub mod report;
+pub mod router;
+pub mod runtime;
+pub mod script;
+pub mod sinks;
+pub mod sourcemap;
+pub mod steps;
+pub mod suite;
+pub mod template;
+
+use std::time::Instant;
+
+use crate::backend::TargetHandle;
+use events::Sink;
+use flow::{Flow, FlowBody};
+use report::RunReport;
+
+/// A fresh execution id (a UUID), or a time-and-pid one when the OS has no randomness.
+pub fn new_execution_id() -> String {
+    automation_wire::events::new_execution_id().unwrap_or_else(|_| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        format!(
+            "{:08x}-{:04x}-4000-8000-{:012x}",
+            std::process::id(),
+            (nanos >> 48) & 0xffff,
+            nanos & 0xffff_ffff_ffff
+        )
+    })
+}
+
+/// Runs one flow on `target`, pushing its stream into `sink`; finishes the sink with the
+/// report and returns it. `cancelled` is polled between steps (and stops a script child).
+pub fn run_flow(
+    flow: &Flow,
+    execution_id: &str,
+    target: &TargetHandle,
+    sink: &mut dyn Sink,
+    cancelled: &dyn Fn() -> bool,
+) -> RunReport {
+    let started = Instant::now();
+    let mut report = RunReport::new(&flow.name, execution_id);
+    match &flow.body {
+        FlowBody::Steps(seq) => steps::run(seq, &flow.inputs, target, sink, &mut report, cancelled),
+        FlowBody::Script(s) => script::run(s, &flow.inputs, target, sink, &mut report, cancelled),
+    }
+    report.duration_ms = started.elapsed().as_millis().try_into().unwrap_or(u64::MAX);
+    if let Err(e) = sink.finish(&report) {
+        tracing::warn!("a sink failed: {e}");
+    }
+    report
+}

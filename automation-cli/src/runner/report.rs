@@ -1,0 +1,127 @@
+//! What a run answers: a small per-step report and the failing step's structured error.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// How a step ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    /// It ran and succeeded (perhaps after retries).
+    Passed,
+    /// It failed (after its retries).
+    Failed,
+    /// Its condition was false, or it came before `start_from_step`.
+    Skipped,
+    /// It started and never finished (a script that exited mid-step).
+    Unfinished,
+}
+
+impl StepStatus {
+    /// The name later conditions see in `<id>_status`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Passed => "success",
+            StepStatus::Failed => "error",
+            StepStatus::Skipped => "skipped",
+            StepStatus::Unfinished => "unfinished",
+        }
+    }
+}
+
+/// One step of the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepReport {
+    /// The step id.
+    pub id: String,
+    /// A readable name (the tool for JSON steps, the script's step name).
+    pub name: String,
+    /// How it ended.
+    pub status: StepStatus,
+    /// Milliseconds, all attempts included.
+    pub duration_ms: u64,
+    /// Tries made (1 when it passed first time; 0 when skipped).
+    #[serde(skip_serializing_if = "is_one")]
+    pub attempts: u32,
+    /// Why it was skipped, when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped_because: Option<String>,
+    /// The structured error of the last attempt (`{code, message, hint?, …}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+/// The whole run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunReport {
+    /// The flow's name (file name, or `inline`).
+    pub flow: String,
+    /// `passed` or `failed`.
+    pub status: &'static str,
+    /// The execution id (names the event pipe and the records).
+    pub execution_id: String,
+    /// Milliseconds for the whole run.
+    pub duration_ms: u64,
+    /// Each step in the order it ran (a step run again after a jump appears again).
+    pub steps: Vec<StepReport>,
+    /// The failing step's structured error (also on that step), or the run's own error (a
+    /// script that does not compile, a child that could not start), when the run failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+    /// Where the per-step records were written, when they were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub records: Option<String>,
+}
+
+impl RunReport {
+    /// A report with no steps yet.
+    pub fn new(flow: impl Into<String>, execution_id: impl Into<String>) -> Self {
+        Self {
+            flow: flow.into(),
+            status: "passed",
+            execution_id: execution_id.into(),
+            duration_ms: 0,
+            steps: Vec::new(),
+            error: None,
+            records: None,
+        }
+    }
+
+    /// Whether the run passed.
+    pub fn passed(&self) -> bool {
+        self.status == "passed"
+    }
+
+    /// Marks the run failed with this error (the first one given is kept).
+    pub fn fail(&mut self, error: Value) {
+        self.status = "failed";
+        if self.error.is_none() {
+            self.error = Some(error);
+        }
+    }
+
+    /// `(passed, failed, skipped)` step counts.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        self.steps
+            .iter()
+            .fold((0, 0, 0), |(p, f, s), step| match step.status {
+                StepStatus::Passed => (p + 1, f, s),
+                StepStatus::Failed | StepStatus::Unfinished => (p, f + 1, s),
+                StepStatus::Skipped => (p, f, s + 1),
+            })
+    }
+
+    /// The report as JSON.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// An error object in the kit's shape, for failures of the runner itself.
+pub fn runner_error(code: &str, message: impl Into<String>, hint: &str) -> Value {
+    serde_json::json!({"code": code, "message": message.into(), "hint": hint})
+}

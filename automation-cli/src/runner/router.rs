@@ -1,0 +1,60 @@
+//! Where a step's tool call goes: the MCP server's own router (`mcp::call_blocking`), so a
+//! step behaves exactly like a direct `tools/call`.
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::{Map, Value, json};
+
+use crate::backend::TargetHandle;
+
+/// A tool call's outcome, as a step sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutcome {
+    /// The call failed (an `isError` result, or a protocol error such as an unknown tool).
+    pub is_error: bool,
+    /// The structured content (the op's data, or the error `{code, message, hint?, …}`).
+    pub value: Value,
+    /// A PNG the call returned (base64), for screenshots.
+    pub image_base64: Option<String>,
+}
+
+/// Anything that answers tool calls (the target, or a test double in unit tests).
+pub trait Router: Sync {
+    /// Runs one tool call to completion.
+    fn call(&self, tool: &str, args: Map<String, Value>) -> ToolOutcome;
+}
+
+impl Router for TargetHandle {
+    fn call(&self, tool: &str, args: Map<String, Value>) -> ToolOutcome {
+        match crate::mcp::call_blocking(self, tool, Some(args)) {
+            Ok(result) => outcome(result),
+            Err(e) => ToolOutcome {
+                is_error: true,
+                value: json!({"code": "BAD_REQUEST", "message": e.message, "hint": "list the tools with tools/list"}),
+                image_base64: None,
+            },
+        }
+    }
+}
+
+/// A tool result as an outcome: its structured content (or its text), and its image.
+pub fn outcome(result: CallToolResult) -> ToolOutcome {
+    let mut image = None;
+    let mut text = None;
+    for block in &result.content {
+        match block {
+            ContentBlock::Image(i) if image.is_none() => image = Some(i.data.clone()),
+            ContentBlock::Text(t) if text.is_none() => text = Some(t.text.clone()),
+            _ => {}
+        }
+    }
+    let value = result.structured_content.clone().unwrap_or_else(|| {
+        text.as_deref()
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or_else(|| text.map(Value::String).unwrap_or(Value::Null))
+    });
+    ToolOutcome {
+        is_error: result.is_error.unwrap_or(false),
+        value,
+        image_base64: image,
+    }
+}

@@ -1,0 +1,145 @@
+//! The JavaScript runtime a script child runs under: node (preferred), else bun; and the
+//! resolve hook that lets `import … from '<the JS client's package name>'` find the client
+//! shipped in this repository (`clients/js`), wherever the script lives.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+/// Env var: the node (or bun) executable to use.
+pub const NODE_ENV: &str = "AUTOMATION_NODE";
+/// Env var: the JS client's directory (its `package.json`), when not the repository's own.
+pub const CLIENT_ENV: &str = "AUTOMATION_JS_CLIENT";
+
+/// A runtime found on this machine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Runtime {
+    /// Its executable.
+    pub program: PathBuf,
+    /// `node` or `bun`.
+    pub kind: &'static str,
+    /// The JS client: package name and entry file.
+    pub client: Option<(String, PathBuf)>,
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Finds node (or bun); the error is a `missing_tool` payload with what to install.
+pub fn find() -> Result<Runtime, Value> {
+    let explicit = std::env::var_os(NODE_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    let found = explicit
+        .map(|p| {
+            let kind = if p
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("bun"))
+            {
+                "bun"
+            } else {
+                "node"
+            };
+            (p, kind)
+        })
+        .or_else(|| on_path("node").map(|p| (p, "node")))
+        .or_else(|| on_path("bun").map(|p| (p, "bun")));
+    let Some((program, kind)) = found else {
+        return Err(json!({
+            "error_type": "missing_tool",
+            "can_fix": false,
+            "message": "no JavaScript runtime to run the script: neither node nor bun is on PATH",
+            "fix": "Ask the user to install Node.js (or set AUTOMATION_NODE to a node or bun executable) and retry",
+            "recovery": {"action": "install_tool", "tool": "node", "url": "https://nodejs.org/"},
+        }));
+    };
+    Ok(Runtime {
+        program,
+        kind,
+        client: client(),
+    })
+}
+
+/// The JS client's package name and entry file: `$AUTOMATION_JS_CLIENT`, else the
+/// repository's `clients/js` when this binary was built from it.
+pub fn client() -> Option<(String, PathBuf)> {
+    let dir = std::env::var_os(CLIENT_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../clients/js"));
+    let pkg: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).ok()?).ok()?;
+    let name = pkg.get("name")?.as_str()?.to_string();
+    let entry = pkg
+        .pointer("/exports/./import")
+        .or_else(|| pkg.pointer("/exports/./default"))
+        .or_else(|| pkg.get("exports").filter(|e| e.is_string()))
+        .or_else(|| pkg.get("module"))
+        .or_else(|| pkg.get("main"))
+        .and_then(Value::as_str)
+        .unwrap_or("src/index.js");
+    let entry = dir.join(entry).canonicalize().ok()?;
+    Some((name, entry))
+}
+
+fn file_url(p: &Path) -> String {
+    let mut s = String::from("file://");
+    for c in p.display().to_string().chars() {
+        match c {
+            ' ' => s.push_str("%20"),
+            '%' => s.push_str("%25"),
+            '#' => s.push_str("%23"),
+            '?' => s.push_str("%3F"),
+            c => s.push(c),
+        }
+    }
+    s
+}
+
+impl Runtime {
+    /// What runs, for messages.
+    pub fn describe(&self) -> String {
+        format!("{} ({})", self.kind, self.program.display())
+    }
+
+    /// The command for `entry`; under node with a resolve hook (written into `work`) that
+    /// maps the client's package name to its entry file.
+    pub fn command(&self, entry: &Path, work: &Path) -> Command {
+        let mut cmd = Command::new(&self.program);
+        if self.kind == "node"
+            && let Some((name, file)) = &self.client
+        {
+            let hook = format!(
+                "export async function resolve(specifier, context, next) {{\n\
+                 \x20 if (specifier === {name}) return {{ url: {url}, shortCircuit: true }};\n\
+                 \x20 return next(specifier, context);\n}}\n",
+                name = Value::from(name.as_str()),
+                url = Value::from(file_url(file)),
+            );
+            let hooks = work.join("automation-resolve-hooks.mjs");
+            let register = work.join("automation-resolve.mjs");
+            let ok = std::fs::write(&hooks, hook).is_ok()
+                && std::fs::write(
+                    &register,
+                    format!(
+                        "import {{ register }} from 'node:module';\nregister({});\n",
+                        Value::from(file_url(&hooks))
+                    ),
+                )
+                .is_ok();
+            if ok {
+                cmd.arg("--import").arg(file_url(&register));
+            }
+        }
+        if self.kind == "bun" {
+            cmd.arg("run");
+        }
+        cmd.arg(entry);
+        cmd
+    }
+}

@@ -1,0 +1,662 @@
+//! A script run: the TypeScript gate, then node (or bun) as a child that drives the caller's
+//! session through a private bridge endpoint and streams events over the event pipe.
+//!
+//! The child's environment carries `AUTOMATION_ENDPOINT` and `AUTOMATION_TOKEN` (a bridge
+//! server started for this run only, with a fresh token, no descriptor published),
+//! `MCP_EVENT_PIPE_PATH` / `MCP_LOG_PIPE_PATH`, `AUTOMATION_EXECUTION_ID` and
+//! `AUTOMATION_INPUTS` (the inputs as JSON). This thread serves the bridge's queue on the
+//! caller's target thread (the same session a direct MCP call drives) and pushes the pipe's
+//! events, the child's output and one record per op into the sink.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use automation_core::{Reply, Request};
+use automation_wire::events::{EventKind, EventPipe, LogLevel, LogRecord, LogSource, PipeItem};
+use automation_wire::server::{BridgeServer, JsonProtocol, ServerOptions};
+use serde_json::{Map, Value, json};
+
+use super::events::{CallRecord, RunEvent, Sink};
+use super::flow::Script;
+use super::report::{RunReport, StepReport, StepStatus, runner_error};
+use super::runtime;
+use super::sourcemap::{self, Mapped};
+use super::steps::one_line;
+use crate::backend::TargetHandle;
+
+/// Env var: the bridge endpoint handed to the child.
+pub const ENDPOINT_ENV: &str = "AUTOMATION_ENDPOINT";
+/// Env var: the token for that endpoint.
+pub const TOKEN_ENV: &str = "AUTOMATION_TOKEN";
+/// Env var: the run's execution id.
+pub const EXECUTION_ID_ENV: &str = "AUTOMATION_EXECUTION_ID";
+/// Env var: the run's inputs, as a JSON object.
+pub const INPUTS_ENV: &str = "AUTOMATION_INPUTS";
+
+/// How long the queue is waited on between looks at the pipe and the child.
+const POLL: Duration = Duration::from_millis(5);
+/// Env var: the longest a script may run, in seconds (default 600).
+pub const TIMEOUT_ENV: &str = "AUTOMATION_SCRIPT_TIMEOUT";
+
+fn script_timeout() -> Duration {
+    std::env::var(TIMEOUT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or(Duration::from_secs(600), Duration::from_secs_f64)
+}
+
+/// Runs one script to its end.
+pub fn run(
+    script: &Script,
+    inputs: &Map<String, Value>,
+    target: &TargetHandle,
+    sink: &mut dyn Sink,
+    report: &mut RunReport,
+    cancelled: &dyn Fn() -> bool,
+) {
+    // 1. The gate: a script that does not compile answers with the transpiler's contract.
+    let gate = match automation_transpile::transpile(&script.source) {
+        Ok(t) => t,
+        Err(e) => {
+            report.fail(e.to_json());
+            return;
+        }
+    };
+    let runtime = match runtime::find() {
+        Ok(r) => r,
+        Err(e) => {
+            report.fail(e);
+            return;
+        }
+    };
+    let work = match tempfile::Builder::new().prefix("automation-run-").tempdir() {
+        Ok(d) => d,
+        Err(e) => {
+            report.fail(runner_error(
+                "TARGET_FAILED",
+                format!("cannot create a directory for the script: {e}"),
+                "check that the temp directory is writable, then retry",
+            ));
+            return;
+        }
+    };
+    // 2. What node runs: a plain JS file in place (its own imports resolve, lines are
+    // exact); otherwise a file in the run's directory, with its map for TypeScript.
+    let (entry, mapped) = match entry_file(script, gate.was_typescript, gate.code, work.path()) {
+        Ok(x) => x,
+        Err(e) => {
+            report.fail(e);
+            return;
+        }
+    };
+    // 3. The private endpoint and the event pipe, for this run only.
+    let mut opts = ServerOptions::new(format!("automation run {}", report.execution_id));
+    opts.publish_descriptor = false;
+    let server = match BridgeServer::<JsonProtocol>::start(opts) {
+        Ok(s) => s,
+        Err(e) => {
+            report.fail(runner_error(
+                "BRIDGE_IO",
+                format!("cannot start the script's bridge endpoint: {e}"),
+                "retry; check $XDG_RUNTIME_DIR is writable",
+            ));
+            return;
+        }
+    };
+    let (pipe, pipe_rx) = match EventPipe::create() {
+        Ok(p) => p,
+        Err(e) => {
+            report.fail(runner_error(
+                "BRIDGE_IO",
+                format!("cannot create the event pipe: {e}"),
+                "retry; check $XDG_RUNTIME_DIR is writable",
+            ));
+            return;
+        }
+    };
+    let mut cmd = runtime.command(&entry, work.path());
+    cmd.current_dir(script.dir.clone().unwrap_or_else(|| PathBuf::from(".")))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env(ENDPOINT_ENV, server.address())
+        .env(TOKEN_ENV, server.token())
+        .env(EXECUTION_ID_ENV, &report.execution_id)
+        .env(INPUTS_ENV, Value::Object(inputs.clone()).to_string());
+    for (k, v) in pipe.env() {
+        cmd.env(k, v);
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            report.fail(runner_error(
+                "TARGET_FAILED",
+                format!("cannot start {}: {e}", runtime.describe()),
+                "install node (https://nodejs.org/) or set AUTOMATION_NODE to its path",
+            ));
+            return;
+        }
+    };
+    let (out_tx, out_rx) = mpsc::channel::<(bool, String)>();
+    let readers = [
+        child
+            .stdout
+            .take()
+            .map(|s| read_lines(s, false, out_tx.clone())),
+        child.stderr.take().map(|s| read_lines(s, true, out_tx)),
+    ];
+    let mut state = State::default();
+    let (begun, limit) = (Instant::now(), script_timeout());
+    let mut timed_out = false;
+    let mut marker_out = std::fs::OpenOptions::new()
+        .write(true)
+        .open(pipe.event_path())
+        .ok();
+    let status = loop {
+        drain_pipe(&pipe_rx, sink, &mut state);
+        drain_output(&out_rx, sink, &mut state);
+        if let Some(pending) = server.recv_timeout(POLL) {
+            let (request, responder) = pending.into_parts();
+            // A marker on the event channel, written before the reply: it lands after every
+            // event the script wrote before this request and before any it writes after the
+            // reply, so the call is filed under the right step when the marker is read.
+            state.calls += 1;
+            let marker = state.calls;
+            let marked = write_marker(&mut marker_out, marker);
+            let (reply, call) = serve(target, request);
+            let sent = responder.respond(reply);
+            tracing::debug!(sent, "script reply");
+            state.pending.push((marker, call));
+            if !marked {
+                state.file_calls(sink, None);
+            }
+        }
+        if cancelled() {
+            let _ = child.kill();
+        }
+        if !timed_out && begun.elapsed() > limit {
+            timed_out = true;
+            let _ = child.kill();
+        }
+        match child.try_wait() {
+            Ok(Some(status)) => break Ok(status),
+            Ok(None) => {}
+            Err(e) => break Err(e),
+        }
+    };
+    drop(server);
+    drop(marker_out);
+    // The child has exited: everything it wrote is in the pipe; drain it all, then tear down.
+    let _ = pipe.finish();
+    drain_pipe(&pipe_rx, sink, &mut state);
+    state.file_calls(sink, None);
+    for r in readers.into_iter().flatten() {
+        let _ = r.join();
+    }
+    drain_output(&out_rx, sink, &mut state);
+    if timed_out {
+        report.fail(runner_error(
+            "TARGET_TIMEOUT",
+            format!(
+                "the script ran longer than {:.0} s and was stopped",
+                limit.as_secs_f64()
+            ),
+            "make the script finish sooner, or raise AUTOMATION_SCRIPT_TIMEOUT (seconds)",
+        ));
+    }
+    finish(
+        report,
+        state,
+        status,
+        &mapped,
+        &entry,
+        script,
+        cancelled(),
+        &mut child,
+    );
+}
+
+/// The file node runs, and how its positions map back to the submitted source.
+fn entry_file(
+    script: &Script,
+    was_typescript: bool,
+    gate_code: String,
+    work: &Path,
+) -> Result<(PathBuf, Mapped), Value> {
+    let write = |name: &str, code: &str| -> Result<PathBuf, Value> {
+        let path = work.join(name);
+        std::fs::write(&path, code).map_err(|e| {
+            runner_error(
+                "TARGET_FAILED",
+                format!("cannot write the script to {}: {e}", path.display()),
+                "check that the temp directory is writable, then retry",
+            )
+        })?;
+        Ok(path)
+    };
+    if !was_typescript {
+        if let Some(dir) = &script.dir {
+            let own = dir.join(Path::new(&script.file_name).file_name().unwrap_or_default());
+            if own.is_file() {
+                return Ok((own, Mapped::identity(script.source.clone())));
+            }
+        }
+        let path = write("script.mjs", &script.source)?;
+        return Ok((path, Mapped::identity(script.source.clone())));
+    }
+    let mapped =
+        sourcemap::transpile(&script.source).unwrap_or_else(|| Mapped::identity(gate_code));
+    let path = write("script.mjs", &mapped.code)?;
+    Ok((path, mapped))
+}
+
+fn read_lines<R: std::io::Read + Send + 'static>(
+    from: R,
+    stderr: bool,
+    tx: mpsc::Sender<(bool, String)>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        for line in BufReader::new(from).lines() {
+            let Ok(line) = line else { break };
+            if tx.send((stderr, line)).is_err() {
+                break;
+            }
+        }
+    })
+}
+
+/// What the stream told us so far.
+#[derive(Default)]
+struct State {
+    steps: Vec<StepReport>,
+    current: Option<(String, Instant)>,
+    crash: Option<Value>,
+    stderr_tail: Vec<String>,
+    last_error: Option<Value>,
+    /// Calls served so far (the markers' numbers).
+    calls: u64,
+    /// Calls whose marker has not been read yet.
+    pending: Vec<(u64, CallRecord)>,
+}
+
+/// The data key of the runner's own call markers (never passed on to the sinks).
+const CALL_MARKER: &str = "__automation_call__";
+
+fn write_marker(out: &mut Option<std::fs::File>, n: u64) -> bool {
+    use std::io::Write as _;
+    let Some(f) = out else { return false };
+    let line = format!(
+        "{{\"__mcp_event__\":true,\"type\":\"data\",\"timestamp\":\"{}\",\"key\":\"{CALL_MARKER}\",\"value\":{n}}}\n",
+        automation_wire::events::iso8601_now()
+    );
+    f.write_all(line.as_bytes()).is_ok()
+}
+
+impl State {
+    /// Files the calls up to marker `upto` (all when `None`) under the current step.
+    fn file_calls(&mut self, sink: &mut dyn Sink, upto: Option<u64>) {
+        let (ready, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition(|(n, _)| upto.is_none_or(|u| *n <= u));
+        self.pending = rest;
+        for (_, mut call) in ready {
+            call.step_id = self.step_id();
+            if call.is_error {
+                self.last_error = Some(call.result.clone());
+            }
+            sink.event(&RunEvent::Call(call));
+        }
+    }
+
+    fn step_id(&self) -> String {
+        self.current
+            .as_ref()
+            .map(|(id, _)| id.clone())
+            .unwrap_or_else(|| "script".into())
+    }
+
+    fn see(&mut self, kind: &EventKind) {
+        match kind {
+            EventKind::StepStarted {
+                step_id, step_name, ..
+            } => {
+                self.current = Some((step_id.clone(), Instant::now()));
+                self.last_error = None;
+                self.steps.push(StepReport {
+                    id: step_id.clone(),
+                    name: step_name.clone(),
+                    status: StepStatus::Unfinished,
+                    duration_ms: 0,
+                    attempts: 1,
+                    skipped_because: None,
+                    error: None,
+                });
+            }
+            EventKind::StepCompleted {
+                step_id,
+                step_name,
+                duration,
+                ..
+            } => self.end(step_id, step_name, *duration, None),
+            EventKind::StepFailed {
+                step_id,
+                step_name,
+                error,
+                duration,
+            } => {
+                // The JS client sends the kit's error object as JSON text; plain text is
+                // the message, with the step's last failed op for the code.
+                let parsed = error
+                    .as_deref()
+                    .and_then(|e| serde_json::from_str::<Value>(e).ok())
+                    .filter(Value::is_object);
+                let mut err = match parsed {
+                    Some(e) => e,
+                    None => {
+                        let mut e = self
+                            .last_error
+                            .clone()
+                            .unwrap_or_else(|| json!({"code": "STEP_FAILED"}));
+                        if let Value::Object(m) = &mut e {
+                            m.insert(
+                                "message".into(),
+                                json!(error.clone().unwrap_or_else(|| "the step failed".into())),
+                            );
+                        }
+                        e
+                    }
+                };
+                if let Value::Object(m) = &mut err {
+                    m.remove("status");
+                    m.insert("step".into(), json!(step_id));
+                }
+                self.end(step_id, step_name, *duration, Some(err));
+            }
+            EventKind::Log {
+                level: LogLevel::Error,
+                data: Some(data),
+                ..
+            } if data.get("uncaught").is_some() => self.crash = Some(data.clone()),
+            _ => {}
+        }
+    }
+
+    fn end(&mut self, id: &str, name: &str, duration: Option<f64>, error: Option<Value>) {
+        let measured = self
+            .current
+            .as_ref()
+            .filter(|(c, _)| c == id)
+            .map(|(_, t)| t.elapsed().as_secs_f64() * 1000.0);
+        let ms = duration.or(measured).unwrap_or(0.0).max(0.0);
+        let status = if error.is_some() {
+            StepStatus::Failed
+        } else {
+            StepStatus::Passed
+        };
+        let entry = self
+            .steps
+            .iter_mut()
+            .rev()
+            .find(|s| s.id == id && s.status == StepStatus::Unfinished);
+        let report = StepReport {
+            id: id.to_string(),
+            name: name.to_string(),
+            status,
+            duration_ms: ms as u64,
+            attempts: 1,
+            skipped_because: None,
+            error,
+        };
+        match entry {
+            Some(e) => *e = report,
+            None => self.steps.push(report),
+        }
+        if self.current.as_ref().is_some_and(|(c, _)| c == id) {
+            self.current = None;
+        }
+    }
+}
+
+fn drain_pipe(rx: &mpsc::Receiver<PipeItem>, sink: &mut dyn Sink, state: &mut State) {
+    while let Ok(item) = rx.try_recv() {
+        match item {
+            PipeItem::Event(e) => {
+                if let EventKind::Data { key, value } = &e.kind
+                    && key == CALL_MARKER
+                {
+                    state.file_calls(sink, value.as_u64());
+                    continue;
+                }
+                state.see(&e.kind);
+                sink.event(&RunEvent::Event(e.kind));
+            }
+            PipeItem::Log(record) => sink.event(&RunEvent::Log(record)),
+        }
+    }
+}
+
+fn drain_output(rx: &mpsc::Receiver<(bool, String)>, sink: &mut dyn Sink, state: &mut State) {
+    while let Ok((stderr, line)) = rx.try_recv() {
+        if stderr {
+            state.stderr_tail.push(line.clone());
+            if state.stderr_tail.len() > 40 {
+                state.stderr_tail.remove(0);
+            }
+        }
+        sink.event(&RunEvent::Log(LogRecord {
+            level: if stderr {
+                LogLevel::Warn
+            } else {
+                LogLevel::Info
+            },
+            message: line,
+            data: None,
+            timestamp: None,
+            source: LogSource::EventChannel,
+            rejected: None,
+        }));
+    }
+}
+
+/// Answers one bridge request on the caller's target thread: the reply, and its record.
+fn serve(target: &TargetHandle, request: Value) -> (Value, CallRecord) {
+    let (tool, args) = match request.get("op") {
+        Some(Value::String(name)) => (name.clone(), json!({})),
+        Some(Value::Object(m)) if m.len() == 1 => m
+            .iter()
+            .next()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .unwrap_or_default(),
+        _ => ("?".to_string(), Value::Null),
+    };
+    let t = Instant::now();
+    tracing::debug!(op = %tool, "script request");
+    let reply = match Request::from_value(request) {
+        Ok(req) => target.call_blocking(req),
+        Err(e) => Reply::Err(e),
+    };
+    let reply_json = serde_json::to_value(&reply).unwrap_or(Value::Null);
+    let (is_error, result, image) = match &reply {
+        Reply::Ok(data) => (
+            false,
+            data.clone(),
+            data.pointer("/image/base64")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        ),
+        Reply::Err(_) => (true, reply_json.clone(), None),
+    };
+    let mut result = result;
+    if image.is_some()
+        && let Some(Value::Object(img)) = result.get_mut("image")
+    {
+        img.insert("base64".into(), json!("(in the .png record)"));
+    }
+    let call = CallRecord {
+        step_id: String::new(),
+        tool,
+        args,
+        result,
+        is_error,
+        duration_ms: t.elapsed().as_secs_f64() * 1000.0,
+        image_base64: image,
+    };
+    (reply_json, call)
+}
+
+/// A stack frame `…<path>:L:C` of the entry file, mapped to the submitted source.
+fn locate(text: &str, entry: &Path, mapped: &Mapped) -> Option<(u32, u32)> {
+    let plain = entry.display().to_string();
+    for line in text.lines() {
+        let Some(at) = line.find(&plain) else {
+            continue;
+        };
+        let rest = &line[at + plain.len()..];
+        let mut nums = rest
+            .trim_start_matches(':')
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse::<u32>().ok());
+        if let (Some(Some(l)), Some(Some(c))) = (nums.next(), nums.next()) {
+            return mapped.original(l, c);
+        }
+    }
+    None
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    report: &mut RunReport,
+    state: State,
+    status: std::io::Result<std::process::ExitStatus>,
+    mapped: &Mapped,
+    entry: &Path,
+    script: &Script,
+    cancelled: bool,
+    child: &mut Child,
+) {
+    let _ = child.wait();
+    let failed_step = state
+        .steps
+        .iter()
+        .find(|s| s.status == StepStatus::Failed)
+        .and_then(|s| s.error.clone());
+    let mut steps = state.steps;
+    for s in &mut steps {
+        if s.status == StepStatus::Unfinished {
+            s.error = Some(
+                json!({"code": "STEP_FAILED", "message": "the script exited during this step"}),
+            );
+        }
+    }
+    report.steps = steps;
+    let source_line = |line: u32| {
+        script
+            .source
+            .lines()
+            .nth(line.saturating_sub(1) as usize)
+            .unwrap_or_default()
+            .to_string()
+    };
+    if let Some(crash) = &state.crash {
+        let frame = crash
+            .pointer("/location/file")
+            .and_then(Value::as_str)
+            .filter(|f| Path::new(f) == entry)
+            .and_then(|_| {
+                let l = crash.pointer("/location/line")?.as_u64()?;
+                let c = crash.pointer("/location/column")?.as_u64()?;
+                mapped.original(u32::try_from(l).ok()?, u32::try_from(c).ok()?)
+            })
+            .or_else(|| {
+                crash
+                    .get("stack")
+                    .and_then(Value::as_str)
+                    .and_then(|s| locate(s, entry, mapped))
+            });
+        let kit = crash.get("error").cloned();
+        let mut err = json!({
+            "code": crash.get("code").and_then(Value::as_str).unwrap_or("SCRIPT_ERROR"),
+            "message": format!(
+                "{}: {}",
+                crash.get("name").and_then(Value::as_str).unwrap_or("Error"),
+                crash.get("message").and_then(Value::as_str).unwrap_or("uncaught exception")
+            ),
+            "hint": "fix the script at that line and resubmit",
+        });
+        if let Value::Object(m) = &mut err {
+            if let Some((line, column)) = frame {
+                m.insert(
+                    "location".into(),
+                    json!({"file": script.file_name, "line": line, "column": column}),
+                );
+                m.insert("error_line".into(), json!(source_line(line)));
+            }
+            if let Some(step) = crash.get("step").filter(|s| !s.is_null()) {
+                m.insert(
+                    "step".into(),
+                    step.get("stepId").cloned().unwrap_or_else(|| step.clone()),
+                );
+            }
+            if let Some(Value::Object(k)) = kit {
+                for key in ["hint", "candidates", "actual", "expected", "op"] {
+                    if let Some(v) = k.get(key) {
+                        m.insert(key.into(), v.clone());
+                    }
+                }
+            }
+        }
+        report.fail(err);
+    }
+    if let Some(e) = failed_step {
+        report.fail(e);
+    }
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => {
+            let tail = state.stderr_tail.join("\n");
+            let mut err = runner_error(
+                if cancelled {
+                    "CANCELLED"
+                } else {
+                    "SCRIPT_ERROR"
+                },
+                if cancelled {
+                    "the run was cancelled; the script was stopped".to_string()
+                } else {
+                    format!("the script exited with {s}")
+                },
+                "read stderr below; fix the script and resubmit",
+            );
+            if let (Value::Object(m), Some((line, column))) =
+                (&mut err, locate(&tail, entry, mapped))
+            {
+                m.insert(
+                    "location".into(),
+                    json!({"file": script.file_name, "line": line, "column": column}),
+                );
+                m.insert("error_line".into(), json!(source_line(line)));
+            }
+            if let Value::Object(m) = &mut err
+                && !tail.is_empty()
+            {
+                m.insert("stderr".into(), json!(tail));
+            }
+            report.fail(err);
+        }
+        Err(e) => report.fail(runner_error(
+            "TARGET_FAILED",
+            format!("waiting for the script failed: {e}"),
+            "retry",
+        )),
+    }
+    if !report.passed()
+        && let Some(e) = &report.error
+    {
+        tracing::debug!(error = %one_line(e), "script failed");
+    }
+}

@@ -1,0 +1,174 @@
+//! JUnit: one testsuite per flow, one testcase per step (quick-junit); a failure carries the
+//! step's error and the step's logs.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use automation_wire::events::EventKind;
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+
+use crate::exec::steps::xml_safe;
+use crate::runner::events::{RunEvent, Sink};
+use crate::runner::report::{RunReport, StepStatus};
+use crate::runner::steps::one_line;
+
+/// The suites of a whole `automation run`, in flow order.
+#[derive(Clone, Default)]
+pub struct Suites(Arc<Mutex<Vec<(usize, TestSuite)>>>);
+
+impl Suites {
+    /// Writes them as one report to `path`.
+    pub fn write(&self, path: &Path, name: &str) -> Result<(), String> {
+        let mut suites = self
+            .0
+            .lock()
+            .map_err(|_| "the JUnit suites were poisoned".to_string())?
+            .clone();
+        suites.sort_by_key(|(i, _)| *i);
+        let mut report = Report::new(xml_safe(name));
+        let mut total = Duration::ZERO;
+        for (_, s) in suites {
+            if let Some(t) = s.time {
+                total += t;
+            }
+            report.add_test_suite(s);
+        }
+        report.set_time(total);
+        let xml = report.to_string().map_err(|e| e.to_string())?;
+        std::fs::write(path, xml)
+            .map_err(|e| format!("cannot write JUnit to {}: {e}", path.display()))
+    }
+}
+
+/// Collects one flow's steps and logs; its suite goes into [`Suites`] when the flow ends.
+pub struct JunitSink {
+    index: usize,
+    suites: Suites,
+    current: Option<String>,
+    logs: HashMap<String, Vec<String>>,
+}
+
+impl JunitSink {
+    /// The sink for the `index`-th flow.
+    pub fn new(index: usize, suites: Suites) -> Self {
+        Self {
+            index,
+            suites,
+            current: None,
+            logs: HashMap::new(),
+        }
+    }
+
+    fn log(&mut self, line: String) {
+        let key = self.current.clone().unwrap_or_default();
+        self.logs.entry(key).or_default().push(line);
+    }
+}
+
+impl Sink for JunitSink {
+    fn event(&mut self, event: &RunEvent) {
+        match event {
+            RunEvent::Event(EventKind::StepStarted { step_id, .. }) => {
+                self.current = Some(step_id.clone());
+            }
+            RunEvent::Event(EventKind::StepCompleted { .. } | EventKind::StepFailed { .. }) => {
+                if let RunEvent::Event(EventKind::StepFailed { error: Some(e), .. }) = event {
+                    self.log(format!("[error] {e}"));
+                }
+                self.current = None;
+            }
+            RunEvent::Event(EventKind::Log { level, message, .. }) => {
+                self.log(format!("[{}] {message}", level.as_str()));
+            }
+            RunEvent::Event(EventKind::Status { message, .. }) => {
+                self.log(format!("status: {message}"));
+            }
+            RunEvent::Log(record) => self.log(record.message.clone()),
+            RunEvent::Call(call) => self.log(format!(
+                "{} {} ({:.1} ms){}",
+                call.tool,
+                call.args,
+                call.duration_ms,
+                if call.is_error { " failed" } else { "" }
+            )),
+            RunEvent::Event(_) => {}
+        }
+    }
+
+    fn finish(&mut self, report: &RunReport) -> Result<(), String> {
+        let mut suite = TestSuite::new(xml_safe(&report.flow));
+        for step in &report.steps {
+            let logs = self.logs.get(&step.id).map(|l| l.join("\n"));
+            let mut status = match step.status {
+                StepStatus::Passed => TestCaseStatus::success(),
+                StepStatus::Skipped => {
+                    let mut s = TestCaseStatus::skipped();
+                    if let Some(why) = &step.skipped_because {
+                        s.set_message(xml_safe(why));
+                    }
+                    s
+                }
+                StepStatus::Failed | StepStatus::Unfinished => {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    let message = step
+                        .error
+                        .as_ref()
+                        .map(one_line)
+                        .unwrap_or_else(|| "step failed".into());
+                    s.set_message(xml_safe(&message));
+                    s.set_type(xml_safe(
+                        step.error
+                            .as_ref()
+                            .and_then(|e| e.get("code"))
+                            .and_then(|c| c.as_str())
+                            .unwrap_or("step_failed"),
+                    ));
+                    if let Some(e) = &step.error {
+                        s.set_description(xml_safe(
+                            &serde_json::to_string_pretty(e).unwrap_or_default(),
+                        ));
+                    }
+                    s
+                }
+            };
+            let _ = &mut status;
+            let mut case = TestCase::new(xml_safe(&step.name), status);
+            case.set_classname(xml_safe(&format!("{}::{}", report.flow, step.id)));
+            case.set_time(Duration::from_millis(step.duration_ms));
+            if let Some(logs) = logs {
+                case.set_system_out(xml_safe(&logs));
+            }
+            suite.add_test_case(case);
+        }
+        // A run that failed outside any step (does not compile, cannot start, crashed
+        // between steps) is one more failing testcase: never green.
+        let step_failed = report
+            .steps
+            .iter()
+            .any(|s| matches!(s.status, StepStatus::Failed | StepStatus::Unfinished));
+        if !report.passed() && !step_failed {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+            let err = report.error.clone().unwrap_or_default();
+            s.set_message(xml_safe(&one_line(&err)));
+            s.set_type("run_failed");
+            s.set_description(xml_safe(
+                &serde_json::to_string_pretty(&err).unwrap_or_default(),
+            ));
+            let mut case = TestCase::new(xml_safe(&report.flow), s);
+            case.set_classname(xml_safe(&format!("{}::run", report.flow)));
+            if let Some(logs) = self.logs.get("") {
+                case.set_system_out(xml_safe(&logs.join("\n")));
+            }
+            suite.add_test_case(case);
+        }
+        suite.set_time(Duration::from_millis(report.duration_ms));
+        self.suites
+            .0
+            .lock()
+            .map_err(|_| "the JUnit suites were poisoned".to_string())?
+            .push((self.index, suite));
+        Ok(())
+    }
+}

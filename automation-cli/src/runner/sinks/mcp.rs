@@ -1,0 +1,356 @@
+//! `execute_sequence` over MCP: the run on a blocking thread, its stream turned into
+//! notifications on the async side, the report as the result.
+//!
+//! Progress goes only on the client's own `_meta.progressToken` (none sent: no progress),
+//! strictly increasing (a value not above the last one becomes the last one plus a
+//! thousandth, so retries, jumps, a script's own progress and heartbeats never go back),
+//! at most one per [`MIN_INTERVAL`], and never after the response: the result is built only
+//! once the stream has ended and the last pending notification has gone out. Step and log
+//! events become `notifications/message` only when the request carries
+//! `_meta["io.modelcontextprotocol/logLevel"]` (MCP 2026-07-28); otherwise their text rides
+//! in the progress `message`.
+
+// MCP logging is deprecated (SEP-2577) but still the opt-in channel for step events.
+#![allow(deprecated)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use automation_wire::events::{EventKind, LogLevel};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as B64;
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, JsonObject, LoggingLevel,
+    ProgressNotificationParam, ProgressToken, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, Peer, RoleServer};
+use serde_json::{Value, json};
+
+use crate::backend::TargetHandle;
+use crate::mcp::image;
+use crate::runner::events::{Fanout, Forward, RunEvent};
+use crate::runner::flow;
+use crate::runner::sinks::records::{self, RecordsSink};
+use crate::runner::steps::one_line;
+
+/// The tool's name.
+pub const TOOL: &str = "execute_sequence";
+/// Fewest milliseconds between two progress notifications.
+pub const MIN_INTERVAL: Duration = Duration::from_millis(50);
+/// A notification at least this often while a step runs (the client may reset its timeout).
+pub const HEARTBEAT: Duration = Duration::from_secs(5);
+/// Screenshots returned as image content, at most.
+pub const MAX_IMAGES: usize = 3;
+
+/// The tool's description and schema.
+pub fn tool() -> Tool {
+    let schema = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "script": {"type": "string", "description": "A TypeScript or JavaScript test (detected, no flag). It drives this session through the JS client: import { connect, expect, emit, step } from '@automation-kit/client'; const app = await connect(); await app.find({role: 'Button', name: 'Save'}).click();"},
+            "file": {"type": "string", "description": "A flow file: .ts/.js (a script) or .json/.yaml (steps)."},
+            "steps": {"type": "array", "description": "Tool calls in order: {id?, tool, args?, if?, retries?, retry_delay_ms?, continue_on_error?, fallback_id?}. Strings in args may hold {{expr}}; conditions see inputs, <id>_result and <id>_status.", "items": {"type": "object"}},
+            "inputs": {"type": "object", "description": "Values for the flow's inputs (over their defaults); a script reads them from $AUTOMATION_INPUTS."},
+            "stop_on_error": {"type": "boolean", "default": true, "description": "Steps: stop at the first failure without fallback_id or continue_on_error."},
+            "start_from_step": {"type": "string", "description": "Steps: begin at the step with this id."}
+        }
+    });
+    let schema = match schema {
+        Value::Object(m) => m,
+        _ => JsonObject::new(),
+    };
+    Tool::new(
+        TOOL,
+        "Run a test against this session: a TypeScript/JavaScript `script`, a flow `file`, or a list of `steps`. Progress arrives on your progress token; the result is a per-step report (status, duration, error) with the failing step's structured error (a script that does not compile returns the transpiler's {error_type, can_fix, location, error_line, fix, recovery}).",
+        Arc::new(schema),
+    )
+    .with_annotations(
+        ToolAnnotations::new()
+            .read_only(false)
+            .destructive(false)
+            .idempotent(false)
+            .open_world(false),
+    )
+}
+
+/// Handles one `tools/call execute_sequence`.
+pub async fn call(
+    target: TargetHandle,
+    arguments: Option<JsonObject>,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResponse, McpError> {
+    let args = arguments.unwrap_or_default();
+    let flow = match flow::from_arguments(&args) {
+        Ok(f) => f,
+        Err(e) => return Ok(CallToolResult::structured_error(e).into()),
+    };
+    let mut notifier = Notifier {
+        peer: context.peer.clone(),
+        token: context.meta.get_progress_token(),
+        log_level: context.meta.log_level(),
+        last: 0.0,
+        total: None,
+        sent_at: None,
+        pending: None,
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let flag = cancelled.clone();
+    let execution_id = crate::runner::new_execution_id();
+    let id = execution_id.clone();
+    let run = tokio::task::spawn_blocking(move || {
+        let mut sinks = Fanout::new().with(Box::new(Forward(tx)));
+        let mut records_dir = None;
+        if records::enabled()
+            && let Some(root) = records::default_root()
+            && let Ok(r) = RecordsSink::create(&root, &id)
+        {
+            records_dir = Some(r.dir().display().to_string());
+            sinks.push(Box::new(r));
+        }
+        let mut report = crate::runner::run_flow(&flow, &id, &target, &mut sinks, &|| {
+            flag.load(Ordering::SeqCst)
+        });
+        report.records = records_dir;
+        report
+    });
+    let mut images: Vec<String> = Vec::new();
+    loop {
+        let wait = notifier.next_deadline();
+        tokio::select! {
+            item = rx.recv() => match item {
+                Some(event) => {
+                    collect_image(&event, &mut images);
+                    notifier.on(&event).await;
+                }
+                None => break,
+            },
+            () = context.ct.cancelled(), if !cancelled.load(Ordering::SeqCst) => {
+                cancelled.store(true, Ordering::SeqCst);
+            }
+            () = tokio::time::sleep(wait) => notifier.tick().await,
+        }
+    }
+    // Everything pending goes out now, before the response.
+    notifier.flush().await;
+    let report = run
+        .await
+        .map_err(|e| McpError::internal_error(format!("the run stopped: {e}"), None))?;
+    if cancelled.load(Ordering::SeqCst) {
+        return Err(McpError::internal_error("request cancelled", None));
+    }
+    let summary = report.to_json();
+    let mut content = vec![ContentBlock::text(summary.to_string())];
+    for b64 in images.iter().rev().take(MAX_IMAGES).rev() {
+        content.push(ContentBlock::image(b64.clone(), "image/png"));
+    }
+    let mut result = if report.passed() {
+        CallToolResult::success(content)
+    } else {
+        CallToolResult::error(content)
+    };
+    result.structured_content = Some(summary);
+    tracing::debug!(execution = %execution_id, passed = report.passed(), "execute_sequence done");
+    Ok(result.into())
+}
+
+/// Screenshots become image content, downscaled to the screenshot tool's default budget.
+fn collect_image(event: &RunEvent, images: &mut Vec<String>) {
+    let b64 = match event {
+        RunEvent::Call(c) => c.image_base64.as_deref(),
+        RunEvent::Event(EventKind::Screenshot { base64, .. }) => base64.as_deref(),
+        _ => None,
+    };
+    let Some(b64) = b64 else { return };
+    let Ok(png) = B64.decode(b64) else { return };
+    if let Ok(f) = image::fit(&png, image::DEFAULT_MAX_DIMENSION, image::DEFAULT_MAX_BYTES)
+        && !images.contains(&f.base64)
+    {
+        images.push(f.base64);
+    }
+}
+
+struct Notifier {
+    peer: Peer<RoleServer>,
+    token: Option<ProgressToken>,
+    log_level: Option<LoggingLevel>,
+    last: f64,
+    total: Option<f64>,
+    sent_at: Option<Instant>,
+    /// A progress notification held back by the rate limit: (value, message).
+    pending: Option<(f64, Option<String>)>,
+}
+
+fn level_of(l: LogLevel) -> LoggingLevel {
+    match l {
+        LogLevel::Trace | LogLevel::Debug => LoggingLevel::Debug,
+        LogLevel::Info => LoggingLevel::Info,
+        LogLevel::Warn => LoggingLevel::Warning,
+        LogLevel::Error => LoggingLevel::Error,
+    }
+}
+
+fn rank(l: LoggingLevel) -> u8 {
+    match l {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}
+
+impl Notifier {
+    /// The text and level of an event as a log line, when it is one.
+    fn as_log(event: &RunEvent) -> Option<(LoggingLevel, String, Value)> {
+        match event {
+            RunEvent::Event(kind) => {
+                let (level, text) = match kind {
+                    EventKind::StepStarted {
+                        step_name, step_id, ..
+                    } => (LoggingLevel::Info, format!("▶ {step_name} ({step_id})")),
+                    EventKind::StepCompleted {
+                        step_name,
+                        duration,
+                        ..
+                    } => (
+                        LoggingLevel::Info,
+                        format!(
+                            "✓ {step_name}{}",
+                            duration
+                                .map(|d| format!(" ({d:.0} ms)"))
+                                .unwrap_or_default()
+                        ),
+                    ),
+                    EventKind::StepFailed {
+                        step_name, error, ..
+                    } => (
+                        LoggingLevel::Error,
+                        format!("✗ {step_name}: {}", error.as_deref().unwrap_or("failed")),
+                    ),
+                    EventKind::Log { level, message, .. } => (level_of(*level), message.clone()),
+                    EventKind::Status { message, .. } => (LoggingLevel::Info, message.clone()),
+                    EventKind::Screenshot { annotation, .. } => (
+                        LoggingLevel::Info,
+                        format!(
+                            "screenshot{}",
+                            annotation
+                                .as_deref()
+                                .map(|a| format!(": {a}"))
+                                .unwrap_or_default()
+                        ),
+                    ),
+                    EventKind::Progress { .. } | EventKind::Data { .. } => return None,
+                };
+                let data = json!({"type": kind.wire_type(), "message": text});
+                Some((level, text, data))
+            }
+            RunEvent::Log(r) => Some((
+                level_of(r.level),
+                r.message.clone(),
+                json!({"type": "output", "message": r.message}),
+            )),
+            RunEvent::Call(_) => None,
+        }
+    }
+
+    async fn on(&mut self, event: &RunEvent) {
+        if let RunEvent::Event(EventKind::Progress {
+            current,
+            total,
+            message,
+        }) = event
+        {
+            if let Some(t) = total {
+                self.total = Some(*t);
+            }
+            self.queue(*current, message.clone()).await;
+            return;
+        }
+        let Some((level, text, data)) = Self::as_log(event) else {
+            return;
+        };
+        match self.log_level {
+            Some(min) => {
+                if rank(level) >= rank(min) {
+                    #[allow(deprecated)]
+                    let param = rmcp::model::LoggingMessageNotificationParam::new(level, data)
+                        .with_logger("automation");
+                    #[allow(deprecated)]
+                    let _ = self.peer.notify_logging_message(param).await;
+                }
+            }
+            // The capability downgrade: the text rides in the progress message.
+            None => {
+                if matches!(event, RunEvent::Event(_)) {
+                    let v = self.last;
+                    self.queue(v, Some(text)).await;
+                }
+            }
+        }
+    }
+
+    /// Queues a progress notification (sent now, or when the rate limit allows).
+    async fn queue(&mut self, value: f64, message: Option<String>) {
+        if self.token.is_none() {
+            return;
+        }
+        let base = self.pending.as_ref().map_or(self.last, |p| p.0);
+        let v = if value > base { value } else { base + 0.001 };
+        let message = message.or_else(|| self.pending.take().and_then(|p| p.1));
+        self.pending = Some((v, message));
+        if self.sent_at.is_none_or(|t| t.elapsed() >= MIN_INTERVAL) {
+            self.flush().await;
+        }
+    }
+
+    fn next_deadline(&self) -> Duration {
+        match (self.pending.is_some(), self.sent_at) {
+            (true, Some(t)) => MIN_INTERVAL.saturating_sub(t.elapsed()),
+            (_, Some(t)) => HEARTBEAT.saturating_sub(t.elapsed()),
+            (_, None) => HEARTBEAT,
+        }
+    }
+
+    /// A timer fired: send what is pending, or a heartbeat.
+    async fn tick(&mut self) {
+        if self.pending.is_some() {
+            self.flush().await;
+        } else if self.token.is_some() {
+            let v = self.last + 0.001;
+            self.pending = Some((v, Some("still running".into())));
+            self.flush().await;
+        }
+    }
+
+    async fn flush(&mut self) {
+        let (Some(token), Some((value, message))) = (self.token.clone(), self.pending.take())
+        else {
+            return;
+        };
+        if value <= self.last {
+            return;
+        }
+        let mut p = ProgressNotificationParam::new(token, value);
+        if let Some(t) = self.total {
+            p = p.with_total(t.max(value));
+        }
+        if let Some(m) = message {
+            p = p.with_message(m);
+        }
+        self.last = value;
+        self.sent_at = Some(Instant::now());
+        let _ = self.peer.notify_progress(p).await;
+    }
+}
+
+/// `CODE: message` of a report's error (for logs).
+pub fn describe_error(report: &Value) -> String {
+    report.get("error").map(one_line).unwrap_or_default()
+}

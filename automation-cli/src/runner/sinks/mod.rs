@@ -1,0 +1,11 @@
+//! The sinks: each one consumer of a run's [`RunEvent`](super::events::RunEvent) stream.
+//!
+//! - [`display`]: the live terminal view (`exec`'s display).
+//! - [`junit`]: one JUnit testcase per step (quick-junit), failures with message and logs.
+//! - [`records`]: per-step records on disk (`.json`, a replay snippet, `.png`).
+//! - [`mcp`]: MCP progress (and, when asked, log) notifications for `execute_sequence`.
+
+pub mod display;
+pub mod junit;
+pub mod mcp;
+pub mod records;

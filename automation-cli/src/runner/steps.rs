@@ -1,0 +1,498 @@
+//! The steps engine: conditions, `{{expr}}` arguments, retries, fallbacks, `start_from_step`,
+//! `stop_on_error`; every call through the [`Router`] a direct MCP call uses.
+//!
+//! Progress is the count of finished step executions (a retry adds a fraction below the next
+//! whole number), so it only grows, across retries and jumps alike.
+
+use std::time::{Duration, Instant};
+
+use automation_transpile::expr::Expr;
+use automation_wire::events::{EventKind, LogLevel};
+use serde_json::{Map, Value, json};
+
+use super::events::{CallRecord, RunEvent, Sink};
+use super::flow::{Sequence, Step, resolve_inputs};
+use super::report::{RunReport, StepReport, StepStatus};
+use super::router::Router;
+use super::template::substitute;
+
+/// Pause between tries when a step gives no `retry_delay_ms`.
+pub const DEFAULT_RETRY_DELAY: Duration = Duration::from_millis(500);
+
+/// At most this many step executions per step in the sequence (fallback loops end).
+const MAX_RUNS_PER_STEP: usize = 20;
+
+/// Runs a sequence; pushes its events into `sink` and its steps into `report`.
+/// `cancelled` is polled between steps and tries.
+pub fn run(
+    seq: &Sequence,
+    given_inputs: &Map<String, Value>,
+    router: &dyn Router,
+    sink: &mut dyn Sink,
+    report: &mut RunReport,
+    cancelled: &dyn Fn() -> bool,
+) {
+    let inputs = resolve_inputs(&seq.inputs, given_inputs);
+    let mut vars = inputs.clone();
+    vars.insert("inputs".into(), Value::Object(inputs));
+    let total = seq.steps.len();
+    let mut progress = Progress { finished: 0, total };
+    let mut index = match &seq.start_from_step {
+        Some(start) => seq
+            .steps
+            .iter()
+            .position(|s| s.id.as_deref() == Some(start))
+            .unwrap_or(0),
+        None => 0,
+    };
+    for (i, step) in seq.steps.iter().enumerate().take(index) {
+        let id = step.report_id(i);
+        vars.insert(format!("{id}_status"), json!("skipped"));
+        report
+            .steps
+            .push(skipped(step, &id, "before start_from_step"));
+    }
+    let budget = total.saturating_mul(MAX_RUNS_PER_STEP).max(1);
+    let mut runs = 0usize;
+    while let Some(step) = seq.steps.get(index) {
+        if cancelled() {
+            report.fail(json!({"code": "CANCELLED", "message": format!("the run was cancelled before step {}", step.report_id(index)), "step": step.report_id(index)}));
+            return;
+        }
+        runs += 1;
+        if runs > budget {
+            report.fail(json!({
+                "code": "BAD_REQUEST",
+                "message": format!("the sequence ran {budget} steps without ending: a fallback_id loop"),
+                "hint": "make the fallback step succeed or end the loop with a condition on <id>_status",
+            }));
+            return;
+        }
+        let id = step.report_id(index);
+        let name = step.name.clone().unwrap_or_else(|| default_name(step));
+        let vars_now = Value::Object(vars.clone());
+        if let Some(cond) = &step.condition {
+            match Expr::parse(cond) {
+                Ok(expr) if !expr.evaluate(&vars_now) => {
+                    vars.insert(format!("{id}_status"), json!("skipped"));
+                    report
+                        .steps
+                        .push(skipped(step, &id, &format!("condition `{cond}` is false")));
+                    progress.step_done(sink, &format!("skipped {name}"));
+                    index += 1;
+                    continue;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    let mut err = e.to_json();
+                    if let Value::Object(m) = &mut err {
+                        m.insert("code".into(), json!("BAD_REQUEST"));
+                        m.insert("field".into(), json!(format!("steps[{index}].if")));
+                        m.insert("condition".into(), json!(cond));
+                    }
+                    started(sink, &id, &name, index, total);
+                    let outcome = Failure {
+                        error: err,
+                        attempts: 0,
+                        duration: Duration::ZERO,
+                    };
+                    match after_failure(seq, step, &id, &name, outcome, &mut vars, sink, report) {
+                        Next::Jump(to) => index = to,
+                        Next::Continue => index += 1,
+                        Next::Stop => return,
+                    }
+                    progress.step_done(sink, &format!("✗ {name}"));
+                    continue;
+                }
+            }
+        }
+        started(sink, &id, &name, index, total);
+        let result = attempt_all(step, &id, &vars_now, router, sink, &mut progress, cancelled);
+        match result {
+            Ok((value, attempts, duration)) => {
+                vars.insert(format!("{id}_result"), value);
+                vars.insert(format!("{id}_status"), json!("success"));
+                sink.event(&RunEvent::Event(EventKind::StepCompleted {
+                    step_id: id.clone(),
+                    step_name: name.clone(),
+                    duration: Some(ms(duration)),
+                    step_index: i64::try_from(index).ok(),
+                    total_steps: i64::try_from(total).ok(),
+                }));
+                report.steps.push(StepReport {
+                    id,
+                    name: name.clone(),
+                    status: StepStatus::Passed,
+                    duration_ms: duration.as_millis().try_into().unwrap_or(u64::MAX),
+                    attempts,
+                    skipped_because: None,
+                    error: None,
+                });
+                progress.step_done(sink, &format!("✓ {name}"));
+                index += 1;
+            }
+            Err(failure) => {
+                let next = after_failure(seq, step, &id, &name, failure, &mut vars, sink, report);
+                progress.step_done(sink, &format!("✗ {name}"));
+                match next {
+                    Next::Jump(to) => index = to,
+                    Next::Continue => index += 1,
+                    Next::Stop => return,
+                }
+            }
+        }
+    }
+}
+
+struct Progress {
+    finished: usize,
+    total: usize,
+}
+
+impl Progress {
+    fn step_done(&mut self, sink: &mut dyn Sink, message: &str) {
+        self.finished += 1;
+        self.emit(sink, self.finished as f64, message);
+    }
+
+    fn emit(&self, sink: &mut dyn Sink, current: f64, message: &str) {
+        sink.event(&RunEvent::Event(EventKind::Progress {
+            current,
+            total: Some(self.total.max(self.finished) as f64),
+            message: Some(message.to_string()),
+        }));
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn started(sink: &mut dyn Sink, id: &str, name: &str, index: usize, total: usize) {
+    sink.event(&RunEvent::Event(EventKind::StepStarted {
+        step_id: id.to_string(),
+        step_name: name.to_string(),
+        step_index: i64::try_from(index).ok(),
+        total_steps: i64::try_from(total).ok(),
+    }));
+}
+
+/// `id (tool)`, or the tool alone for a step without an id.
+fn default_name(step: &Step) -> String {
+    match &step.id {
+        Some(id) => format!("{id} ({})", step.tool),
+        None => step.tool.clone(),
+    }
+}
+
+fn skipped(step: &Step, id: &str, why: &str) -> StepReport {
+    StepReport {
+        id: id.to_string(),
+        name: step.name.clone().unwrap_or_else(|| default_name(step)),
+        status: StepStatus::Skipped,
+        duration_ms: 0,
+        attempts: 0,
+        skipped_because: Some(why.to_string()),
+        error: None,
+    }
+}
+
+struct Failure {
+    error: Value,
+    attempts: u32,
+    duration: Duration,
+}
+
+enum Next {
+    Jump(usize),
+    Continue,
+    Stop,
+}
+
+/// Records a failed step and decides where to go: the fallback, the next step, or stop.
+#[allow(clippy::too_many_arguments)]
+fn after_failure(
+    seq: &Sequence,
+    step: &Step,
+    id: &str,
+    name: &str,
+    failure: Failure,
+    vars: &mut Map<String, Value>,
+    sink: &mut dyn Sink,
+    report: &mut RunReport,
+) -> Next {
+    vars.insert(format!("{id}_result"), failure.error.clone());
+    vars.insert(format!("{id}_status"), json!("error"));
+    sink.event(&RunEvent::Event(EventKind::StepFailed {
+        step_id: id.to_string(),
+        step_name: name.to_string(),
+        error: Some(one_line(&failure.error)),
+        duration: Some(ms(failure.duration)),
+    }));
+    report.steps.push(StepReport {
+        id: id.to_string(),
+        name: name.to_string(),
+        status: StepStatus::Failed,
+        duration_ms: failure.duration.as_millis().try_into().unwrap_or(u64::MAX),
+        attempts: failure.attempts,
+        skipped_because: None,
+        error: Some(failure.error.clone()),
+    });
+    if let Some(to) = &step.fallback_id
+        && let Some(pos) = seq.steps.iter().position(|s| s.id.as_deref() == Some(to))
+    {
+        sink.event(&RunEvent::Event(EventKind::Log {
+            level: LogLevel::Warn,
+            message: format!("step {id} failed; jumping to its fallback {to}"),
+            data: None,
+        }));
+        return Next::Jump(pos);
+    }
+    if step.continue_on_error || !seq.stop_on_error {
+        return Next::Continue;
+    }
+    let mut err = failure.error;
+    if let Value::Object(m) = &mut err {
+        m.insert("step".into(), json!(id));
+    }
+    report.fail(err);
+    Next::Stop
+}
+
+/// `CODE: message` for the event and the display.
+pub fn one_line(error: &Value) -> String {
+    let code = error.get("code").and_then(Value::as_str);
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| error.to_string());
+    match code {
+        Some(c) => format!("{c}: {message}"),
+        None => message,
+    }
+}
+
+/// Every try of one step; the value on success, with tries and time taken.
+fn attempt_all(
+    step: &Step,
+    id: &str,
+    vars: &Value,
+    router: &dyn Router,
+    sink: &mut dyn Sink,
+    progress: &mut Progress,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<(Value, u32, Duration), Failure> {
+    let begun = Instant::now();
+    let tries = step.retries.saturating_add(1);
+    let delay = step
+        .retry_delay_ms
+        .map(Duration::from_millis)
+        .unwrap_or(DEFAULT_RETRY_DELAY);
+    let mut last = Value::Null;
+    for attempt in 1..=tries {
+        // `runtime.attempt` (1-based) and `runtime.last_error` (the previous try's error:
+        // its hint and candidates) are visible to this try's `{{expr}}` arguments.
+        let mut vars = vars.clone();
+        if let Value::Object(m) = &mut vars {
+            m.insert(
+                "runtime".into(),
+                json!({"attempt": attempt, "attempts": attempt, "tries": tries, "last_error": last}),
+            );
+        }
+        let args = match substitute(&Value::Object(step.args.clone()), &vars, "args") {
+            Ok(Value::Object(m)) => m,
+            Ok(_) => Map::new(),
+            Err(e) => {
+                return Err(Failure {
+                    error: e,
+                    attempts: attempt - 1,
+                    duration: begun.elapsed(),
+                });
+            }
+        };
+        let t = Instant::now();
+        let out = router.call(&step.tool, args.clone());
+        sink.event(&RunEvent::Call(CallRecord {
+            step_id: id.to_string(),
+            tool: step.tool.clone(),
+            args: Value::Object(args.clone()),
+            result: out.value.clone(),
+            is_error: out.is_error,
+            duration_ms: ms(t.elapsed()),
+            image_base64: out.image_base64.clone(),
+        }));
+        if let Some(b64) = &out.image_base64 {
+            sink.event(&RunEvent::Event(EventKind::Screenshot {
+                path: None,
+                base64: Some(b64.clone()),
+                annotation: Some(format!("step {id}")),
+                element: None,
+            }));
+        }
+        if !out.is_error {
+            return Ok((out.value, attempt, begun.elapsed()));
+        }
+        last = out.value;
+        if attempt < tries {
+            sink.event(&RunEvent::Event(EventKind::Log {
+                level: LogLevel::Warn,
+                message: format!(
+                    "step {id}: try {attempt} of {tries} failed ({}); retrying in {} ms",
+                    one_line(&last),
+                    delay.as_millis()
+                ),
+                data: None,
+            }));
+            // Below the next whole number: progress still only grows.
+            let frac = f64::from(attempt) / f64::from(tries);
+            progress.emit(
+                sink,
+                progress.finished as f64 + frac,
+                &format!("retrying {id} ({attempt}/{tries} failed)"),
+            );
+            std::thread::sleep(delay);
+            if cancelled() {
+                break;
+            }
+        }
+    }
+    Err(Failure {
+        error: last,
+        attempts: tries,
+        duration: begun.elapsed(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::events::Collect;
+    use crate::runner::flow::steps_from_value;
+    use std::sync::Mutex;
+
+    /// A router that fails `flaky` once, then answers every call with its arguments.
+    struct Echo {
+        calls: Mutex<Vec<String>>,
+    }
+
+    impl Router for Echo {
+        fn call(&self, tool: &str, args: Map<String, Value>) -> super::super::router::ToolOutcome {
+            let mut calls = self.calls.lock().unwrap();
+            calls.push(tool.to_string());
+            let failed_before = calls.iter().filter(|c| *c == "flaky").count() > 1;
+            let is_error = tool == "fails" || (tool == "flaky" && !failed_before);
+            super::super::router::ToolOutcome {
+                is_error,
+                value: if is_error {
+                    json!({"code": "NOT_FOUND", "message": "no such node"})
+                } else {
+                    Value::Object(args)
+                },
+                image_base64: None,
+            }
+        }
+    }
+
+    fn run_json(doc: Value) -> (RunReport, Vec<String>, Collect) {
+        let seq = steps_from_value(doc, "t").unwrap();
+        let router = Echo {
+            calls: Mutex::new(Vec::new()),
+        };
+        let mut sink = Collect::default();
+        let mut report = RunReport::new("t", "x");
+        run(&seq, &Map::new(), &router, &mut sink, &mut report, &|| {
+            false
+        });
+        let calls = router.calls.into_inner().unwrap();
+        (report, calls, sink)
+    }
+
+    #[test]
+    fn conditions_results_retries_and_fallbacks() {
+        let (report, calls, sink) = run_json(json!({
+            "inputs": {"who": {"default": "Ada"}},
+            "steps": [
+                {"id": "a", "tool": "echo", "args": {"text": "hi {{who}}"}},
+                {"id": "b", "tool": "echo", "if": "a_result.text == 'nope'"},
+                {"id": "c", "tool": "flaky", "retries": 2, "retry_delay_ms": 1},
+                {"id": "d", "tool": "fails", "fallback_id": "f"},
+                {"id": "e", "tool": "echo"},
+                {"id": "f", "tool": "echo", "args": {"saw": "{{d_status}}", "b": "{{b_status}}"}}
+            ]
+        }));
+        assert!(report.passed(), "{report:?}");
+        assert_eq!(calls, ["echo", "flaky", "flaky", "fails", "echo"]);
+        let st: Vec<_> = report
+            .steps
+            .iter()
+            .map(|s| (s.id.as_str(), s.status))
+            .collect();
+        assert_eq!(
+            st,
+            [
+                ("a", StepStatus::Passed),
+                ("b", StepStatus::Skipped),
+                ("c", StepStatus::Passed),
+                ("d", StepStatus::Failed),
+                ("f", StepStatus::Passed)
+            ]
+        );
+        assert_eq!(report.steps[2].attempts, 2);
+        // Progress only grows.
+        let p: Vec<f64> = sink
+            .items
+            .iter()
+            .filter_map(|e| match e {
+                RunEvent::Event(EventKind::Progress { current, .. }) => Some(*current),
+                _ => None,
+            })
+            .collect();
+        assert!(p.windows(2).all(|w| w[1] > w[0]), "{p:?}");
+        let f = sink.items.iter().rev().find_map(|e| match e {
+            RunEvent::Call(c) if c.step_id == "f" => Some(c.args.clone()),
+            _ => None,
+        });
+        assert_eq!(f, Some(json!({"saw": "error", "b": "skipped"})));
+    }
+
+    #[test]
+    fn a_broken_condition_fails_its_step_with_the_parse_error() {
+        let (report, calls, _) = run_json(json!([{"id": "a", "tool": "echo", "if": "a ==="}]));
+        assert!(!report.passed());
+        assert!(calls.is_empty());
+        let e = report.error.unwrap();
+        assert_eq!(e["error_type"], "syntax_error");
+        assert_eq!(e["field"], "steps[0].if");
+        assert_eq!(e["step"], "a");
+    }
+
+    #[test]
+    fn stop_on_error_and_start_from_step() {
+        let (report, calls, _) = run_json(json!([{"tool": "fails"}, {"tool": "echo"}]));
+        assert!(!report.passed());
+        assert_eq!(calls, ["fails"]);
+        assert_eq!(report.error.unwrap()["code"], "NOT_FOUND");
+        let (report, calls, _) = run_json(
+            json!({"stop_on_error": false, "steps": [{"tool": "fails"}, {"tool": "echo"}]}),
+        );
+        assert_eq!(calls, ["fails", "echo"]);
+        assert!(report.passed());
+        let (report, calls, _) = run_json(json!({"start_from_step": "b",
+            "steps": [{"id": "a", "tool": "fails"}, {"id": "b", "tool": "echo"}]}));
+        assert_eq!(calls, ["echo"]);
+        assert_eq!(report.steps[0].status, StepStatus::Skipped);
+    }
+
+    #[test]
+    fn a_fallback_loop_ends() {
+        let (report, _, _) = run_json(json!([{"id": "a", "tool": "fails", "fallback_id": "a"}]));
+        assert!(!report.passed());
+        assert!(
+            report.error.unwrap()["message"]
+                .as_str()
+                .unwrap()
+                .contains("loop")
+        );
+    }
+}

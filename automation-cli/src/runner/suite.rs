@@ -1,0 +1,274 @@
+//! `automation run FLOW… [mode] [--junit FILE] [--records DIR] [--partition …] [--jobs N]`:
+//! the same engine as `execute_sequence`, with `exec`'s live display; exit 0 when every flow
+//! passed, 1 otherwise, 2 on a usage error.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::backend::TargetHandle;
+use crate::cli::Mode;
+use crate::mode;
+
+use super::events::Fanout;
+use super::flow;
+use super::partition::Partition;
+use super::report::RunReport;
+use super::sinks::display::DisplaySink;
+use super::sinks::junit::{JunitSink, Suites};
+use super::sinks::records::{self, RecordsSink};
+use super::steps::one_line;
+
+/// What `automation run` was given.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Flow files and directories (searched for flow files).
+    pub flows: Vec<PathBuf>,
+    /// Which app.
+    pub mode: Mode,
+    /// Wait for a busy app.
+    pub wait: Option<Duration>,
+    /// JUnit output.
+    pub junit: Option<PathBuf>,
+    /// Records root (default: the user's data directory).
+    pub records: Option<PathBuf>,
+    /// The shard to run.
+    pub partition: Option<Partition>,
+    /// Flows at once, each on its own headless target.
+    pub jobs: usize,
+}
+
+const FLOW_EXTS: &[&str] = &["ts", "mts", "js", "mjs", "json", "yaml", "yml"];
+
+/// The flow files: files as given, directories searched (sorted, recursively).
+pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for p in entries {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            if name.starts_with('.') || name == "node_modules" {
+                continue;
+            }
+            if p.is_dir() {
+                walk(&p, out)?;
+            } else if p
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| FLOW_EXTS.contains(&e))
+            {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out)?;
+        } else if p.is_file() {
+            out.push(p.clone());
+        } else {
+            return Err(format!(
+                "{} does not exist; pass flow files (.ts, .js, .json, .yaml) or directories",
+                p.display()
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn say(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
+/// Runs the suite; returns the exit code.
+pub fn run(opts: &RunOptions) -> u8 {
+    let all = match collect(&opts.flows) {
+        Ok(f) if f.is_empty() => {
+            say(
+                "error: no flow files found; pass .ts, .js, .json or .yaml files or directories holding them",
+            );
+            return 2;
+        }
+        Ok(f) => f,
+        Err(e) => {
+            say(&format!("error: {e}"));
+            return 2;
+        }
+    };
+    if opts.jobs > 1 && opts.mode != Mode::Headless {
+        say(
+            "error: --jobs N > 1 runs each flow on its own headless target; it needs --headless (the default), not an attached app",
+        );
+        return 2;
+    }
+    if let Some(path) = &opts.junit
+        && let Err(e) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+    {
+        say(&format!(
+            "error: --junit: cannot write {}: {e}; pass a path in a writable directory",
+            path.display()
+        ));
+        return 2;
+    }
+    let names: Vec<String> = all.iter().map(|p| p.display().to_string()).collect();
+    let selected: Vec<(usize, PathBuf)> = all
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| {
+            opts.partition
+                .is_none_or(|part| part.contains(*i, &p.display().to_string()))
+        })
+        .map(|(i, p)| (i, p.clone()))
+        .collect();
+    if let Some(p) = &opts.partition {
+        say(&format!(
+            "partition {}: {} of {} flows",
+            p.describe(),
+            selected.len(),
+            names.len()
+        ));
+    }
+    let records_root = if records::enabled() {
+        opts.records.clone().or_else(records::default_root)
+    } else {
+        None
+    };
+    let suites = Suites::default();
+    let tty = std::io::stderr().is_terminal() && opts.jobs <= 1;
+    let next = AtomicUsize::new(0);
+    let reports: Mutex<Vec<(usize, RunReport)>> = Mutex::new(Vec::new());
+    let started = Instant::now();
+    let worker = || {
+        loop {
+            let k = next.fetch_add(1, Ordering::SeqCst);
+            let Some((index, path)) = selected.get(k) else {
+                break;
+            };
+            let report = run_one(*index, path, opts, records_root.as_deref(), &suites, tty);
+            if let Ok(mut r) = reports.lock() {
+                r.push((*index, report));
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 0..opts.jobs.clamp(1, 64) {
+            s.spawn(worker);
+        }
+    });
+    let mut reports = reports.into_inner().unwrap_or_default();
+    reports.sort_by_key(|(i, _)| *i);
+    let passed = reports.iter().filter(|(_, r)| r.passed()).count();
+    let failed = reports.len() - passed;
+    say(&format!(
+        "flows: {passed} passed, {failed} failed ({:.1} s)",
+        started.elapsed().as_secs_f64()
+    ));
+    let mut code = u8::from(failed > 0);
+    if let Some(path) = &opts.junit {
+        match suites.write(path, "automation run") {
+            Ok(()) => say(&format!("junit: {}", path.display())),
+            Err(e) => {
+                say(&format!("error: {e}"));
+                code = 1;
+            }
+        }
+    }
+    if let Some(root) = &records_root
+        && !reports.is_empty()
+    {
+        say(&format!("records: {}", root.display()));
+    }
+    code
+}
+
+fn run_one(
+    index: usize,
+    path: &Path,
+    opts: &RunOptions,
+    records_root: Option<&Path>,
+    suites: &Suites,
+    tty: bool,
+) -> RunReport {
+    let execution_id = super::new_execution_id();
+    let name = path.display().to_string();
+    say(&format!("run {name} ({execution_id})"));
+    let mut sinks = Fanout::new()
+        .with(Box::new(DisplaySink::new(tty)))
+        .with(Box::new(JunitSink::new(index, suites.clone())));
+    let mut records_dir = None;
+    if let Some(root) = records_root {
+        match RecordsSink::create(root, &execution_id) {
+            Ok(r) => {
+                records_dir = Some(r.dir().to_path_buf());
+                sinks.push(Box::new(r));
+            }
+            Err(e) => say(&format!("warning: {e}; no records for this run")),
+        }
+    }
+    let flow = match flow::from_file(path) {
+        Ok(f) => f,
+        Err(e) => return failed_before_start(&name, &execution_id, e, &mut sinks),
+    };
+    let target = match mode::resolve_with_wait(&opts.mode, opts.wait)
+        .and_then(|r| TargetHandle::spawn(r.factory))
+    {
+        Ok(t) => t,
+        Err(e) => {
+            let err = super::report::runner_error(
+                "TARGET_FAILED",
+                format!("cannot start the target: {e}"),
+                "check the mode (--headless, --attach, …) and retry",
+            );
+            return failed_before_start(&name, &execution_id, err, &mut sinks);
+        }
+    };
+    let mut report = super::run_flow(&flow, &execution_id, &target, &mut sinks, &|| false);
+    report.records = records_dir.map(|d| d.display().to_string());
+    let (p, f, s) = report.counts();
+    if report.passed() {
+        say(&format!(
+            "✓ {name}: {p} passed, {s} skipped ({} ms)",
+            report.duration_ms
+        ));
+    } else {
+        say(&format!(
+            "✗ {name}: {p} passed, {f} failed, {s} skipped ({} ms)\n  {}",
+            report.duration_ms,
+            report.error.as_ref().map(one_line).unwrap_or_default()
+        ));
+        if let Some(e) = &report.error {
+            say(&format!(
+                "  error: {}",
+                serde_json::to_string(e).unwrap_or_default()
+            ));
+        }
+    }
+    report
+}
+
+fn failed_before_start(
+    name: &str,
+    execution_id: &str,
+    error: serde_json::Value,
+    sinks: &mut Fanout,
+) -> RunReport {
+    use super::events::Sink as _;
+    let mut report = RunReport::new(name, execution_id);
+    report.fail(error);
+    let _ = sinks.finish(&report);
+    say(&format!(
+        "✗ {name}: {}",
+        report.error.as_ref().map(one_line).unwrap_or_default()
+    ));
+    report
+}

@@ -1,0 +1,333 @@
+//! Scripts: the shipped TypeScript example through the JS client (`clients/js`) from
+//! `automation run` and as plain `node` against a live debug app; the TypeScript gate's
+//! contract; an uncaught exception mapped back to the submitted line; a hand-written client
+//! on the private endpoint.
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[allow(dead_code)]
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use automation_cli::backend::{EguiDemo, TargetHandle};
+use automation_cli::runner::events::{Collect, RunEvent};
+use automation_cli::runner::flow;
+use automation_cli::runner::report::{RunReport, StepStatus};
+use serde_json::{Value, json};
+
+/// One script test at a time: each runs a demo and a node child, and the demo's settle has
+/// a wall-clock budget (500 ms by default) that a 2-core machine running seven at once misses.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn node_present() -> bool {
+    automation_testkit::require::require(
+        "node",
+        Command::new("node")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success()),
+        "node is not on PATH: scripts run under node (apt-get install nodejs)",
+    )
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn run_script(source: &str) -> (RunReport, Collect) {
+    let target = TargetHandle::spawn(EguiDemo::factory()).unwrap();
+    let args = json!({"script": source});
+    let flow = flow::from_arguments(args.as_object().unwrap()).unwrap();
+    let mut sink = Collect::default();
+    let report = automation_cli::runner::run_flow(&flow, "t", &target, &mut sink, &|| false);
+    (report, sink)
+}
+
+#[test]
+fn the_typescript_example_passes_from_automation_run() {
+    let _serial = serial();
+    if !node_present() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let junit = dir.path().join("junit.xml");
+    let records = dir.path().join("records");
+    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .arg("run")
+        .arg(repo().join("examples/flows/save-name.ts"))
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--records")
+        .arg(&records)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    for step in [
+        "type the name",
+        "click Save",
+        "hear \"Saved\"",
+        "screenshot",
+    ] {
+        assert!(stderr.contains(&format!("step passed: {step}")), "{stderr}");
+    }
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let cases = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .count();
+    assert_eq!(cases, 4, "{xml}");
+    assert!(!xml.contains("<failure"), "{xml}");
+    // Records: one per op, filed under the step that made it, the screenshot as a PNG.
+    let exec = std::fs::read_dir(&records)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let names: Vec<String> = std::fs::read_dir(&exec)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(
+        names.iter().any(|n| n.contains("-save-invoke_action.json")),
+        "{names:?}"
+    );
+    assert!(
+        names
+            .iter()
+            .any(|n| n.ends_with("-screenshot-screenshot.png")),
+        "{names:?}"
+    );
+    let png = names.iter().find(|n| n.ends_with(".png")).unwrap();
+    assert!(
+        std::fs::read(exec.join(png))
+            .unwrap()
+            .starts_with(b"\x89PNG")
+    );
+}
+
+#[test]
+fn the_typescript_example_passes_as_plain_node_against_a_live_app() {
+    let _serial = serial();
+    if !node_present() {
+        return;
+    }
+    let app = support::LiveApp::start("runner-live", |_| None);
+    let dir = tempfile::tempdir().unwrap();
+    // What a person does: transpile, then run with node (the client found as a package).
+    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .arg("transpile")
+        .arg(repo().join("examples/flows/save-name.ts"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(dir.path().join("save-name.mjs"), &out.stdout).unwrap();
+    let scope = dir.path().join("node_modules/@automation-kit");
+    std::fs::create_dir_all(&scope).unwrap();
+    std::os::unix::fs::symlink(repo().join("clients/js"), scope.join("client")).unwrap();
+    let out = Command::new("node")
+        .arg("save-name.mjs")
+        .current_dir(dir.path())
+        .env("XDG_RUNTIME_DIR", app.base.path())
+        .env_remove("AUTOMATION_ENDPOINT")
+        .env_remove("AUTOMATION_TOKEN")
+        .env_remove("MCP_EVENT_PIPE_PATH")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_typescript_script_that_does_not_compile_returns_the_seed_contract() {
+    let (report, sink) = run_script("const x string = 1;");
+    assert_eq!(report.status, "failed");
+    assert_eq!(
+        report.error,
+        Some(json!({
+            "error_type": "syntax_error",
+            "can_fix": true,
+            "message": "Expected a semicolon or an implicit semicolon after a statement, but found none",
+            "location": {"line": 1, "column": 8},
+            "error_line": "const x string = 1;",
+            "fix": "Add ':' between the variable name and its type: `const x: string`",
+            "recovery": "fix_code"
+        }))
+    );
+    assert!(sink.items.is_empty(), "nothing ran");
+    assert!(
+        !report.to_json().to_string().contains("    at "),
+        "no stack trace"
+    );
+}
+
+#[test]
+fn a_script_that_throws_fails_at_its_own_typescript_line() {
+    let _serial = serial();
+    if !node_present() {
+        return;
+    }
+    let source = "import { connect, step } from '@automation-kit/client';\n\
+                  \n\
+                  interface Target {\n\
+                  \x20 role: string;\n\
+                  \x20 name: string;\n\
+                  }\n\
+                  const save: Target = { role: 'Button', name: 'Save' };\n\
+                  const app = await connect();\n\
+                  await step('click', () => app.find(save).click(), { id: 'click' });\n\
+                  await step('check', async () => {\n\
+                  \x20 const n: number = 2;\n\
+                  \x20 throw new Error(`boom after ${n} steps`);\n\
+                  }, { id: 'check' });\n";
+    let (report, _) = run_script(source);
+    assert_eq!(report.status, "failed");
+    let e = report.error.clone().unwrap();
+    assert_eq!(e["code"], "SCRIPT_ERROR", "{e:#}");
+    assert_eq!(e["message"], "Error: boom after 2 steps");
+    assert_eq!(e["location"]["file"], "inline.ts");
+    assert_eq!(e["location"]["line"], 12, "{e:#}");
+    assert_eq!(
+        e["error_line"],
+        "  throw new Error(`boom after ${n} steps`);"
+    );
+    assert_eq!(e["step"], "check");
+    let statuses: Vec<_> = report
+        .steps
+        .iter()
+        .map(|s| (s.id.as_str(), s.status))
+        .collect();
+    assert_eq!(
+        statuses,
+        [("click", StepStatus::Passed), ("check", StepStatus::Failed)]
+    );
+}
+
+#[test]
+fn an_op_error_in_a_script_carries_the_kit_code_and_candidates() {
+    let _serial = serial();
+    if !node_present() {
+        return;
+    }
+    let source = "import { connect, step } from '@automation-kit/client';\n\
+                  const app = await connect();\n\
+                  await step('click', () => app.find({ role: 'Button', name: 'Sav' }).click(), { id: 'click' });\n";
+    let (report, _) = run_script(source);
+    let e = report.error.clone().unwrap();
+    assert_eq!(e["code"], "NOT_FOUND", "{e:#}");
+    assert_eq!(e["step"], "click");
+    assert_eq!(e["location"]["line"], 3, "{e:#}");
+    assert!(
+        e["candidates"].as_array().is_some_and(|c| !c.is_empty()),
+        "{e:#}"
+    );
+}
+
+#[test]
+fn a_hand_written_client_drives_the_session_on_the_private_endpoint() {
+    let _serial = serial();
+    if !node_present() {
+        return;
+    }
+    // No JS client: the wire protocol by hand (token line, hello frame, u32 frames), and
+    // the event pipe by hand.
+    let source = r#"
+import net from 'node:net';
+import fs from 'node:fs';
+const ev = (o) => fs.appendFileSync(process.env.MCP_EVENT_PIPE_PATH,
+  JSON.stringify({ __mcp_event__: true, timestamp: new Date().toISOString(), ...o }) + '\n');
+const frame = (o) => { const b = Buffer.from(JSON.stringify(o)); const h = Buffer.alloc(4); h.writeUInt32LE(b.length); return Buffer.concat([h, b]); };
+const s = net.createConnection(process.env.AUTOMATION_ENDPOINT);
+const replies = [];
+let buf = Buffer.alloc(0), wake = null;
+s.on('data', (d) => { buf = Buffer.concat([buf, d]);
+  while (buf.length >= 4 && buf.length >= 4 + buf.readUInt32LE(0)) {
+    replies.push(JSON.parse(buf.subarray(4, 4 + buf.readUInt32LE(0)).toString()));
+    buf = buf.subarray(4 + buf.readUInt32LE(0)); if (wake) wake(); } });
+const next = () => new Promise((r) => { if (replies.length) r(replies.shift()); else wake = () => { wake = null; r(replies.shift()); }; });
+s.write(process.env.AUTOMATION_TOKEN + '\n');
+const hello = await next();
+if (hello.bridge !== 'automation-wire') throw new Error('no hello');
+ev({ type: 'step_started', stepId: 'save', stepName: 'click Save' });
+s.write(frame({ op: { invoke_action: { node: { role: 'Button', label: 'Save' }, action: 'click' } }, settle: { settle_timeout_ms: 10000 } }));
+const r = await next();
+if (r.status !== 'ok') throw new Error(JSON.stringify(r));
+s.write(frame({ op: { assert_node: { node: { role: 'Label', value: 'Saved' }, kind: 'exists' } } }));
+const a = await next();
+ev({ type: a.status === 'ok' ? 'step_completed' : 'step_failed', stepId: 'save', stepName: 'click Save', error: JSON.stringify(a) });
+ev({ type: 'data', key: 'execution', value: process.env.AUTOMATION_EXECUTION_ID });
+s.end();
+"#;
+    let (report, sink) = run_script(source);
+    assert!(report.passed(), "{:#}", report.to_json());
+    assert_eq!(report.steps.len(), 1);
+    assert_eq!(report.steps[0].status, StepStatus::Passed);
+    let calls: Vec<(String, String)> = sink
+        .items
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::Call(c) => Some((c.step_id.clone(), c.tool.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("save".into(), "invoke_action".into()),
+            ("save".into(), "assert_node".into())
+        ]
+    );
+    let exec = sink.items.iter().find_map(|e| match e {
+        RunEvent::Event(automation_wire::events::EventKind::Data { value, .. }) => {
+            Some(value.clone())
+        }
+        _ => None,
+    });
+    assert_eq!(
+        exec,
+        Some(Value::from("t")),
+        "the child sees its execution id"
+    );
+}
+
+#[test]
+fn a_script_that_hangs_is_stopped_at_its_timeout() {
+    let _serial = serial();
+    if !node_present() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("hang.mjs");
+    std::fs::write(&script, "await new Promise((r) => setTimeout(r, 60000));\n").unwrap();
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .arg("run")
+        .arg(&script)
+        .env("AUTOMATION_SCRIPT_TIMEOUT", "1")
+        .env("AUTOMATION_RECORDS", "off")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("TARGET_TIMEOUT"), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}

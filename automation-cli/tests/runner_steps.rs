@@ -1,0 +1,286 @@
+//! The runner's steps engine against the real headless demo, through the same router a
+//! direct MCP call uses; and `automation run` on flow files: JUnit, records, `--partition`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::Command;
+
+use automation_cli::backend::{EguiDemo, TargetHandle};
+use automation_cli::runner::events::{Collect, RunEvent};
+use automation_cli::runner::flow::{self, Flow, FlowBody};
+use automation_cli::runner::report::{RunReport, StepStatus};
+use automation_wire::events::EventKind;
+use serde_json::{Value, json};
+
+fn run(doc: Value) -> (RunReport, Collect) {
+    let target = TargetHandle::spawn(EguiDemo::factory()).unwrap();
+    let flow = flow::from_arguments(doc.as_object().unwrap()).unwrap();
+    let mut sink = Collect::default();
+    let report = automation_cli::runner::run_flow(&flow, "test", &target, &mut sink, &|| false);
+    (report, sink)
+}
+
+#[test]
+fn the_save_flow_as_steps_a_condition_skips_and_a_retry_recovers() {
+    let (report, sink) = run(json!({"steps": [
+        {"id": "find", "tool": "find_node", "args": {"role": "TextInput", "label": "Name"}},
+        {"id": "type", "tool": "type_text", "args": {"node": "{{ find_result.node }}", "text": "{{ who }}"}},
+        {"id": "cancel", "tool": "invoke_action", "if": "type_status != 'success'",
+         "args": {"node": {"role": "Button", "label": "Cancel"}, "action": "click"}},
+        // The first try names a button that is not there; the retry takes the candidate
+        // the NOT_FOUND error suggested.
+        {"id": "save", "tool": "invoke_action", "retries": 1, "retry_delay_ms": 5,
+         "args": {"node": {"role": "Button", "label": "{{ coalesce(runtime.last_error.candidates[0].label, 'Sav') }}"}, "action": "click"}},
+        {"id": "saved", "tool": "assert_node", "args": {"node": {"role": "Label", "value": "Saved"}, "kind": "exists"}},
+        {"id": "heard", "tool": "pull_announcements"},
+        {"id": "typed", "tool": "assert_node", "args": {"node": "{{ find_result.node }}", "kind": "value_equals", "value": "Ada"}},
+        {"id": "shot", "tool": "screenshot"}
+    ], "inputs": {"who": "Ada"}}));
+    assert!(report.passed(), "{:#}", report.to_json());
+    let by_id = |id: &str| report.steps.iter().find(|s| s.id == id).unwrap();
+    assert_eq!(by_id("cancel").status, StepStatus::Skipped);
+    assert!(
+        by_id("cancel")
+            .skipped_because
+            .as_deref()
+            .unwrap()
+            .contains("type_status")
+    );
+    assert_eq!(by_id("save").status, StepStatus::Passed);
+    assert_eq!(by_id("save").attempts, 2, "the retry recovered the step");
+    // The first try's error was the real NOT_FOUND, with candidates.
+    let first_try = sink.items.iter().find_map(|e| match e {
+        RunEvent::Call(c) if c.step_id == "save" => Some(c.clone()),
+        _ => None,
+    });
+    let first_try = first_try.unwrap();
+    assert!(first_try.is_error);
+    assert_eq!(first_try.result["code"], "NOT_FOUND");
+    // "Saved" was announced (the live region), and the screenshot came back as a PNG.
+    let heard = sink.items.iter().find_map(|e| match e {
+        RunEvent::Call(c) if c.step_id == "heard" => Some(c.result.clone()),
+        _ => None,
+    });
+    let texts: Vec<String> = heard.unwrap()["announcements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["text"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(texts.iter().any(|t| t == "Saved"), "{texts:?}");
+    assert!(sink.items.iter().any(|e| matches!(e, RunEvent::Event(EventKind::Screenshot { base64: Some(b), .. }) if b.len() > 100)));
+    // Progress only grows.
+    let p: Vec<f64> = sink
+        .items
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::Event(EventKind::Progress { current, .. }) => Some(*current),
+            _ => None,
+        })
+        .collect();
+    assert!(p.windows(2).all(|w| w[1] > w[0]), "{p:?}");
+}
+
+#[test]
+fn a_broken_condition_fails_its_step_with_the_expression_error() {
+    let (report, _) = run(json!({"steps": [
+        {"id": "a", "tool": "list_windows", "if": "a_status == 'x' &&"},
+        {"id": "b", "tool": "list_windows"}
+    ]}));
+    assert!(!report.passed());
+    let e = report.error.clone().unwrap();
+    assert_eq!(e["code"], "BAD_REQUEST");
+    assert_eq!(e["error_type"], "syntax_error");
+    assert_eq!(e["can_fix"], true);
+    assert_eq!(e["recovery"], "fix_code");
+    assert_eq!(e["field"], "steps[0].if");
+    assert_eq!(e["step"], "a");
+    assert!(e["location"]["column"].is_number(), "{e}");
+    assert_eq!(report.steps.len(), 1, "stop_on_error stopped the run");
+}
+
+#[test]
+fn a_failing_op_is_the_result_with_its_structured_error() {
+    let (report, _) = run(json!({"steps": [
+        {"id": "gone", "tool": "invoke_action", "args": {"node": {"role": "Button", "label": "Nope"}, "action": "click"}},
+        {"id": "never", "tool": "list_windows"}
+    ]}));
+    let e = report.error.clone().unwrap();
+    assert_eq!(e["code"], "NOT_FOUND");
+    assert_eq!(e["step"], "gone");
+    assert!(!e["candidates"].as_array().unwrap().is_empty());
+    assert_eq!(report.steps.len(), 1);
+    // The report is small enough for a model to read.
+    assert!(report.to_json().to_string().len() < 4096);
+}
+
+#[test]
+fn yaml_steps_run_through_a_maintained_yaml_parser() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/flows/save-name.yaml"
+    );
+    let flow: Flow = flow::from_file(std::path::Path::new(path)).unwrap();
+    assert!(matches!(flow.body, FlowBody::Steps(_)));
+    let target = TargetHandle::spawn(EguiDemo::factory()).unwrap();
+    let mut sink = Collect::default();
+    let report = automation_cli::runner::run_flow(&flow, "y", &target, &mut sink, &|| false);
+    assert!(report.passed(), "{:#}", report.to_json());
+}
+
+fn automation() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_automation"))
+}
+
+fn junit_cases(xml: &str) -> Vec<(String, String)> {
+    let doc = roxmltree::Document::parse(xml).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .flat_map(|s| {
+            let suite = s.attribute("name").unwrap().to_string();
+            s.children()
+                .filter(|n| n.has_tag_name("testcase"))
+                .map(move |c| (suite.clone(), c.attribute("name").unwrap().to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn run_writes_junit_and_records_and_exits_by_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let flows = dir.path().join("flows");
+    std::fs::create_dir(&flows).unwrap();
+    std::fs::write(
+        flows.join("a.json"),
+        r#"[{"id": "w", "tool": "list_windows"}, {"id": "s", "tool": "find_node", "args": {"label": "Save"}}]"#,
+    )
+    .unwrap();
+    std::fs::write(
+        flows.join("b.json"),
+        r#"[{"id": "bad", "tool": "invoke_action", "args": {"node": {"label": "Nope"}, "action": "click"}}]"#,
+    )
+    .unwrap();
+    let junit = dir.path().join("junit.xml");
+    let records = dir.path().join("records");
+    let out = automation()
+        .arg("run")
+        .arg(&flows)
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--records")
+        .arg(&records)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("flows: 1 passed, 1 failed"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("junit: {}", junit.display())),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("records: {}", records.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains("NOT_FOUND"), "{stderr}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let cases = junit_cases(&xml);
+    assert_eq!(cases.len(), 3, "{xml}");
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let failure = doc
+        .descendants()
+        .find(|n| n.has_tag_name("failure"))
+        .unwrap();
+    assert!(
+        failure
+            .attribute("message")
+            .unwrap()
+            .starts_with("NOT_FOUND"),
+        "{xml}"
+    );
+    // One directory per execution, each with a record per call and the run's report.
+    let execs: Vec<_> = std::fs::read_dir(&records)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(execs.len(), 2);
+    for e in &execs {
+        assert!(e.join("run.json").is_file());
+        assert!(
+            std::fs::read_dir(e).unwrap().any(|f| f
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".mjs"))
+        );
+    }
+    // Only passing flows: exit 0; records off by the environment.
+    let out = automation()
+        .arg("run")
+        .arg(flows.join("a.json"))
+        .arg("--records")
+        .arg(dir.path().join("off"))
+        .env("AUTOMATION_RECORDS", "off")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!dir.path().join("off").exists());
+}
+
+#[test]
+fn partition_shards_are_disjoint_and_their_union_is_the_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 7;
+    for i in 0..n {
+        std::fs::write(
+            dir.path().join(format!("f{i}.json")),
+            format!(r#"[{{"id": "s{i}", "tool": "list_windows"}}]"#),
+        )
+        .unwrap();
+    }
+    for kind in ["slice", "hash"] {
+        let mut all = Vec::new();
+        for shard in 1..=3 {
+            let junit = dir.path().join(format!("{kind}-{shard}.xml"));
+            let out = automation()
+                .arg("run")
+                .arg(dir.path())
+                .arg("--partition")
+                .arg(format!("{kind}:{shard}/3"))
+                .arg("--junit")
+                .arg(&junit)
+                .env("AUTOMATION_RECORDS", "off")
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{stderr}");
+            assert!(
+                stderr.contains(&format!("partition {kind} {shard}/3")),
+                "{stderr}"
+            );
+            let suites: Vec<String> = junit_cases(&std::fs::read_to_string(&junit).unwrap())
+                .into_iter()
+                .map(|(s, _)| s)
+                .collect();
+            all.extend(suites);
+        }
+        let before = all.len();
+        all.sort();
+        all.dedup();
+        assert_eq!(before, all.len(), "{kind}: shards overlap");
+        assert_eq!(
+            all.len(),
+            n,
+            "{kind}: the union is the whole suite: {all:?}"
+        );
+    }
+    let out = automation()
+        .args(["run", "x.json", "--partition", "slice:4/3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

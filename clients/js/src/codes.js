@@ -1,0 +1,44 @@
+// The kit's error codes, mirrored from automation-core's `ErrorCode` list (error.rs), in the
+// same order, with whose fault each is. `automation-cli/tests/js_client.rs` fails when this
+// list drifts from core's.
+
+/** @type {ReadonlyArray<{code: string, fault: 'request' | 'retry' | 'relaunch'}>} */
+export const ERROR_CODES = Object.freeze([
+  { code: 'BAD_REQUEST', fault: 'request' },
+  { code: 'NOT_FOUND', fault: 'request' },
+  { code: 'AMBIGUOUS', fault: 'request' },
+  { code: 'BAD_ARGUMENT', fault: 'request' },
+  { code: 'UNKNOWN_NAME', fault: 'request' },
+  { code: 'UNHANDLED_ACTION', fault: 'request' },
+  { code: 'ASSERTION_FAILED', fault: 'request' },
+  { code: 'WAIT_TIMEOUT', fault: 'retry' },
+  { code: 'SETTLE_TIMEOUT', fault: 'retry' },
+  { code: 'NO_GEOMETRY', fault: 'request' },
+  { code: 'HOST_REQUIRED', fault: 'request' },
+  { code: 'UNSUPPORTED', fault: 'request' },
+  { code: 'INVALID_TREE_UPDATE', fault: 'retry' },
+  { code: 'GPU_UNAVAILABLE', fault: 'retry' },
+  { code: 'GPU_READBACK_FAILED', fault: 'retry' },
+  { code: 'BRIDGE_TIMEOUT', fault: 'retry' },
+  { code: 'BRIDGE_DROPPED', fault: 'retry' },
+  { code: 'BRIDGE_IO', fault: 'retry' },
+  { code: 'TARGET_FAILED', fault: 'retry' },
+  { code: 'TARGET_TIMEOUT', fault: 'retry' },
+  { code: 'CANCELLED', fault: 'retry' },
+  { code: 'APP_GONE', fault: 'relaunch' },
+].map(Object.freeze));
+
+/** Every code by name: `Codes.NOT_FOUND === 'NOT_FOUND'`. */
+export const Codes = Object.freeze(Object.fromEntries(ERROR_CODES.map(({ code }) => [code, code])));
+
+const FAULTS = new Map(ERROR_CODES.map(({ code, fault }) => [code, fault]));
+
+/** Whose fault a code is (`request`: fix the call; `retry`: the environment; `relaunch`). */
+export function faultOf(code) {
+  return FAULTS.get(code);
+}
+
+/** True when the same call may succeed later (the environment failed, not the request). */
+export function isRetryable(code) {
+  return FAULTS.get(code) === 'retry';
+}

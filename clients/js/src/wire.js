@@ -1,0 +1,416 @@
+// The bridge wire, exactly as automation-wire speaks it (docs/wire.md): connect to the local
+// socket, send the token line, read the hello frame (or the busy notice), then one request
+// frame → one reply frame. A frame is a u32 little-endian length and that many bytes of UTF-8
+// JSON. Every failure is an `AutomationError` with the code automation-wire's own client
+// gives it (`BRIDGE_IO`, `BRIDGE_TIMEOUT`, `BRIDGE_DROPPED`).
+
+import net from 'node:net';
+
+import { AutomationError } from './errors.js';
+
+/** Largest request frame a server accepts (`frame::MAX_REQUEST_FRAME`). */
+export const MAX_REQUEST_FRAME = 16 * 1024 * 1024;
+/** Largest reply frame (`frame::MAX_REPLY_FRAME`; a reply may carry a screenshot). */
+export const MAX_REPLY_FRAME = 256 * 1024 * 1024;
+/** Largest greeting frame (`handshake::MAX_GREETING_FRAME`). */
+export const MAX_GREETING_FRAME = 64 * 1024;
+/** Longest token (`handshake::TOKEN_LINE_CAP`). */
+export const TOKEN_LINE_CAP = 512;
+/** Wire protocol version this client speaks (`handshake::PROTOCOL_VERSION`). */
+export const PROTOCOL_VERSION = 1;
+/** One deadline for the whole greeting (`handshake::HANDSHAKE_DEADLINE`). */
+export const HANDSHAKE_DEADLINE_MS = 10_000;
+/** Client-side wait for a reply (`client::CLIENT_REPLY_TIMEOUT`), above the server's 15 s. */
+export const CLIENT_REPLY_TIMEOUT_MS = 20_000;
+/** What a busy bridge says (`handshake::BUSY_MESSAGE`). */
+export const BUSY_MESSAGE = 'another client is attached to this app; wait for it to detach or retry later';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** One frame: header and body in one buffer. An oversize payload is refused before writing. */
+export function encodeFrame(payload, cap = MAX_REQUEST_FRAME) {
+  const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+  if (body.length > cap) {
+    throw new AutomationError(
+      'BRIDGE_IO',
+      `frame of ${body.length} bytes exceeds the ${cap}-byte cap; nothing was written: split the payload or raise the cap on both ends`,
+    );
+  }
+  const frame = Buffer.allocUnsafe(4 + body.length);
+  frame.writeUInt32LE(body.length, 0);
+  body.copy(frame, 4);
+  return frame;
+}
+
+/**
+ * Splits a byte stream into frames. The cap is checked against the announced length before
+ * anything is buffered for the body; chunks are joined once per frame.
+ */
+export class FrameReader {
+  constructor(cap) {
+    this.cap = cap;
+    this.chunks = [];
+    this.buffered = 0;
+    this.need = -1; // body length once the header is known
+  }
+
+  /** Bytes of an unfinished frame (a stall after any of them puts the stream out of sync). */
+  get partial() {
+    return this.buffered;
+  }
+
+  /** Feed a chunk; returns the complete frames' bodies (Buffers). Throws on an oversize header. */
+  push(chunk) {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    const frames = [];
+    for (;;) {
+      if (this.need < 0) {
+        if (this.buffered < 4) break;
+        const head = this.take(4);
+        const len = head.readUInt32LE(0);
+        if (len > this.cap) {
+          throw new AutomationError(
+            'BRIDGE_IO',
+            `frame of ${len} bytes exceeds the ${this.cap}-byte cap; nothing was read: the stream is out of sync, reconnect`,
+          );
+        }
+        this.need = len;
+      }
+      if (this.buffered < this.need) break;
+      frames.push(this.take(this.need));
+      this.need = -1;
+    }
+    return frames;
+  }
+
+  take(n) {
+    if (n === 0) return Buffer.alloc(0);
+    let joined = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.buffered);
+    const out = joined.subarray(0, n);
+    const rest = joined.subarray(n);
+    this.chunks = rest.length > 0 ? [rest] : [];
+    this.buffered = rest.length;
+    return out;
+  }
+}
+
+function parseJson(body, what) {
+  let text;
+  try {
+    text = utf8.decode(body);
+  } catch (e) {
+    throw new AutomationError('BRIDGE_IO', `${what} is not UTF-8 (${e.message}); frames carry UTF-8 JSON`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new AutomationError('BRIDGE_IO', `${what} is not JSON (${e.message})`);
+  }
+}
+
+function checkToken(token) {
+  if (typeof token !== 'string' || token.length === 0) {
+    throw new AutomationError(
+      'BAD_ARGUMENT',
+      'no token: pass the token from the endpoint descriptor (or $AUTOMATION_TOKEN)',
+    );
+  }
+  if (Buffer.byteLength(token, 'utf8') > TOKEN_LINE_CAP) {
+    throw new AutomationError(
+      'BAD_ARGUMENT',
+      `token line longer than ${TOKEN_LINE_CAP} bytes; send the token from the descriptor followed by a newline`,
+    );
+  }
+  if (/[\n\r\0]/.test(token)) {
+    throw new AutomationError(
+      'BAD_ARGUMENT',
+      'the token contains a newline, carriage return or NUL byte; pass it exactly as the endpoint descriptor (or $AUTOMATION_TOKEN) gives it',
+    );
+  }
+}
+
+/** A connected, authenticated bridge connection. One request in flight at a time. */
+export class WireConnection {
+  /**
+   * Connect to `address` (a Unix socket path or `\\.\pipe\…`), send `token`, read the hello.
+   * A bridge serving another client answers with its busy notice: `BRIDGE_IO` with `busy: true`.
+   * A socket nobody listens on: `BRIDGE_IO` with `notListening: true`.
+   */
+  static open(address, token, { helloTimeoutMs = HANDSHAKE_DEADLINE_MS, replyTimeoutMs = CLIENT_REPLY_TIMEOUT_MS } = {}) {
+    checkToken(token);
+    return new Promise((resolve, reject) => {
+      const socket = net.createConnection({ path: address });
+      const reader = new FrameReader(MAX_GREETING_FRAME);
+      let settled = false;
+      let connected = false;
+      let writeError = null;
+      const finish = (err) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        socket.removeListener('data', onData);
+        socket.removeListener('error', onError);
+        socket.removeListener('close', onClose);
+        if (err) {
+          socket.destroy();
+          reject(err);
+        }
+      };
+      const timer = setTimeout(() => {
+        finish(
+          new AutomationError(
+            'BRIDGE_IO',
+            `bridge handshake failed: no hello from the server (no greeting within ${helloTimeoutMs} ms; the app may be frozen)`,
+            { timeoutMs: helloTimeoutMs },
+          ),
+        );
+      }, helloTimeoutMs);
+      socket.on('connect', () => {
+        connected = true;
+        // A busy bridge may answer and hang up before our token is read: a failed write is
+        // recorded, and the greeting (if one arrived) decides.
+        socket.write(`${token}\n`);
+      });
+      const onError = (e) => {
+        if (!connected) {
+          const nobody = e.code === 'ENOENT' || e.code === 'ECONNREFUSED';
+          const err = new AutomationError(
+            'BRIDGE_IO',
+            nobody
+              ? `cannot reach the bridge: no bridge is listening at ${address}; the app has exited (run \`automation --list\` to see live ones)`
+              : `cannot reach the bridge: connect ${address}: ${e.message}`,
+            { cause: e },
+          );
+          if (nobody) err.notListening = true;
+          finish(err);
+        } else {
+          writeError = e;
+        }
+      };
+      socket.on('error', onError);
+      const onClose = () => {
+        const why = writeError ? `connection closed (${writeError.message})` : 'connection closed (token rejected?)';
+        finish(
+          new AutomationError(
+            'BRIDGE_IO',
+            `bridge handshake failed: no hello from the server (${why}); the token may be wrong or the endpoint is not an automation bridge`,
+          ),
+        );
+      };
+      socket.on('close', onClose);
+      const onData = (chunk) => {
+        let frames;
+        try {
+          frames = reader.push(chunk);
+        } catch (e) {
+          finish(e);
+          return;
+        }
+        if (frames.length === 0) return;
+        let greeting;
+        try {
+          greeting = parseJson(frames[0], 'the greeting');
+        } catch (e) {
+          finish(e);
+          return;
+        }
+        if (greeting && greeting.busy === true) {
+          const pid = Number.isInteger(greeting.pid) ? greeting.pid : 0;
+          finish(
+            new AutomationError(
+              'BRIDGE_IO',
+              `${BUSY_MESSAGE} (the bridge at ${address}, pid ${pid}, serves one client at a time)`,
+              { busy: true, hint: 'pass { waitMs } to connect() to wait for the other client to detach' },
+            ),
+          );
+          return;
+        }
+        if (
+          !greeting ||
+          greeting.bridge !== 'automation-wire' ||
+          !Number.isInteger(greeting.protocol) ||
+          !Number.isInteger(greeting.pid)
+        ) {
+          finish(
+            new AutomationError(
+              'BRIDGE_IO',
+              `bridge handshake failed: no hello from the server (unexpected greeting ${JSON.stringify(greeting).slice(0, 200)})`,
+            ),
+          );
+          return;
+        }
+        if (greeting.protocol > PROTOCOL_VERSION) {
+          finish(
+            new AutomationError(
+              'BRIDGE_IO',
+              `bridge handshake failed: server speaks protocol ${greeting.protocol}, this client ${PROTOCOL_VERSION}; upgrade the client`,
+            ),
+          );
+          return;
+        }
+        // Bytes after the hello belong to replies: there are none before the first request.
+        finish(null);
+        resolve(new WireConnection(socket, greeting, address, replyTimeoutMs));
+      };
+      socket.on('data', onData);
+    });
+  }
+
+  constructor(socket, hello, address, replyTimeoutMs) {
+    this.socket = socket;
+    this.hello = Object.freeze({ bridge: hello.bridge, protocol: hello.protocol, pid: hello.pid });
+    this.address = address;
+    this.replyTimeoutMs = replyTimeoutMs;
+    this.reader = new FrameReader(MAX_REPLY_FRAME);
+    this.queue = []; // requests not yet on the wire
+    this.waiting = null; // the request on the wire: {resolve, reject, timer}
+    this.orphans = 0; // replies still owed to requests that timed out: discarded on arrival
+    this.broken = null; // the error every later request fails with
+    socket.unref();
+    socket.on('data', (chunk) => this.onData(chunk));
+    socket.on('error', (e) => {
+      this.fail(new AutomationError('BRIDGE_IO', `bridge I/O: ${e.message}`, { cause: e }));
+    });
+    socket.on('close', () => {
+      if (this.reader.partial > 0 || this.reader.need >= 0) {
+        this.fail(
+          new AutomationError(
+            'BRIDGE_IO',
+            `bridge I/O: truncated frame (${this.reader.partial} bytes of an unfinished frame before end of stream); the peer closed mid-frame, reconnect`,
+          ),
+        );
+      } else {
+        this.fail(
+          new AutomationError(
+            'BRIDGE_DROPPED',
+            'the bridge closed the connection (the app exited or shut its bridge down); re-attach',
+          ),
+        );
+      }
+    });
+  }
+
+  /** The server's process id (from its hello). */
+  get pid() {
+    return this.hello.pid;
+  }
+
+  fail(err) {
+    if (!this.broken) this.broken = err;
+    const w = this.waiting;
+    if (w) {
+      this.waiting = null;
+      clearTimeout(w.timer);
+      w.reject(this.broken);
+    }
+    for (const q of this.queue.splice(0)) q.reject(this.broken);
+    this.socket.destroy();
+  }
+
+  onData(chunk) {
+    let frames;
+    try {
+      frames = this.reader.push(chunk);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    for (const body of frames) {
+      if (this.orphans > 0) {
+        this.orphans -= 1;
+        continue;
+      }
+      const w = this.waiting;
+      if (!w) {
+        this.fail(new AutomationError('BRIDGE_IO', 'bridge I/O: a reply arrived with no request waiting; the stream is out of sync, reconnect'));
+        return;
+      }
+      this.waiting = null;
+      clearTimeout(w.timer);
+      let reply;
+      let error;
+      try {
+        reply = parseJson(body, 'the reply frame');
+      } catch (e) {
+        error = e;
+      }
+      this.next();
+      if (error) w.reject(error);
+      else w.resolve(reply);
+    }
+  }
+
+  /**
+   * Send one request (an object, serialised as JSON, or a JSON string) and resolve with the
+   * parsed reply object (`{status: "ok", data}` or `{status: "err", code, message, …}`).
+   * Requests are queued: one is on the wire at a time, as the protocol requires.
+   */
+  request(request, { timeoutMs = this.replyTimeoutMs } = {}) {
+    if (this.broken) return Promise.reject(this.broken);
+    let frame;
+    try {
+      frame = encodeFrame(typeof request === 'string' ? request : JSON.stringify(request), MAX_REQUEST_FRAME);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ frame, timeoutMs, resolve, reject });
+      if (!this.waiting) this.next();
+    });
+  }
+
+  /** Put the next queued request on the wire (or, with none, let the process exit when idle). */
+  next() {
+    const q = this.queue.shift();
+    if (!q) {
+      // An idle connection does not keep the process alive: a script that never calls
+      // close() still exits when it is done.
+      this.socket.unref();
+      return;
+    }
+    const { frame, timeoutMs, resolve, reject } = q;
+    const timer = setTimeout(() => {
+      if (this.waiting?.timer !== timer) return;
+      this.waiting = null;
+      if (this.reader.partial > 0 || this.reader.need >= 0) {
+        // A stall inside a frame: the stream cannot be trusted any more.
+        const err = new AutomationError(
+          'BRIDGE_IO',
+          `bridge I/O: peer stalled mid-frame after ${this.reader.partial} bytes; the stream is out of sync, reconnect`,
+        );
+        reject(err);
+        this.fail(err);
+        return;
+      }
+      // The server answers every request in order: the late reply is discarded when it comes.
+      this.orphans += 1;
+      this.next();
+      reject(
+        new AutomationError(
+          'BRIDGE_TIMEOUT',
+          `no reply from the bridge within ${timeoutMs} ms; the app may be frozen — retry or re-attach`,
+          { timeoutMs },
+        ),
+      );
+    }, timeoutMs);
+    this.waiting = { resolve, reject, timer };
+    this.socket.ref();
+    this.socket.write(frame);
+  }
+
+  /** Close the connection (the bridge frees its single slot). Resolves once closed. */
+  close() {
+    if (!this.broken) {
+      this.broken = new AutomationError('BRIDGE_DROPPED', 'this connection was closed with close(); connect() again');
+    }
+    if (this.socket.destroyed) return Promise.resolve();
+    this.socket.ref(); // keep the process alive until the close completes
+    return new Promise((resolve) => {
+      this.socket.once('close', () => resolve());
+      this.socket.end();
+      // A peer that does not finish the close in time is cut.
+      setTimeout(() => this.socket.destroy(), 1000).unref();
+    });
+  }
+}
