@@ -210,7 +210,8 @@ impl Bus {
             .cloned())
     }
 
-    /// Whether `app` shows a window (a frame, window or dialog child with Showing).
+    /// Whether `app` shows a window: a top-level child that is showing (a frame, window or
+    /// dialog; Qt reports a plain widget window as a filler).
     pub fn has_window(&self, app: &App) -> bool {
         block_on(async {
             let Ok(root) = proxy::<AccessibleProxy<'_>>(&self.conn, &app.bus_name, &app.root).await
@@ -231,7 +232,7 @@ impl Bus {
                     .get_state()
                     .await
                     .is_ok_and(|s| s.contains(State::Showing) || s.contains(State::Visible));
-                if showing && matches!(role, Some(Role::Frame | Role::Window | Role::Dialog)) {
+                if showing && !matches!(role, Some(Role::ToolTip | Role::PopupMenu) | None) {
                     return true;
                 }
             }

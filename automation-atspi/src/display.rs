@@ -8,7 +8,7 @@
 
 use std::io::{BufRead as _, BufReader};
 use std::os::unix::process::CommandExt as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -212,9 +212,7 @@ impl VirtualDisplay {
         // number once it accepts connections, or exits when the number is taken.
         let mut tried = Vec::new();
         for n in range.clone() {
-            if Path::new(&format!("/tmp/.X{n}-lock")).exists() {
-                continue;
-            }
+            // A stale lock (its server gone) is Xvfb's to clear; a live one makes it exit.
             tried.push(n);
             if self.start_xvfb(n)? {
                 self.display = format!(":{n}");
@@ -251,6 +249,12 @@ impl VirtualDisplay {
 
         let runtime = self.dir.join("runtime");
         std::fs::create_dir(&runtime).map_err(|e| e.to_string())?;
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            // Qt and GLib insist on an owner-only runtime directory.
+            std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| e.to_string())?;
+        }
         let launcher = bus_launcher().ok_or_else(|| "at-spi-bus-launcher not found".to_string())?;
         let mut a11y = Command::new(launcher);
         a11y.args(["--launch-immediately", "--a11y=1"])

@@ -37,3 +37,148 @@ fn zenity_entry_set_text_press_ok_prints_it_and_exits_0() {
     assert_eq!(e.code, ErrorCode::AppGone, "{}", e.message);
     assert!(t.elapsed() < std::time::Duration::from_secs(3), "{:?}", t.elapsed());
 }
+
+fn label_of(n: &serde_json::Value) -> String {
+    n["label"].as_str().unwrap_or_default().to_string()
+}
+
+/// Clicks the button labelled `label` (exactly, else the first whose label starts with it:
+/// GTK4 names a calculator key "6 6", its label and its tooltip).
+fn press(r: &mut support::Running, label: &str) {
+    let nodes = r.nodes();
+    let button = nodes
+        .iter()
+        .find(|n| n["role"] == "Button" && label_of(n) == label)
+        .or_else(|| {
+            nodes
+                .iter()
+                .find(|n| n["role"] == "Button" && label_of(n).split(' ').next() == Some(label))
+        })
+        .unwrap_or_else(|| {
+            let labels: Vec<String> = nodes
+                .iter()
+                .filter(|n| n["role"] == "Button")
+                .map(label_of)
+                .collect();
+            panic!("no button {label:?} in {labels:?}")
+        });
+    let id = button["id"].as_str().unwrap().to_string();
+    let v = r.ok(json!({"invoke_action": {"node": id, "action": "click"}}));
+    eprintln!("click {label}: {v}");
+}
+
+fn assert_shows_42(r: &mut support::Running) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let nodes = r.nodes();
+        let hit = nodes.iter().any(|n| {
+            n["value"].as_str().is_some_and(|v| v.trim() == "42")
+                || (n["role"] != "Button" && label_of(n).trim() == "42")
+        });
+        if hit {
+            return;
+        }
+        if std::time::Instant::now() > deadline {
+            let texts: Vec<String> = nodes
+                .iter()
+                .filter(|n| n["value"].is_string() || n["role"] == "Label")
+                .map(|n| format!("{} {:?} {:?}", n["role"], n["label"], n["value"]))
+                .collect();
+            panic!("no node reads 42: {texts:#?}");
+        }
+        r.ok(json!("settle"));
+    }
+}
+
+#[test]
+fn gnome_calculator_gtk4_six_times_seven_reads_42() {
+    let _one = serial();
+    if !app("gnome-calculator", "gnome-calculator") {
+        return;
+    }
+    let mut r = start("gnome-calculator", Output::Null);
+    for key in ["6", "×", "7", "="] {
+        press(&mut r, key);
+    }
+    assert_shows_42(&mut r);
+}
+
+const QT_CALCULATOR: &str = "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets/widgets/calculator/calculator";
+
+#[test]
+fn qt5_calculator_six_times_seven_reads_42() {
+    let _one = serial();
+    if !app(QT_CALCULATOR, "qtbase5-examples") {
+        return;
+    }
+    let mut r = start(QT_CALCULATOR, Output::Null);
+    for key in ["6", "×", "7", "="] {
+        press(&mut r, key);
+    }
+    assert_shows_42(&mut r);
+}
+
+#[test]
+fn gtk3_widget_factory_toggle_a_check_box_and_set_a_slider() {
+    let _one = serial();
+    if !app("gtk3-widget-factory", "gtk-3-examples") {
+        return;
+    }
+    let mut r = start("gtk3-widget-factory", Output::Null);
+    let nodes = r.nodes();
+    eprintln!("gtk3-widget-factory: {} nodes", nodes.len());
+    let check = nodes
+        .iter()
+        .find(|n| {
+            n["role"] == "CheckBox"
+                && n["disabled"] != true
+                && n["bounds"].is_object()
+                && n["toggled"] != "mixed"
+        })
+        .expect("an enabled two-state check box");
+    let id = check["id"].as_str().unwrap().to_string();
+    let before = check["toggled"] == true || check["toggled"] == "true";
+    r.ok(json!({"invoke_action": {"node": id, "action": "press"}}));
+    r.ok(json!({"assert_node": {"node": id, "kind": "toggled", "flag": !before}}));
+    r.ok(json!({"invoke_action": {"node": id, "action": "click"}}));
+    r.ok(json!({"assert_node": {"node": id, "kind": "toggled", "flag": before}}));
+
+    let slider = nodes
+        .iter()
+        .find(|n| n["role"] == "Slider" && n["disabled"] != true)
+        .expect("a slider");
+    let sid = slider["id"].as_str().unwrap().to_string();
+    let v = r.ok(json!({"read_node": {"node": sid}}));
+    eprintln!("slider: {v}");
+    let current = v["numeric_value"].as_f64().expect("a slider has a value");
+    let target = if (current - 25.0).abs() < 1.0 { 75.0 } else { 25.0 };
+    r.ok(json!({"set_value": {"node": sid, "value": target}}));
+    let v = r.ok(json!({"read_node": {"node": sid}}));
+    assert_eq!(v["numeric_value"].as_f64(), Some(target), "{v}");
+    // A value the slider cannot take is refused, and nothing changes.
+    let Reply::Err(e) = r.op(json!({"set_value": {"node": sid, "value": 1.0e9}})) else {
+        panic!("an out-of-range value was accepted")
+    };
+    assert_eq!(e.code, ErrorCode::UnhandledAction, "{}", e.message);
+    let v = r.ok(json!({"read_node": {"node": sid}}));
+    assert_eq!(v["numeric_value"].as_f64(), Some(target), "{v}");
+}
+
+#[test]
+fn a_selector_that_matches_nothing_lists_candidates() {
+    let _one = serial();
+    if !app("zenity", "zenity") {
+        return;
+    }
+    let mut r = start("zenity --question --text 'Go on?'", Output::Null);
+    let Reply::Err(e) = r.op(json!({"invoke_action": {"node": {"role": "Button", "label": "Yess"}, "action": "click"}})) else {
+        panic!("a missing button was clicked")
+    };
+    assert_eq!(e.code, ErrorCode::NotFound, "{}", e.message);
+    let labels: Vec<String> = e
+        .candidates
+        .iter()
+        .filter_map(|c| c.label.clone())
+        .collect();
+    assert!(labels.iter().any(|l| l == "Yes"), "{labels:?}");
+}
