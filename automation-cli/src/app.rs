@@ -31,16 +31,28 @@ where
         }
     };
     init_tracing();
-    let top_mode = cli.mode.mode(&cli.token);
-    match cli.verb {
+    let top_mode = match with_display(cli.mode.mode(&cli.token), display_flag(&cli)) {
+        Ok(m) => m,
+        Err(e) => return emit(&usage(&e)),
+    };
+    let code = match cli.verb {
         None => serve(top_mode.unwrap_or(Mode::Headless), cli.wait.wait),
         Some(Verb::Op {
             mode,
             token,
             wait,
             op,
+            #[cfg(feature = "atspi")]
+            display,
         }) => {
-            let op_mode = mode.mode(&token);
+            #[cfg(feature = "atspi")]
+            let op_display = display.virtual_display;
+            #[cfg(not(feature = "atspi"))]
+            let op_display = false;
+            let op_mode = match with_display(mode.mode(&token), op_display) {
+                Ok(m) => m,
+                Err(e) => return emit(&usage(&e)),
+            };
             let mode = match (top_mode, op_mode) {
                 (Some(_), Some(_)) => {
                     return emit(&usage("give the mode once, either before or after `op`"));
@@ -63,6 +75,29 @@ where
         Some(Verb::Eval { expr, vars }) => emit(&verbs::eval(&expr, vars.as_deref())),
         Some(Verb::Transpile { file, detect }) => emit(&verbs::transpile(&file, detect)),
         Some(Verb::Exec { junit, command }) => crate::exec::run(&command, junit.as_deref()),
+    };
+    // A launched app and its virtual display end with us.
+    #[cfg(feature = "atspi")]
+    crate::atspi_mode::shutdown();
+    code
+}
+
+#[cfg(feature = "atspi")]
+fn display_flag(cli: &Cli) -> bool {
+    cli.display.virtual_display
+}
+
+#[cfg(not(feature = "atspi"))]
+fn display_flag(_cli: &Cli) -> bool {
+    false
+}
+
+/// `--virtual-display` applied to the mode it goes with.
+fn with_display(mode: Option<Mode>, on: bool) -> Result<Option<Mode>, String> {
+    match mode {
+        Some(m) => m.with_virtual_display(on).map(Some),
+        None if on => Err("--virtual-display goes with --launch".into()),
+        None => Ok(None),
     }
 }
 
