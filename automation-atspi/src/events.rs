@@ -224,7 +224,7 @@ mod tests {
         }
         let p = e.take();
         assert!(p.everything);
-        assert_eq!(p.dropped, 11);
+        assert_eq!(p.dropped, 10);
         assert!(p.changed.is_empty());
         assert!(!e.wait(Duration::from_millis(1)));
     }

@@ -182,3 +182,106 @@ fn a_selector_that_matches_nothing_lists_candidates() {
         .collect();
     assert!(labels.iter().any(|l| l == "Yes"), "{labels:?}");
 }
+
+#[test]
+fn an_app_killed_mid_session_is_app_gone_not_a_hang() {
+    let _one = serial();
+    if !app("gtk3-widget-factory", "gtk-3-examples") {
+        return;
+    }
+    let mut r = start("gtk3-widget-factory", Output::Null);
+    let check = r.ok(json!({"find_node": {"role": "CheckBox"}}));
+    let id = check["node"].as_str().unwrap().to_string();
+    r.launched.child.kill().unwrap();
+    r.launched.child.wait().unwrap();
+    let t = std::time::Instant::now();
+    for op in [
+        json!({"invoke_action": {"node": id, "action": "click"}}),
+        json!("snapshot_tree"),
+        json!({"settle": {}}),
+    ] {
+        let Reply::Err(e) = r.op(op.clone()) else {
+            panic!("{op} succeeded on a killed app")
+        };
+        assert_eq!(e.code, ErrorCode::AppGone, "{op}: {}", e.message);
+    }
+    assert!(t.elapsed() < std::time::Duration::from_secs(5), "{:?}", t.elapsed());
+}
+
+#[test]
+fn the_virtual_display_leaves_nothing_behind() {
+    let _one = serial();
+    if !app("zenity", "zenity") {
+        return;
+    }
+    let started = std::time::SystemTime::now();
+    let r = start("zenity --info --text 'bye'", Output::Null);
+    let d = r.launched.display.as_ref().unwrap();
+    let (pgid, dir, display) = (d.pgid, d.dir.clone(), d.display.clone());
+    let members = automation_atspi::display::group_members(pgid);
+    // Xvfb, the session bus, the bus launcher, the accessibility bus, the registry, the app.
+    assert!(members.len() >= 5, "{members:?}");
+    assert!(dir.exists());
+    drop(r);
+    assert_eq!(automation_atspi::display::group_members(pgid), Vec::<i32>::new());
+    assert!(!dir.exists(), "{} is left", dir.display());
+    let n = display.trim_start_matches(':');
+    assert!(!std::path::Path::new(&format!("/tmp/.X11-unix/X{n}")).exists());
+    // Xvfb removed its lock (a lock there now is not from this run: older than the test).
+    let lock = std::path::Path::new(&format!("/tmp/.X{n}-lock")).to_path_buf();
+    if let Ok(meta) = std::fs::metadata(&lock) {
+        assert!(meta.modified().unwrap() < started, "{} is left", lock.display());
+    }
+}
+
+#[test]
+fn keys_and_pointer_go_through_xtest() {
+    let _one = serial();
+    if !app("zenity", "zenity") {
+        return;
+    }
+    let mut r = start("zenity --entry --text 'Type here'", Output::Piped);
+    let v = r.ok(json!({"find_node": {"role": "TextInput"}}));
+    let entry = v["node"].as_str().unwrap().to_string();
+    // A real pointer click focuses the entry, real key presses type into it.
+    r.ok(json!({"inject_pointer": {"node": entry, "action": "click"}}));
+    r.ok(json!({"assert_node": {"node": entry, "kind": "focused"}}));
+    r.ok(json!({"type_text": {"text": "Typed Keys"}}));
+    r.ok(json!({"assert_node": {"node": entry, "kind": "value_equals", "value": "Typed Keys"}}));
+    // Enter activates the entry: zenity prints and exits, maybe before the op's settle ends.
+    let reply = r.op(json!({"inject_key": {"key": "Enter"}}));
+    assert!(
+        matches!(&reply, Reply::Ok(_)) || matches!(&reply, Reply::Err(e) if e.code == ErrorCode::AppGone),
+        "{reply:?}"
+    );
+    let status = r.launched.child.wait().unwrap();
+    let mut out = String::new();
+    r.launched.child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    assert_eq!(out, "Typed Keys\n");
+    assert!(status.success());
+    let Reply::Err(e) = r.op(json!({"advance_clock": {"millis": 10}})) else {
+        panic!("advance_clock on a real clock")
+    };
+    assert!(matches!(e.code, ErrorCode::Unsupported | ErrorCode::AppGone), "{}", e.message);
+}
+
+#[test]
+fn a_screenshot_is_the_app_window_as_png() {
+    let _one = serial();
+    if !app("zenity", "zenity") {
+        return;
+    }
+    let mut r = start("zenity --info --text 'Pixels'", Output::Null);
+    let v = r.ok(json!({"screenshot": {}}));
+    let b64 = v["image"]["base64"].as_str().unwrap();
+    use base64::Engine as _;
+    let png = base64::engine::general_purpose::STANDARD.decode(b64).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    assert!(v["width"].as_u64().unwrap() > 50 && v["height"].as_u64().unwrap() > 30, "{v}");
+    let w = r.ok(json!("list_windows"));
+    assert!(!w["windows"].as_array().unwrap().is_empty(), "{w}");
+    let Reply::Err(e) = r.op(json!({"advance_clock": {"millis": 10}})) else {
+        panic!("advance_clock on a real clock")
+    };
+    assert_eq!(e.code, ErrorCode::Unsupported, "{}", e.message);
+}

@@ -34,9 +34,9 @@ fn run(scenario: &str, app: &str) {
     let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
     if !require("python-mcp", !python.is_empty(), "AUTOMATION_PYTHON is not set (scripts/test sets up a venv with `mcp`)")
         || !require(
-            "atspi-session",
+            "dbus",
             automation_atspi::display::missing_tools().is_empty(),
-            "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (scripts/test installs xvfb dbus at-spi2-core)",
+            "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core; scripts/test installs them)",
         )
         || !require(
             "atspi-apps",
