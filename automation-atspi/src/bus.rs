@@ -261,7 +261,13 @@ impl Bus {
                     .apps()
                     .unwrap_or_default()
                     .into_iter()
-                    .map(|a| format!("{} (pid {})", a.name, a.pid.map_or("?".into(), |p| p.to_string())))
+                    .map(|a| {
+                        format!(
+                            "{} (pid {})",
+                            a.name,
+                            a.pid.map_or("?".into(), |p| p.to_string())
+                        )
+                    })
                     .collect();
                 return Err(TargetError::Timeout {
                     waited_ms: timeout.as_millis() as u64,

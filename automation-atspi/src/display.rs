@@ -72,7 +72,12 @@ fn private_dir() -> Result<PathBuf, String> {
                 return Ok(p);
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("cannot create a directory in {}: {e}", base.display())),
+            Err(e) => {
+                return Err(format!(
+                    "cannot create a directory in {}: {e}",
+                    base.display()
+                ));
+            }
         }
     }
     Err("cannot find a free private directory name".into())
@@ -82,7 +87,10 @@ fn wait_until(what: &str, mut ready: impl FnMut() -> bool) -> Result<(), String>
     let deadline = Instant::now() + START_TIMEOUT;
     while !ready() {
         if Instant::now() >= deadline {
-            return Err(format!("{what} did not come up within {} s", START_TIMEOUT.as_secs()));
+            return Err(format!(
+                "{what} did not come up within {} s",
+                START_TIMEOUT.as_secs()
+            ));
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -166,7 +174,16 @@ impl VirtualDisplay {
     fn start_xvfb(&mut self, n: u32) -> Result<bool, String> {
         let mut xvfb = Command::new("Xvfb");
         xvfb.arg(format!(":{n}"))
-            .args(["-screen", "0", "1280x1024x24", "-noreset", "-nolisten", "tcp", "-displayfd", "1"])
+            .args([
+                "-screen",
+                "0",
+                "1280x1024x24",
+                "-noreset",
+                "-nolisten",
+                "tcp",
+                "-displayfd",
+                "1",
+            ])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
@@ -265,11 +282,13 @@ impl VirtualDisplay {
         self.spawn(a11y)?;
         let addr = self.session_address.clone();
         let mut last = String::new();
-        wait_until("the accessibility bus", || match crate::bus::Bus::connect(Some(&addr)) {
-            Ok(_) => true,
-            Err(e) => {
-                last = e.to_string();
-                false
+        wait_until("the accessibility bus", || {
+            match crate::bus::Bus::connect(Some(&addr)) {
+                Ok(_) => true,
+                Err(e) => {
+                    last = e.to_string();
+                    false
+                }
             }
         })
         .map_err(|e| format!("{e}: {last}"))?;

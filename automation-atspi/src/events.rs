@@ -126,10 +126,14 @@ impl Events {
 fn change_of(member: &str) -> Option<Change> {
     match member {
         "ChildrenChanged" => Some(Change::Children),
-        "StateChanged" | "PropertyChange" | "TextChanged" | "BoundsChanged" | "TextCaretMoved"
-        | "SelectionChanged" | "ActiveDescendantChanged" | "AttributesChanged" => {
-            Some(Change::Node)
-        }
+        "StateChanged"
+        | "PropertyChange"
+        | "TextChanged"
+        | "BoundsChanged"
+        | "TextCaretMoved"
+        | "SelectionChanged"
+        | "ActiveDescendantChanged"
+        | "AttributesChanged" => Some(Change::Node),
         _ => None,
     }
 }

@@ -116,10 +116,7 @@ pub async fn node(conn: &Connection, dest: &str, path: &str) -> zbus::Result<Raw
         name: name.unwrap_or_default(),
         description: description.unwrap_or_default(),
         ifaces,
-        children: children?
-            .iter()
-            .filter_map(|c| same_app(dest, c))
-            .collect(),
+        children: children?.iter().filter_map(|c| same_app(dest, c)).collect(),
         labelled_by: relations
             .unwrap_or_default()
             .into_iter()
@@ -129,8 +126,8 @@ pub async fn node(conn: &Connection, dest: &str, path: &str) -> zbus::Result<Raw
             .collect(),
         ..RawNode::default()
     };
-    let want_text = raw.has(Interface::Text)
-        && (crate::map::text_is_value(role) || raw.name.is_empty());
+    let want_text =
+        raw.has(Interface::Text) && (crate::map::text_is_value(role) || raw.name.is_empty());
     let extents = async {
         if raw.has(Interface::Component) {
             let c: ComponentProxy<'_> = proxy(conn, dest, path).await?;

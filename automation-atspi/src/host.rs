@@ -25,7 +25,12 @@ impl Host<AtspiTarget> for AtspiHost {
         let mirror = target.mirror();
         let mut out = Vec::new();
         let root = mirror.nodes.get(&mirror.root);
-        for (i, path) in root.map(|r| r.children.clone()).unwrap_or_default().iter().enumerate() {
+        for (i, path) in root
+            .map(|r| r.children.clone())
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
             let Some(w) = mirror.nodes.get(path) else {
                 continue;
             };
@@ -63,11 +68,12 @@ impl Host<AtspiTarget> for AtspiHost {
             let mut enc = png::Encoder::new(&mut png_bytes, width, height);
             enc.set_color(png::ColorType::Rgb);
             enc.set_depth(png::BitDepth::Eight);
-            let mut w = enc
-                .write_header()
-                .map_err(|e| OpError::new(automation_core::ErrorCode::GpuReadbackFailed, e.to_string()))?;
-            w.write_image_data(&rgb)
-                .map_err(|e| OpError::new(automation_core::ErrorCode::GpuReadbackFailed, e.to_string()))?;
+            let mut w = enc.write_header().map_err(|e| {
+                OpError::new(automation_core::ErrorCode::GpuReadbackFailed, e.to_string())
+            })?;
+            w.write_image_data(&rgb).map_err(|e| {
+                OpError::new(automation_core::ErrorCode::GpuReadbackFailed, e.to_string())
+            })?;
         }
         Ok(json!({
             "image": {

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use automation_core::TargetError;
 
+use crate::AtspiTarget;
 use crate::bus::{App, AppSelector, Bus};
 use crate::display::{APP_ENV, VirtualDisplay, group_members, kill_group};
-use crate::AtspiTarget;
 
 /// How long a launched app may take to show a window on the accessibility bus.
 pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);

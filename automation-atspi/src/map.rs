@@ -128,10 +128,19 @@ pub const STATES: &[(State, &str)] = &[
     (State::Expandable, "expanded: false unless Expanded"),
     (State::Selected, "selected: true"),
     (State::Focused, "focused (the tree's focus)"),
-    (State::Enabled, "disabled when neither Enabled nor Sensitive"),
-    (State::Sensitive, "disabled when neither Enabled nor Sensitive"),
+    (
+        State::Enabled,
+        "disabled when neither Enabled nor Sensitive",
+    ),
+    (
+        State::Sensitive,
+        "disabled when neither Enabled nor Sensitive",
+    ),
     (State::Editable, "read-only when a text role lacks it"),
-    (State::Showing, "hidden when a node lacks Showing and Visible"),
+    (
+        State::Showing,
+        "hidden when a node lacks Showing and Visible",
+    ),
     (State::Modal, "modal (dialogs)"),
     (State::Required, "required"),
     (State::Multiselectable, "multiselectable"),
@@ -188,6 +197,38 @@ pub fn find_action(names: &[String], want: Action) -> Option<usize> {
         .iter()
         .filter(|(_, k)| *k == want)
         .find_map(|(a, _)| normal.iter().position(|n| n == a))
+}
+
+/// The role table of `docs/atspi.md` (markdown).
+pub fn roles_table() -> String {
+    let mut out = String::from("| AT-SPI role | AccessKit role |\n|---|---|\n");
+    for (a, k) in ROLES {
+        out.push_str(&format!("| `{}` | `{k:?}` |\n", a.name()));
+    }
+    out.push_str("| any other | `GenericContainer` |\n");
+    out
+}
+
+/// The state table of `docs/atspi.md` (markdown).
+pub fn states_table() -> String {
+    let mut out = String::from("| AT-SPI state | in the node |\n|---|---|\n");
+    for (st, what) in STATES {
+        out.push_str(&format!("| `{}` | {what} |\n", st.to_static_str()));
+    }
+    out
+}
+
+/// The action table of `docs/atspi.md` (markdown).
+pub fn actions_table() -> String {
+    let mut out =
+        String::from("| toolkit action (normalised) | AccessKit action / op name |\n|---|---|\n");
+    for (name, a) in ACTIONS {
+        out.push_str(&format!(
+            "| `{name}` | `{}` |\n",
+            automation_core::snapshot::action_name(*a)
+        ));
+    }
+    out
 }
 
 #[cfg(test)]

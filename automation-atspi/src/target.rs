@@ -57,14 +57,10 @@ impl std::fmt::Debug for AtspiTarget {
 impl AtspiTarget {
     /// Drives `app`, found on the accessibility bus behind `session` (see [`bus::connect`]).
     /// `display` is the X display its windows are on (`None`: `$DISPLAY`).
-    pub fn new(
-        session: &bus::Bus,
-        app: App,
-        display: Option<String>,
-    ) -> Result<Self, TargetError> {
+    pub fn new(session: &bus::Bus, app: App, display: Option<String>) -> Result<Self, TargetError> {
         let events_conn = block_on(session.a11y_connection()).map_err(ipc("connect"))?;
-        let events = crate::events::start(events_conn, app.bus_name.clone())
-            .map_err(TargetError::Ipc)?;
+        let events =
+            crate::events::start(events_conn, app.bus_name.clone()).map_err(TargetError::Ipc)?;
         Ok(Self {
             conn: session.conn.clone(),
             mirror: Mirror::new(&app.root),

@@ -133,7 +133,11 @@ impl Mirror {
         let parent_of: HashMap<&str, &str> = self
             .nodes
             .values()
-            .flat_map(|n| n.children.iter().map(move |c| (c.as_str(), n.path.as_str())))
+            .flat_map(|n| {
+                n.children
+                    .iter()
+                    .map(move |c| (c.as_str(), n.path.as_str()))
+            })
             .collect();
         let mut cur = path;
         loop {
@@ -213,8 +217,7 @@ impl Mirror {
         if !s.contains(State::Showing) && !s.contains(State::Visible) {
             node.set_hidden();
         }
-        if raw.has(Interface::Text) && !s.contains(State::Editable) && map::text_is_value(at_role)
-        {
+        if raw.has(Interface::Text) && !s.contains(State::Editable) && map::text_is_value(at_role) {
             node.set_read_only();
         }
         if let Some((x, y, w, h)) = raw.extents

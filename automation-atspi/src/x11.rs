@@ -32,7 +32,6 @@ pub struct XWindow {
 /// An X11 failure, as text for the target's error.
 pub type XResult<T> = Result<T, String>;
 
-
 /// A connection to the app's X server.
 pub struct X11 {
     conn: RustConnection,
@@ -63,8 +62,8 @@ const MOTION: u8 = xproto::MOTION_NOTIFY_EVENT;
 impl X11 {
     /// Connects to `display` (`None`: `$DISPLAY`) and checks XTEST is there.
     pub fn connect(display: Option<&str>) -> XResult<Self> {
-        let (conn, screen) =
-            RustConnection::connect(display).map_err(|e| format!("cannot open the X display: {e}"))?;
+        let (conn, screen) = RustConnection::connect(display)
+            .map_err(|e| format!("cannot open the X display: {e}"))?;
         let setup = conn.setup();
         let root = setup
             .roots
@@ -129,7 +128,11 @@ impl X11 {
             .map_err(|e| format!("X11 QueryTree: {e}"))?;
         let mut out = Vec::new();
         for w in tree.children {
-            let Ok(attrs) = self.conn.get_window_attributes(w).map_err(|e| e.to_string()) else {
+            let Ok(attrs) = self
+                .conn
+                .get_window_attributes(w)
+                .map_err(|e| e.to_string())
+            else {
                 continue;
             };
             let Ok(attrs) = attrs.reply() else { continue };
@@ -175,7 +178,14 @@ impl X11 {
         }
         let r = self
             .conn
-            .get_property(false, w, xproto::AtomEnum::WM_NAME, xproto::AtomEnum::STRING, 0, 1024)
+            .get_property(
+                false,
+                w,
+                xproto::AtomEnum::WM_NAME,
+                xproto::AtomEnum::STRING,
+                0,
+                1024,
+            )
             .map_err(|e| e.to_string())?
             .reply()
             .map_err(|e| e.to_string())?;
@@ -327,7 +337,11 @@ impl X11 {
     }
 
     /// The pixels of window `w` (or of `crop` within it, window px) as RGB rows.
-    pub fn capture(&self, w: u32, crop: Option<(i32, i32, u32, u32)>) -> XResult<(u32, u32, Vec<u8>)> {
+    pub fn capture(
+        &self,
+        w: u32,
+        crop: Option<(i32, i32, u32, u32)>,
+    ) -> XResult<(u32, u32, Vec<u8>)> {
         let g = self.geometry(w)?;
         let (x, y, width, height) = match crop {
             None => (0, 0, g.width, g.height),
@@ -340,7 +354,10 @@ impl X11 {
             }
         };
         if width == 0 || height == 0 {
-            return Err(format!("the area to capture is empty (window is {}x{})", g.width, g.height));
+            return Err(format!(
+                "the area to capture is empty (window is {}x{})",
+                g.width, g.height
+            ));
         }
         let img = self
             .conn
@@ -357,7 +374,10 @@ impl X11 {
             .reply()
             .map_err(|e| format!("X11 GetImage: {e}"))?;
         if img.depth != 24 && img.depth != 32 {
-            return Err(format!("X11 GetImage: depth {} is not supported (24 or 32 only)", img.depth));
+            return Err(format!(
+                "X11 GetImage: depth {} is not supported (24 or 32 only)",
+                img.depth
+            ));
         }
         let px = (width * height) as usize;
         if img.data.len() < px * 4 {
@@ -416,7 +436,13 @@ pub fn keysym(e: &KeyEvent) -> XResult<u32> {
                     let first = it.next();
                     first.filter(|_| it.next().is_none())
                 })
-                .unwrap_or_else(|| if e.modifiers.shift { c } else { c.to_ascii_lowercase() });
+                .unwrap_or_else(|| {
+                    if e.modifiers.shift {
+                        c
+                    } else {
+                        c.to_ascii_lowercase()
+                    }
+                });
             char_keysym(typed)
         }
     })
@@ -453,11 +479,26 @@ mod tests {
 
     #[test]
     fn keysyms_follow_what_is_typed() {
-        assert_eq!(keysym(&ev(Key::Character('A'), Some("a"), false)).unwrap(), 'a' as u32);
-        assert_eq!(keysym(&ev(Key::Character('A'), Some("A"), true)).unwrap(), 'A' as u32);
-        assert_eq!(keysym(&ev(Key::Character('A'), None, false)).unwrap(), 'a' as u32);
-        assert_eq!(keysym(&ev(Key::Named(NamedKey::Enter), None, false)).unwrap(), 0xff0d);
-        assert_eq!(keysym(&ev(Key::Named(NamedKey::F(12)), None, false)).unwrap(), 0xffc9);
+        assert_eq!(
+            keysym(&ev(Key::Character('A'), Some("a"), false)).unwrap(),
+            'a' as u32
+        );
+        assert_eq!(
+            keysym(&ev(Key::Character('A'), Some("A"), true)).unwrap(),
+            'A' as u32
+        );
+        assert_eq!(
+            keysym(&ev(Key::Character('A'), None, false)).unwrap(),
+            'a' as u32
+        );
+        assert_eq!(
+            keysym(&ev(Key::Named(NamedKey::Enter), None, false)).unwrap(),
+            0xff0d
+        );
+        assert_eq!(
+            keysym(&ev(Key::Named(NamedKey::F(12)), None, false)).unwrap(),
+            0xffc9
+        );
         assert!(keysym(&ev(Key::Named(NamedKey::F(40)), None, false)).is_err());
         assert_eq!(char_keysym('€'), 0x0100_20ac);
     }

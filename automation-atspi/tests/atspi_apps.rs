@@ -26,7 +26,13 @@ fn zenity_entry_set_text_press_ok_prints_it_and_exits_0() {
     r.op(json!({"invoke_action": {"node": ok, "action": "press"}}));
     let status = r.launched.child.wait().unwrap();
     let mut out = String::new();
-    r.launched.child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    r.launched
+        .child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
     assert_eq!(out, "hello from the kit\n");
     assert!(status.success(), "{status}");
     // The app is gone: the next op is a typed error, at once.
@@ -35,7 +41,11 @@ fn zenity_entry_set_text_press_ok_prints_it_and_exits_0() {
         panic!("snapshot of an exited app succeeded")
     };
     assert_eq!(e.code, ErrorCode::AppGone, "{}", e.message);
-    assert!(t.elapsed() < std::time::Duration::from_secs(3), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(3),
+        "{:?}",
+        t.elapsed()
+    );
 }
 
 fn label_of(n: &serde_json::Value) -> String {
@@ -103,7 +113,8 @@ fn gnome_calculator_gtk4_six_times_seven_reads_42() {
     assert_shows_42(&mut r);
 }
 
-const QT_CALCULATOR: &str = "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets/widgets/calculator/calculator";
+const QT_CALCULATOR: &str =
+    "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets/widgets/calculator/calculator";
 
 #[test]
 fn qt5_calculator_six_times_seven_reads_42() {
@@ -151,7 +162,11 @@ fn gtk3_widget_factory_toggle_a_check_box_and_set_a_slider() {
     let v = r.ok(json!({"read_node": {"node": sid}}));
     eprintln!("slider: {v}");
     let current = v["numeric_value"].as_f64().expect("a slider has a value");
-    let target = if (current - 25.0).abs() < 1.0 { 75.0 } else { 25.0 };
+    let target = if (current - 25.0).abs() < 1.0 {
+        75.0
+    } else {
+        25.0
+    };
     r.ok(json!({"set_value": {"node": sid, "value": target}}));
     let v = r.ok(json!({"read_node": {"node": sid}}));
     assert_eq!(v["numeric_value"].as_f64(), Some(target), "{v}");
@@ -171,7 +186,9 @@ fn a_selector_that_matches_nothing_lists_candidates() {
         return;
     }
     let mut r = start("zenity --question --text 'Go on?'", Output::Null);
-    let Reply::Err(e) = r.op(json!({"invoke_action": {"node": {"role": "Button", "label": "Yess"}, "action": "click"}})) else {
+    let Reply::Err(e) = r.op(
+        json!({"invoke_action": {"node": {"role": "Button", "label": "Yess"}, "action": "click"}}),
+    ) else {
         panic!("a missing button was clicked")
     };
     assert_eq!(e.code, ErrorCode::NotFound, "{}", e.message);
@@ -205,7 +222,11 @@ fn an_app_killed_mid_session_is_app_gone_not_a_hang() {
         };
         assert_eq!(e.code, ErrorCode::AppGone, "{op}: {}", e.message);
     }
-    assert!(t.elapsed() < std::time::Duration::from_secs(5), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        t.elapsed()
+    );
 }
 
 #[test]
@@ -223,14 +244,21 @@ fn the_virtual_display_leaves_nothing_behind() {
     assert!(members.len() >= 5, "{members:?}");
     assert!(dir.exists());
     drop(r);
-    assert_eq!(automation_atspi::display::group_members(pgid), Vec::<i32>::new());
+    assert_eq!(
+        automation_atspi::display::group_members(pgid),
+        Vec::<i32>::new()
+    );
     assert!(!dir.exists(), "{} is left", dir.display());
     let n = display.trim_start_matches(':');
     assert!(!std::path::Path::new(&format!("/tmp/.X11-unix/X{n}")).exists());
     // Xvfb removed its lock (a lock there now is not from this run: older than the test).
     let lock = std::path::Path::new(&format!("/tmp/.X{n}-lock")).to_path_buf();
     if let Ok(meta) = std::fs::metadata(&lock) {
-        assert!(meta.modified().unwrap() < started, "{} is left", lock.display());
+        assert!(
+            meta.modified().unwrap() < started,
+            "{} is left",
+            lock.display()
+        );
     }
 }
 
@@ -251,18 +279,29 @@ fn keys_and_pointer_go_through_xtest() {
     // Enter activates the entry: zenity prints and exits, maybe before the op's settle ends.
     let reply = r.op(json!({"inject_key": {"key": "Enter"}}));
     assert!(
-        matches!(&reply, Reply::Ok(_)) || matches!(&reply, Reply::Err(e) if e.code == ErrorCode::AppGone),
+        matches!(&reply, Reply::Ok(_))
+            || matches!(&reply, Reply::Err(e) if e.code == ErrorCode::AppGone),
         "{reply:?}"
     );
     let status = r.launched.child.wait().unwrap();
     let mut out = String::new();
-    r.launched.child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    r.launched
+        .child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
     assert_eq!(out, "Typed Keys\n");
     assert!(status.success());
     let Reply::Err(e) = r.op(json!({"advance_clock": {"millis": 10}})) else {
         panic!("advance_clock on a real clock")
     };
-    assert!(matches!(e.code, ErrorCode::Unsupported | ErrorCode::AppGone), "{}", e.message);
+    assert!(
+        matches!(e.code, ErrorCode::Unsupported | ErrorCode::AppGone),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -275,9 +314,14 @@ fn a_screenshot_is_the_app_window_as_png() {
     let v = r.ok(json!({"screenshot": {}}));
     let b64 = v["image"]["base64"].as_str().unwrap();
     use base64::Engine as _;
-    let png = base64::engine::general_purpose::STANDARD.decode(b64).unwrap();
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .unwrap();
     assert_eq!(&png[1..4], b"PNG");
-    assert!(v["width"].as_u64().unwrap() > 50 && v["height"].as_u64().unwrap() > 30, "{v}");
+    assert!(
+        v["width"].as_u64().unwrap() > 50 && v["height"].as_u64().unwrap() > 30,
+        "{v}"
+    );
     let w = r.ok(json!("list_windows"));
     assert!(!w["windows"].as_array().unwrap().is_empty(), "{w}");
     let Reply::Err(e) = r.op(json!({"advance_clock": {"millis": 10}})) else {

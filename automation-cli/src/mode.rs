@@ -113,9 +113,10 @@ pub fn resolve_with_wait(mode: &Mode, wait: Option<Duration>) -> Result<Resolved
         #[cfg(feature = "atspi")]
         Mode::Atspi(which) => crate::atspi_mode::attach(which),
         #[cfg(not(feature = "atspi"))]
-        Mode::Launch { .. } | Mode::Atspi(_) => {
-            Err("this build has no AT-SPI support (build automation-cli with the `atspi` feature)".into())
-        }
+        Mode::Launch { .. } | Mode::Atspi(_) => Err(
+            "this build has no AT-SPI support (build automation-cli with the `atspi` feature)"
+                .into(),
+        ),
         Mode::List => Err("--list does not drive an app".into()),
     }
 }

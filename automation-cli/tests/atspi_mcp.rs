@@ -12,8 +12,12 @@ use automation_testkit::require::require;
 fn leftovers() -> Vec<String> {
     let mut out = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else { continue };
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
         let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
         if cmd.contains("automation-vd-")
             || (90..=93).any(|n| cmd.starts_with(&format!("Xvfb :{n} ")))
@@ -32,19 +36,20 @@ fn leftovers() -> Vec<String> {
 
 fn run(scenario: &str, app: &str) {
     let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
-    if !require("python-mcp", !python.is_empty(), "AUTOMATION_PYTHON is not set (scripts/test sets up a venv with `mcp`)")
-        || !require(
-            "dbus",
-            automation_atspi::display::missing_tools().is_empty(),
-            "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core; scripts/test installs them)",
-        )
-        || !require(
-            "atspi-apps",
-            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-                .any(|d| d.join(app).is_file()),
-            &format!("{app} is not installed (scripts/test installs zenity gnome-calculator)"),
-        )
-    {
+    if !require(
+        "python-mcp",
+        !python.is_empty(),
+        "AUTOMATION_PYTHON is not set (scripts/test sets up a venv with `mcp`)",
+    ) || !require(
+        "dbus",
+        automation_atspi::display::missing_tools().is_empty(),
+        "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core; scripts/test installs them)",
+    ) || !require(
+        "atspi-apps",
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .any(|d| d.join(app).is_file()),
+        &format!("{app} is not installed (scripts/test installs zenity gnome-calculator)"),
+    ) {
         return;
     }
     let before = leftovers();
@@ -72,11 +77,17 @@ fn run(scenario: &str, app: &str) {
     // The server has exited (the SDK waits for it): nothing of its display is left.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     loop {
-        let after: Vec<String> = leftovers().into_iter().filter(|l| !before.contains(l)).collect();
+        let after: Vec<String> = leftovers()
+            .into_iter()
+            .filter(|l| !before.contains(l))
+            .collect();
         if after.is_empty() {
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "left behind: {after:#?}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "left behind: {after:#?}"
+        );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }

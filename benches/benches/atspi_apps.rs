@@ -59,11 +59,19 @@ fn snapshot(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("automation", |b| b.iter(|| target.fetch_all().unwrap()));
     g.bench_function("pyatspi", |b| {
-        b.iter_custom(|iters| peer(&launched, &["walk", "gtk3-widget-factory", &iters.to_string()]))
+        b.iter_custom(|iters| {
+            peer(
+                &launched,
+                &["walk", "gtk3-widget-factory", &iters.to_string()],
+            )
+        })
     });
     g.bench_function("pyatspi_minimal", |b| {
         b.iter_custom(|iters| {
-            peer(&launched, &["walk-minimal", "gtk3-widget-factory", &iters.to_string()])
+            peer(
+                &launched,
+                &["walk-minimal", "gtk3-widget-factory", &iters.to_string()],
+            )
         })
     });
     g.finish();
@@ -72,13 +80,23 @@ fn snapshot(c: &mut Criterion) {
 fn click_to_effect(c: &mut Criterion) {
     let (target, launched) = start("gnome-calculator");
     let mut session = Session::new(target);
-    let snap = automation_atspi::serve(&mut session, &Request::from_json(r#"{"op": "snapshot_tree"}"#).unwrap());
-    let Reply::Ok(v) = snap else { panic!("{snap:?}") };
+    let snap = automation_atspi::serve(
+        &mut session,
+        &Request::from_json(r#"{"op": "snapshot_tree"}"#).unwrap(),
+    );
+    let Reply::Ok(v) = snap else {
+        panic!("{snap:?}")
+    };
     let one = v["nodes"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|n| n["role"] == "Button" && n["label"].as_str().is_some_and(|l| l.split(' ').next() == Some("1")))
+        .find(|n| {
+            n["role"] == "Button"
+                && n["label"]
+                    .as_str()
+                    .is_some_and(|l| l.split(' ').next() == Some("1"))
+        })
         .expect("the 1 button")["id"]
         .as_str()
         .unwrap()
@@ -98,7 +116,12 @@ fn click_to_effect(c: &mut Criterion) {
         })
     });
     g.bench_function("dogtail", |b| {
-        b.iter_custom(|iters| peer(&launched, &["click", "gnome-calculator", "1 1", &iters.to_string()]))
+        b.iter_custom(|iters| {
+            peer(
+                &launched,
+                &["click", "gnome-calculator", "1 1", &iters.to_string()],
+            )
+        })
     });
     g.finish();
     drop(session);

@@ -20,9 +20,8 @@ pub fn serial() -> MutexGuard<'static, ()> {
 
 fn on_path(p: &str) -> bool {
     std::path::Path::new(p).is_file()
-        || std::env::var_os("PATH").is_some_and(|path| {
-            std::env::split_paths(&path).any(|d| d.join(p).is_file())
-        })
+        || std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(p).is_file()))
 }
 
 /// The session tools (Xvfb, dbus, at-spi2-core) are there, or the test fails (or skips when
