@@ -31,8 +31,11 @@ where
         }
     };
     init_tracing();
-    let top_mode = cli.mode.mode(&cli.token);
-    match cli.verb {
+    let top_mode = match with_display(cli.mode.mode(&cli.token), display_flag(&cli)) {
+        Ok(m) => m,
+        Err(e) => return emit(&usage(&e)),
+    };
+    let code = match cli.verb {
         None => serve(
             top_mode.unwrap_or(Mode::Headless),
             cli.wait.wait,
@@ -46,8 +49,17 @@ where
             args,
             out,
             overwrite,
+            #[cfg(feature = "atspi")]
+            display,
         }) => {
-            let op_mode = mode.mode(&token);
+            #[cfg(feature = "atspi")]
+            let op_display = display.virtual_display;
+            #[cfg(not(feature = "atspi"))]
+            let op_display = false;
+            let op_mode = match with_display(mode.mode(&token), op_display) {
+                Ok(m) => m,
+                Err(e) => return emit(&usage(&e)),
+            };
             let mode = match (top_mode, op_mode) {
                 (Some(_), Some(_)) => {
                     return emit(&usage("give the mode once, either before or after `op`"));
@@ -105,6 +117,29 @@ where
                 jobs: usize::from(jobs),
             })
         }
+    };
+    // A launched app and its virtual display end with us.
+    #[cfg(feature = "atspi")]
+    crate::atspi_mode::shutdown();
+    code
+}
+
+#[cfg(feature = "atspi")]
+fn display_flag(cli: &Cli) -> bool {
+    cli.display.virtual_display
+}
+
+#[cfg(not(feature = "atspi"))]
+fn display_flag(_cli: &Cli) -> bool {
+    false
+}
+
+/// `--virtual-display` applied to the mode it goes with.
+fn with_display(mode: Option<Mode>, on: bool) -> Result<Option<Mode>, String> {
+    match mode {
+        Some(m) => m.with_virtual_display(on).map(Some),
+        None if on => Err("--virtual-display goes with --launch".into()),
+        None => Ok(None),
     }
 }
 

@@ -37,12 +37,17 @@ pub struct Cli {
     #[arg(long, value_name = "LIST", value_parser = crate::mcp::tools::Caps::parse)]
     pub caps: Option<crate::mcp::tools::Caps>,
 
+    /// A private display for `--launch`.
+    #[cfg(feature = "atspi")]
+    #[command(flatten)]
+    pub display: VirtualDisplayArg,
+
     /// What to do (none: serve MCP on stdio).
     #[command(subcommand)]
     pub verb: Option<Verb>,
 }
 
-/// The five modes, declared as one group: at most one may be given.
+/// The modes, declared as one group: at most one may be given.
 #[derive(Debug, Clone, Default, Args)]
 #[group(id = "mode", multiple = false)]
 pub struct ModeArgs {
@@ -65,6 +70,27 @@ pub struct ModeArgs {
     /// List the live apps (pruning only dead descriptors) and exit.
     #[arg(long)]
     pub list: bool,
+
+    /// Start this app (a shell command line), wait until it is on the accessibility bus with
+    /// a window, drive it over AT-SPI, and end it on exit.
+    #[cfg(feature = "atspi")]
+    #[arg(long, value_name = "COMMAND")]
+    pub launch: Option<String>,
+
+    /// Drive a running app over AT-SPI: its accessible name (zenity, gnome-calculator) or pid.
+    #[cfg(feature = "atspi")]
+    #[arg(long, value_name = "NAME|PID")]
+    pub atspi: Option<String>,
+}
+
+/// `--virtual-display` (outside the mode group: it goes with `--launch`).
+#[cfg(feature = "atspi")]
+#[derive(Debug, Clone, Default, Args)]
+pub struct VirtualDisplayArg {
+    /// With --launch: run the app on a private Xvfb with its own session and accessibility
+    /// buses, all torn down on exit (for machines without a display, like CI).
+    #[arg(long)]
+    pub virtual_display: bool,
 }
 
 /// The token for `--connect` (outside the mode group: it goes with `--connect`).
@@ -117,6 +143,15 @@ pub enum Mode {
     },
     /// List live apps.
     List,
+    /// Start an app and drive it over AT-SPI.
+    Launch {
+        /// The command line.
+        command: String,
+        /// On a private display.
+        virtual_display: bool,
+    },
+    /// A running app over AT-SPI, by name or pid.
+    Atspi(String),
 }
 
 impl ModeArgs {
@@ -136,7 +171,38 @@ impl ModeArgs {
         } else if self.list {
             Some(Mode::List)
         } else {
-            None
+            self.atspi_mode()
+        }
+    }
+
+    #[cfg(feature = "atspi")]
+    fn atspi_mode(&self) -> Option<Mode> {
+        if let Some(command) = &self.launch {
+            Some(Mode::Launch {
+                command: command.clone(),
+                virtual_display: false,
+            })
+        } else {
+            self.atspi.clone().map(Mode::Atspi)
+        }
+    }
+
+    #[cfg(not(feature = "atspi"))]
+    fn atspi_mode(&self) -> Option<Mode> {
+        None
+    }
+}
+
+impl Mode {
+    /// `--virtual-display` applied: only `--launch` takes it.
+    pub fn with_virtual_display(self, on: bool) -> Result<Mode, String> {
+        match self {
+            Mode::Launch { command, .. } => Ok(Mode::Launch {
+                command,
+                virtual_display: on,
+            }),
+            other if !on => Ok(other),
+            _ => Err("--virtual-display goes with --launch".into()),
         }
     }
 }
@@ -159,6 +225,10 @@ pub enum Verb {
         /// How long to wait for a busy app.
         #[command(flatten)]
         wait: WaitArg,
+        /// A private display for `--launch`.
+        #[cfg(feature = "atspi")]
+        #[command(flatten)]
+        display: VirtualDisplayArg,
         /// The op's name, or the op or request as JSON.
         #[arg(value_name = "OP")]
         op: String,

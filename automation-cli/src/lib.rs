@@ -8,6 +8,7 @@
 //! - [`app`]: dispatch, streams and exit codes.
 //! - [`backend`]: what the server drives, and the one thread it lives on.
 //! - [`mode`]: from a mode to a backend (connecting to live apps).
+//! - `atspi_mode` (feature `atspi`): `--launch`, `--atspi`, `--virtual-display`.
 //! - [`mcp`]: the MCP server (tools generated from the catalog, screenshot budgets).
 //! - [`verbs`]: `op`, `tools`, `eval`, `transpile`.
 //! - [`exec`]: `exec`, the event display and JUnit.
@@ -15,6 +16,8 @@
 //! - [`docs`]: the generated part of `docs/mcp.md`.
 
 pub mod app;
+#[cfg(feature = "atspi")]
+pub mod atspi_mode;
 pub mod backend;
 pub mod cli;
 pub mod docs;

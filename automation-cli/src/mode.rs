@@ -105,6 +105,18 @@ pub fn resolve_with_wait(mode: &Mode, wait: Option<Duration>) -> Result<Resolved
                 describe: format!("the app behind {endpoint}"),
             })
         }
+        #[cfg(feature = "atspi")]
+        Mode::Launch {
+            command,
+            virtual_display,
+        } => crate::atspi_mode::launch(command, *virtual_display),
+        #[cfg(feature = "atspi")]
+        Mode::Atspi(which) => crate::atspi_mode::attach(which),
+        #[cfg(not(feature = "atspi"))]
+        Mode::Launch { .. } | Mode::Atspi(_) => Err(
+            "this build has no AT-SPI support (build automation-cli with the `atspi` feature)"
+                .into(),
+        ),
         Mode::List => Err("--list does not drive an app".into()),
     }
 }

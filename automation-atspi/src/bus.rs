@@ -1,0 +1,330 @@
+//! The accessibility bus: connecting, switching assistive technology on, finding apps.
+
+use std::time::{Duration, Instant};
+
+use atspi::proxy::accessible::AccessibleProxy;
+use atspi::proxy::bus::{BusProxy, StatusProxy};
+use atspi::{Role, State};
+use automation_core::TargetError;
+use futures_lite::future::block_on;
+use zbus::Connection;
+
+use crate::fetch::proxy;
+use crate::target::CALL_TIMEOUT;
+
+/// The registry's root object: its children are the apps.
+pub const REGISTRY: &str = "org.a11y.atspi.Registry";
+/// The object path of every app's (and the registry's) root accessible.
+pub const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
+
+/// An app on the accessibility bus.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct App {
+    /// Its unique name on the accessibility bus (`:1.42`).
+    pub bus_name: String,
+    /// Its accessible name (usually the program name: `zenity`, `gnome-calculator`).
+    pub name: String,
+    /// Its process id, as the bus daemon knows it.
+    pub pid: Option<u32>,
+    /// Its root object's path.
+    pub root: String,
+}
+
+/// Which app to drive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AppSelector {
+    /// The app whose accessible name is this (exactly, else case-insensitively contained).
+    Name(String),
+    /// The app with this process id.
+    Pid(u32),
+}
+
+impl AppSelector {
+    /// `1234` is a pid, anything else a name.
+    pub fn parse(s: &str) -> Self {
+        match s.trim().parse::<u32>() {
+            Ok(pid) => Self::Pid(pid),
+            Err(_) => Self::Name(s.trim().to_string()),
+        }
+    }
+
+    fn matches(&self, app: &App, exact: bool) -> bool {
+        match self {
+            Self::Pid(p) => app.pid == Some(*p),
+            Self::Name(n) if exact => app.name == *n,
+            Self::Name(n) => app.name.to_lowercase().contains(&n.to_lowercase()),
+        }
+    }
+}
+
+impl std::fmt::Display for AppSelector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Pid(p) => write!(f, "pid {p}"),
+            Self::Name(n) => write!(f, "{n:?}"),
+        }
+    }
+}
+
+/// A session bus and the accessibility bus it points to.
+pub struct Bus {
+    /// The accessibility bus (queries).
+    pub conn: Connection,
+    session: Connection,
+    a11y_address: String,
+}
+
+impl std::fmt::Debug for Bus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bus")
+            .field("a11y_address", &self.a11y_address)
+            .finish()
+    }
+}
+
+fn env_err(what: &str) -> impl Fn(zbus::Error) -> TargetError + '_ {
+    move |e| TargetError::Ipc(format!("{what}: {e}"))
+}
+
+async fn connect_to(address: &str) -> zbus::Result<Connection> {
+    zbus::connection::Builder::address(address)?
+        .method_timeout(CALL_TIMEOUT)
+        .build()
+        .await
+}
+
+impl Bus {
+    /// Connects to the session bus at `session_address` (`None`: `$DBUS_SESSION_BUS_ADDRESS`),
+    /// switches assistive technology on there (`org.a11y.Status.IsEnabled` and
+    /// `ScreenReaderEnabled`: AccessKit apps such as eframe's stay silent until one is set),
+    /// and connects to the accessibility bus it names (or `$AT_SPI_BUS_ADDRESS`, as libatspi
+    /// does).
+    pub fn connect(session_address: Option<&str>) -> Result<Self, TargetError> {
+        block_on(async {
+            let session = match session_address {
+                Some(a) => connect_to(a).await,
+                None => {
+                    zbus::connection::Builder::session()
+                        .map_err(env_err("the session bus"))?
+                        .method_timeout(CALL_TIMEOUT)
+                        .build()
+                        .await
+                }
+            }
+            .map_err(|e| {
+                TargetError::Ipc(format!(
+                    "cannot connect to the session bus ({e}); is DBUS_SESSION_BUS_ADDRESS set? \
+                     (or use --virtual-display)"
+                ))
+            })?;
+            let status: StatusProxy<'_> = StatusProxy::new(&session)
+                .await
+                .map_err(env_err("org.a11y.Status"))?;
+            // Best effort: an older bus launcher may lack one of them.
+            let _ = status.set_is_enabled(true).await;
+            let _ = status.set_screen_reader_enabled(true).await;
+            let a11y_address = match std::env::var("AT_SPI_BUS_ADDRESS")
+                .ok()
+                .filter(|a| !a.is_empty() && session_address.is_none())
+            {
+                Some(a) => a,
+                None => BusProxy::new(&session)
+                    .await
+                    .map_err(env_err("org.a11y.Bus"))?
+                    .get_address()
+                    .await
+                    .map_err(|e| {
+                        TargetError::Ipc(format!(
+                            "the session bus has no accessibility bus ({e}); install at-spi2-core \
+                             and start at-spi-bus-launcher (or use --virtual-display)"
+                        ))
+                    })?,
+            };
+            let conn = connect_to(&a11y_address)
+                .await
+                .map_err(env_err("the accessibility bus"))?;
+            Ok(Self {
+                conn,
+                session,
+                a11y_address,
+            })
+        })
+    }
+
+    /// The session bus connection.
+    pub fn session(&self) -> &Connection {
+        &self.session
+    }
+
+    /// A second connection to the accessibility bus (for events).
+    pub async fn a11y_connection(&self) -> zbus::Result<Connection> {
+        connect_to(&self.a11y_address).await
+    }
+
+    /// The apps registered on the accessibility bus.
+    pub fn apps(&self) -> Result<Vec<App>, TargetError> {
+        block_on(async {
+            let root: AccessibleProxy<'_> = proxy(&self.conn, REGISTRY, ROOT_PATH)
+                .await
+                .map_err(env_err("the registry"))?;
+            let children = root
+                .get_children()
+                .await
+                .map_err(env_err("listing the apps"))?;
+            let dbus = zbus::fdo::DBusProxy::new(&self.conn)
+                .await
+                .map_err(env_err("the bus daemon"))?;
+            let mut out = Vec::new();
+            for c in children {
+                let Some(bus_name) = c.name_as_str().map(str::to_string) else {
+                    continue;
+                };
+                let path = c.path_as_str().to_string();
+                // An app that exits while we list it is skipped.
+                let Ok(name) = crate::target::name_of(&self.conn, &bus_name, &path).await else {
+                    continue;
+                };
+                let pid = match zbus::names::BusName::try_from(bus_name.as_str()) {
+                    Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
+                    Err(_) => None,
+                };
+                out.push(App {
+                    bus_name,
+                    name,
+                    pid,
+                    root: path,
+                });
+            }
+            Ok(out)
+        })
+    }
+
+    /// The app `sel` names, if it is on the bus: an exact name (or pid) first, else a name
+    /// that contains it.
+    pub fn find(&self, sel: &AppSelector) -> Result<Option<App>, TargetError> {
+        let apps = self.apps()?;
+        Ok(apps
+            .iter()
+            .find(|a| sel.matches(a, true))
+            .or_else(|| apps.iter().find(|a| sel.matches(a, false)))
+            .cloned())
+    }
+
+    /// Whether `app` shows a window: a top-level child that is showing (a frame, window or
+    /// dialog; Qt reports a plain widget window as a filler).
+    pub fn has_window(&self, app: &App) -> bool {
+        block_on(async {
+            let Ok(root) = proxy::<AccessibleProxy<'_>>(&self.conn, &app.bus_name, &app.root).await
+            else {
+                return false;
+            };
+            let Ok(children) = root.get_children().await else {
+                return false;
+            };
+            for c in children {
+                let Ok(w) =
+                    proxy::<AccessibleProxy<'_>>(&self.conn, &app.bus_name, c.path_as_str()).await
+                else {
+                    continue;
+                };
+                let role = w.get_role().await.ok();
+                let showing = w
+                    .get_state()
+                    .await
+                    .is_ok_and(|s| s.contains(State::Showing) || s.contains(State::Visible));
+                if showing && !matches!(role, Some(Role::ToolTip | Role::PopupMenu) | None) {
+                    return true;
+                }
+            }
+            false
+        })
+    }
+
+    /// Waits up to `timeout` for the app `sel` names to be on the bus with a window.
+    /// `alive` is asked between polls (a launched process that exited ends the wait).
+    pub fn wait_for(
+        &self,
+        sel: &AppSelector,
+        timeout: Duration,
+        mut alive: impl FnMut() -> Result<(), String>,
+    ) -> Result<App, TargetError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            alive().map_err(TargetError::AppGone)?;
+            if let Some(app) = self.find(sel)?
+                && self.has_window(&app)
+            {
+                return Ok(app);
+            }
+            if Instant::now() >= deadline {
+                let names: Vec<String> = self
+                    .apps()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|a| {
+                        format!(
+                            "{} (pid {})",
+                            a.name,
+                            a.pid.map_or("?".into(), |p| p.to_string())
+                        )
+                    })
+                    .collect();
+                return Err(TargetError::Timeout {
+                    waited_ms: timeout.as_millis() as u64,
+                    detail: format!(
+                        "no app {sel} with a window on the accessibility bus; apps there: [{}]. \
+                         GTK4 needs GTK_A11Y=atspi, Qt QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1",
+                        names.join(", ")
+                    ),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// Whether `name` still has an owner on the bus.
+pub async fn has_owner(conn: &Connection, name: &str) -> bool {
+    let Ok(dbus) = zbus::fdo::DBusProxy::new(conn).await else {
+        return false;
+    };
+    let Ok(n) = zbus::names::BusName::try_from(name) else {
+        return false;
+    };
+    dbus.name_has_owner(n).await.unwrap_or(false)
+}
+
+/// Connects and attaches to the app `sel` names (it must be on the bus already).
+pub fn attach(
+    bus: &Bus,
+    sel: &AppSelector,
+    display: Option<String>,
+) -> Result<crate::AtspiTarget, TargetError> {
+    let app = bus.find(sel)?.ok_or_else(|| {
+        let names: Vec<String> = bus
+            .apps()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|a| a.name)
+            .collect();
+        TargetError::AppGone(format!(
+            "no app {sel} on the accessibility bus; apps there: [{}]",
+            names.join(", ")
+        ))
+    })?;
+    crate::AtspiTarget::new(bus, app, display)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_pids_and_the_rest_names() {
+        assert_eq!(AppSelector::parse("1234"), AppSelector::Pid(1234));
+        assert_eq!(
+            AppSelector::parse(" zenity "),
+            AppSelector::Name("zenity".into())
+        );
+    }
+}

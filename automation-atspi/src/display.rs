@@ -1,0 +1,383 @@
+//! [`VirtualDisplay`]: a private Xvfb, session bus and accessibility bus, torn down whole.
+//!
+//! Every process it starts — and every process those start (the registry daemon the
+//! accessibility bus activates, the app launched into it) — is in one process group, so
+//! teardown signals the group, waits, and kills what is left. Sockets live in one private
+//! temporary directory (the session bus socket, and the accessibility bus's, through
+//! `XDG_RUNTIME_DIR`), which is removed; Xvfb removes its own lock and socket on exit.
+
+use std::io::{BufRead as _, BufReader};
+use std::os::unix::process::CommandExt as _;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Display numbers tried when none are configured.
+pub const DEFAULT_DISPLAYS: std::ops::RangeInclusive<u32> = 100..=199;
+
+/// The variable that narrows the display numbers tried (`90-93`).
+pub const DISPLAYS_ENV: &str = "AUTOMATION_VIRTUAL_DISPLAYS";
+
+/// How long each piece may take to come up.
+pub const START_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// The environment an app needs to be accessible under this display, whatever its toolkit.
+pub const APP_ENV: &[(&str, &str)] = &[
+    ("GTK_A11Y", "atspi"),
+    ("GSK_RENDERER", "cairo"),
+    ("GDK_BACKEND", "x11"),
+    ("NO_AT_BRIDGE", "0"),
+    ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"),
+    ("QT_ACCESSIBILITY", "1"),
+    ("QT_QPA_PLATFORM", "xcb"),
+    ("GSETTINGS_BACKEND", "memory"),
+    ("WINIT_UNIX_BACKEND", "x11"),
+];
+
+/// A private X display with its session and accessibility buses.
+#[derive(Debug)]
+pub struct VirtualDisplay {
+    /// `:N`.
+    pub display: String,
+    /// The session bus address.
+    pub session_address: String,
+    /// The private directory (sockets, runtime dir).
+    pub dir: PathBuf,
+    /// The process group every child is in.
+    pub pgid: i32,
+    children: Vec<Child>,
+}
+
+fn display_range() -> std::ops::RangeInclusive<u32> {
+    let Ok(v) = std::env::var(DISPLAYS_ENV) else {
+        return DEFAULT_DISPLAYS;
+    };
+    let mut it = v.split('-').map(|p| p.trim().parse::<u32>());
+    match (it.next(), it.next()) {
+        (Some(Ok(a)), Some(Ok(b))) if a <= b => a..=b,
+        (Some(Ok(a)), None) => a..=a,
+        _ => DEFAULT_DISPLAYS,
+    }
+}
+
+fn private_dir() -> Result<PathBuf, String> {
+    let base = std::env::temp_dir();
+    for i in 0..100u32 {
+        let p = base.join(format!("automation-vd-{}-{i}", std::process::id()));
+        match std::fs::create_dir(&p) {
+            Ok(()) => {
+                use std::os::unix::fs::PermissionsExt as _;
+                std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o700))
+                    .map_err(|e| format!("cannot make {} private: {e}", p.display()))?;
+                return Ok(p);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(format!(
+                    "cannot create a directory in {}: {e}",
+                    base.display()
+                ));
+            }
+        }
+    }
+    Err("cannot find a free private directory name".into())
+}
+
+fn wait_until(what: &str, mut ready: impl FnMut() -> bool) -> Result<(), String> {
+    let deadline = Instant::now() + START_TIMEOUT;
+    while !ready() {
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "{what} did not come up within {} s",
+                START_TIMEOUT.as_secs()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    if program.contains('/') {
+        return Some(PathBuf::from(program));
+    }
+    std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(program))
+            .find(|c| c.is_file())
+    })
+}
+
+/// Where `at-spi-bus-launcher` lives (it is not on `PATH` on Debian).
+pub fn bus_launcher() -> Option<PathBuf> {
+    which("at-spi-bus-launcher").or_else(|| {
+        [
+            "/usr/libexec/at-spi-bus-launcher",
+            "/usr/lib/at-spi2-core/at-spi-bus-launcher",
+            "/usr/lib/at-spi2/at-spi-bus-launcher",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+    })
+}
+
+/// What a virtual display needs that is missing on this machine, if anything.
+pub fn missing_tools() -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if which("Xvfb").is_none() {
+        out.push("Xvfb (Debian: xvfb)");
+    }
+    if which("dbus-daemon").is_none() {
+        out.push("dbus-daemon (Debian: dbus)");
+    }
+    if bus_launcher().is_none() {
+        out.push("at-spi-bus-launcher (Debian: at-spi2-core)");
+    }
+    out
+}
+
+impl VirtualDisplay {
+    /// Starts Xvfb on the first free display number, a session bus and the accessibility
+    /// bus, and switches assistive technology on.
+    pub fn start() -> Result<Self, String> {
+        Self::start_in(display_range())
+    }
+
+    /// [`VirtualDisplay::start`] on the first free display number in `range`.
+    pub fn start_in(range: std::ops::RangeInclusive<u32>) -> Result<Self, String> {
+        let missing = missing_tools();
+        if !missing.is_empty() {
+            return Err(format!(
+                "--virtual-display needs {}; install them or run under an existing display",
+                missing.join(", ")
+            ));
+        }
+        let dir = private_dir()?;
+        let mut vd = Self {
+            display: String::new(),
+            session_address: String::new(),
+            dir,
+            pgid: 0,
+            children: Vec::new(),
+        };
+        match vd.start_all(range) {
+            Ok(()) => Ok(vd),
+            Err(e) => {
+                vd.stop();
+                Err(e)
+            }
+        }
+    }
+
+    /// Starts Xvfb on `:n`; `false` when the number is taken.
+    fn start_xvfb(&mut self, n: u32) -> Result<bool, String> {
+        let mut xvfb = Command::new("Xvfb");
+        xvfb.arg(format!(":{n}"))
+            .args([
+                "-screen",
+                "0",
+                "1280x1024x24",
+                "-noreset",
+                "-nolisten",
+                "tcp",
+                "-displayfd",
+                "1",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let first = self.pgid == 0;
+        let child = self.spawn(xvfb)?;
+        let out = child
+            .stdout
+            .take()
+            .ok_or_else(|| "Xvfb gave no stdout".to_string())?;
+        let mut line = String::new();
+        let _ = BufReader::new(out).read_line(&mut line);
+        if line.trim() == n.to_string() {
+            return Ok(true);
+        }
+        // Taken: reap this Xvfb; the next one leads the group.
+        if let Some(mut c) = self.children.pop() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        if first {
+            self.pgid = 0;
+        }
+        Ok(false)
+    }
+
+    fn spawn(&mut self, mut cmd: Command) -> Result<&mut Child, String> {
+        cmd.process_group(self.pgid);
+        let name = format!("{:?}", cmd.get_program());
+        let child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start {name}: {e}"))?;
+        if self.pgid == 0 {
+            self.pgid = i32::try_from(child.id()).map_err(|e| e.to_string())?;
+        }
+        self.children.push(child);
+        self.children
+            .last_mut()
+            .ok_or_else(|| "no child".to_string())
+    }
+
+    fn start_all(&mut self, range: std::ops::RangeInclusive<u32>) -> Result<(), String> {
+        // Xvfb takes the display atomically (its lock file) and, with -displayfd, prints the
+        // number once it accepts connections, or exits when the number is taken.
+        let mut tried = Vec::new();
+        for n in range.clone() {
+            // A stale lock (its server gone) is Xvfb's to clear; a live one makes it exit.
+            tried.push(n);
+            if self.start_xvfb(n)? {
+                self.display = format!(":{n}");
+                break;
+            }
+        }
+        if self.display.is_empty() {
+            return Err(format!(
+                "no free X display number in {}..={} (tried {tried:?}; set {DISPLAYS_ENV}=A-B)",
+                range.start(),
+                range.end()
+            ));
+        }
+        let socket = self.dir.join("session-bus");
+        let mut bus = Command::new("dbus-daemon");
+        bus.args(["--session", "--nofork", "--print-address=1"])
+            .arg(format!("--address=unix:path={}", socket.display()))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let child = self.spawn(bus)?;
+        let out = child
+            .stdout
+            .take()
+            .ok_or_else(|| "dbus-daemon gave no stdout".to_string())?;
+        let mut line = String::new();
+        BufReader::new(out)
+            .read_line(&mut line)
+            .map_err(|e| format!("reading the session bus address: {e}"))?;
+        self.session_address = line.trim().to_string();
+        if self.session_address.is_empty() {
+            return Err("dbus-daemon printed no address".into());
+        }
+
+        let runtime = self.dir.join("runtime");
+        std::fs::create_dir(&runtime).map_err(|e| e.to_string())?;
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            // Qt and GLib insist on an owner-only runtime directory.
+            std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| e.to_string())?;
+        }
+        let launcher = bus_launcher().ok_or_else(|| "at-spi-bus-launcher not found".to_string())?;
+        let mut a11y = Command::new(launcher);
+        a11y.args(["--launch-immediately", "--a11y=1"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        self.env_into(&mut a11y);
+        self.spawn(a11y)?;
+        let addr = self.session_address.clone();
+        let mut last = String::new();
+        wait_until("the accessibility bus", || {
+            match crate::bus::Bus::connect(Some(&addr)) {
+                Ok(_) => true,
+                Err(e) => {
+                    last = e.to_string();
+                    false
+                }
+            }
+        })
+        .map_err(|e| format!("{e}: {last}"))?;
+        Ok(())
+    }
+
+    /// Puts this display's environment into `cmd` (display, buses, runtime dir, and
+    /// [`APP_ENV`]), and `cmd` into the display's process group.
+    pub fn env_into(&self, cmd: &mut Command) {
+        cmd.env("DISPLAY", &self.display)
+            .env("DBUS_SESSION_BUS_ADDRESS", &self.session_address)
+            .env("XDG_RUNTIME_DIR", self.dir.join("runtime"))
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("AT_SPI_BUS_ADDRESS");
+        for (k, v) in APP_ENV {
+            cmd.env(k, v);
+        }
+        if self.pgid != 0 {
+            cmd.process_group(self.pgid);
+        }
+    }
+
+    /// Stops everything: SIGTERM to the group, up to 2 s, then SIGKILL; reaps the children
+    /// it started; removes the private directory.
+    pub fn stop(&mut self) {
+        if self.pgid > 0 {
+            kill_group(self.pgid, Duration::from_secs(2));
+        }
+        for c in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        self.children.clear();
+        if self.dir.exists() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+        self.pgid = 0;
+    }
+}
+
+impl Drop for VirtualDisplay {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Pids of live (not zombie) processes in group `pgid`, read from `/proc`.
+pub fn group_members(pgid: i32) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()))
+        .filter(|pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            // Fields after the command (which may hold spaces) start after the last ')'.
+            let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+                return false;
+            };
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            fields.first().is_some_and(|s| *s != "Z")
+                && fields.get(2).and_then(|g| g.parse::<i32>().ok()) == Some(pgid)
+        })
+        .collect()
+}
+
+/// SIGTERM to the group, wait up to `grace` for it to empty, then SIGKILL.
+pub fn kill_group(pgid: i32, grace: Duration) {
+    // A negative pid names the group.
+    let term = signal(-pgid, libc::SIGTERM);
+    if !term {
+        return;
+    }
+    let deadline = Instant::now() + grace;
+    while Instant::now() < deadline {
+        if group_members(pgid).is_empty() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(-pgid, libc::SIGKILL);
+}
+
+/// `kill(2)`; `true` when the signal was sent.
+pub fn signal(pid: i32, sig: i32) -> bool {
+    // SAFETY: kill(2) takes plain integers and touches no memory of ours.
+    #[allow(unsafe_code)]
+    let r = unsafe { libc::kill(pid, sig) };
+    r == 0
+}

@@ -1,0 +1,93 @@
+//! [`AtspiHost`]: the windows and pixels of an AT-SPI app, read from the X server.
+
+use atspi::State;
+use automation_core::{Bounds, Host, NodeKey, OpError, OpResult, WindowId, WindowInfo};
+use base64::Engine as _;
+use serde_json::json;
+
+use crate::AtspiTarget;
+
+/// Serves `list_windows` (the app's top-level accessible windows, with their X window ids)
+/// and `screenshot` (X11 `GetImage` of the app's main window, as PNG).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct AtspiHost;
+
+impl Host<AtspiTarget> for AtspiHost {
+    fn list_windows(&mut self, target: &mut AtspiTarget) -> OpResult<Vec<WindowInfo>> {
+        let xwins = match target.app().pid {
+            Some(pid) => target
+                .x11_conn()
+                .ok()
+                .and_then(|x| x.windows_of(pid).ok())
+                .unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let mirror = target.mirror();
+        let mut out = Vec::new();
+        let root = mirror.nodes.get(&mirror.root);
+        for (i, path) in root
+            .map(|r| r.children.clone())
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            let Some(w) = mirror.nodes.get(path) else {
+                continue;
+            };
+            let xid = xwins.iter().find(|x| x.title == w.name).map(|x| x.id);
+            let id = xid.map_or(i as u64, u64::from);
+            let node = mirror_id(target, path);
+            out.push(WindowInfo {
+                id: WindowId(id),
+                title: w.name.clone(),
+                focused: w.states.contains(State::Active),
+                node,
+            });
+        }
+        out.sort_by_key(|w| !w.focused);
+        Ok(out)
+    }
+
+    fn screenshot(&mut self, target: &mut AtspiTarget, crop: Option<Bounds>) -> OpResult {
+        let win = target.main_window().map_err(OpError::from)?;
+        let crop = crop.map(|b| {
+            (
+                b.x.floor() as i32,
+                b.y.floor() as i32,
+                b.width.ceil().max(0.0) as u32,
+                b.height.ceil().max(0.0) as u32,
+            )
+        });
+        let x11 = target.x11_conn().map_err(OpError::from)?;
+        let (width, height, rgb) = x11.capture(win.id, crop).map_err(|e| {
+            OpError::new(automation_core::ErrorCode::GpuReadbackFailed, e)
+                .with_hint("the window may have been closed or resized; retry")
+        })?;
+        let mut png_bytes = Vec::new();
+        {
+            let mut enc = png::Encoder::new(&mut png_bytes, width, height);
+            enc.set_color(png::ColorType::Rgb);
+            enc.set_depth(png::BitDepth::Eight);
+            let mut w = enc.write_header().map_err(|e| {
+                OpError::new(automation_core::ErrorCode::GpuReadbackFailed, e.to_string())
+            })?;
+            w.write_image_data(&rgb).map_err(|e| {
+                OpError::new(automation_core::ErrorCode::GpuReadbackFailed, e.to_string())
+            })?;
+        }
+        Ok(json!({
+            "image": {
+                "mime": "image/png",
+                "base64": base64::engine::general_purpose::STANDARD.encode(&png_bytes),
+            },
+            "width": width,
+            "height": height,
+            "scale": 1.0,
+            "window": win.id,
+        }))
+    }
+}
+
+fn mirror_id(target: &AtspiTarget, path: &str) -> Option<NodeKey> {
+    target.node_id(path).map(NodeKey::from)
+}

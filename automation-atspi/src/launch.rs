@@ -1,0 +1,165 @@
+//! Starting an app and driving it: [`Launched`] owns the process (and the virtual display,
+//! when there is one) and ends them when dropped.
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use automation_core::TargetError;
+
+use crate::AtspiTarget;
+use crate::bus::{App, AppSelector, Bus};
+use crate::display::{APP_ENV, VirtualDisplay, group_members, kill_group};
+
+/// How long a launched app may take to show a window on the accessibility bus.
+pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Where the app's standard output and error go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Output {
+    /// Inherit ours.
+    #[default]
+    Inherit,
+    /// Pipes the caller takes from [`Launched::child`].
+    Piped,
+    /// Discarded.
+    Null,
+}
+
+impl Output {
+    fn stdio(self) -> Stdio {
+        match self {
+            Self::Inherit => Stdio::inherit(),
+            Self::Piped => Stdio::piped(),
+            Self::Null => Stdio::null(),
+        }
+    }
+}
+
+/// A launched app: its process (in a process group of its own, or the virtual display's)
+/// and the display it runs on. Dropping it ends the app, then the display.
+#[derive(Debug)]
+pub struct Launched {
+    /// The app's process (`sh -c 'exec …'`, so the pid is the app's).
+    pub child: Child,
+    /// The private display, with `--virtual-display`.
+    pub display: Option<VirtualDisplay>,
+    pgid: i32,
+}
+
+impl Launched {
+    /// The app's exit status, if it has exited.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// Ends the app (its whole process group, unless that is the display's, which ends
+    /// with the display) and the display.
+    pub fn stop(&mut self) {
+        if self.exited().is_none() {
+            let own_group = self.display.as_ref().is_none_or(|d| d.pgid != self.pgid);
+            if own_group && self.pgid > 0 {
+                kill_group(self.pgid, Duration::from_secs(2));
+            } else if let Ok(pid) = i32::try_from(self.child.id()) {
+                crate::display::signal(pid, libc::SIGTERM);
+            }
+            let deadline = std::time::Instant::now() + Duration::from_secs(2);
+            while self.exited().is_none() && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+        if let Some(mut d) = self.display.take() {
+            d.stop();
+        }
+    }
+}
+
+impl Drop for Launched {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Starts `command_line` (through `sh -c 'exec …'`) with the environment that makes any
+/// toolkit accessible, waits until it is on the accessibility bus with a window, and
+/// attaches. With `display` (a [`VirtualDisplay`]) the app runs there and ends with it; else
+/// on `$DISPLAY` and this process's session bus.
+pub fn launch(
+    command_line: &str,
+    display: Option<VirtualDisplay>,
+    output: Output,
+) -> Result<(AtspiTarget, Launched), TargetError> {
+    let bus = Bus::connect(display.as_ref().map(|d| d.session_address.as_str()))?;
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!("exec {command_line}"))
+        .stdin(Stdio::null())
+        .stdout(output.stdio())
+        .stderr(output.stdio());
+    match &display {
+        Some(d) => d.env_into(&mut cmd),
+        None => {
+            for (k, v) in APP_ENV {
+                if std::env::var_os(k).is_none() {
+                    cmd.env(k, v);
+                }
+            }
+            std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        }
+    }
+    let child = cmd
+        .spawn()
+        .map_err(|e| TargetError::AppGone(format!("cannot start {command_line:?}: {e}")))?;
+    let pid = child.id();
+    let pgid = match &display {
+        Some(d) => d.pgid,
+        None => i32::try_from(pid).unwrap_or(0),
+    };
+    let display_name = display.as_ref().map(|d| d.display.clone());
+    let mut launched = Launched {
+        child,
+        display,
+        pgid,
+    };
+    let app = wait_for_launched(&bus, &mut launched, pid, command_line)?;
+    let target = AtspiTarget::new(&bus, app, display_name)?;
+    Ok((target, launched))
+}
+
+fn wait_for_launched(
+    bus: &Bus,
+    launched: &mut Launched,
+    pid: u32,
+    command_line: &str,
+) -> Result<App, TargetError> {
+    let sel = AppSelector::Pid(pid);
+    let own_group = launched.display.is_none();
+    let pgid = launched.pgid;
+    let found = bus.wait_for(&sel, LAUNCH_TIMEOUT, || match launched.exited() {
+        Some(status) => Err(format!(
+            "{command_line:?} exited ({status}) before it showed a window on the accessibility bus"
+        )),
+        None => Ok(()),
+    });
+    match found {
+        Ok(app) => Ok(app),
+        // A launcher script whose app runs as a child: any app of the process group.
+        Err(TargetError::Timeout { .. }) if own_group => {
+            let members: Vec<u32> = group_members(pgid)
+                .into_iter()
+                .filter_map(|p| u32::try_from(p).ok())
+                .collect();
+            for app in bus.apps()? {
+                if app.pid.is_some_and(|p| members.contains(&p)) && bus.has_window(&app) {
+                    return Ok(app);
+                }
+            }
+            Err(TargetError::Timeout {
+                waited_ms: LAUNCH_TIMEOUT.as_millis() as u64,
+                detail: format!("{command_line:?} showed no window on the accessibility bus"),
+            })
+        }
+        Err(e) => Err(e),
+    }
+}

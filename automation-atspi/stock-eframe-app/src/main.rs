@@ -1,0 +1,31 @@
+//! A counter, as anyone would write it with eframe — no automation code, no bridge.
+
+struct Counter {
+    clicks: u32,
+}
+
+impl eframe::App for Counter {
+    fn update(&mut self, ctx: &eframe::egui::Context, _frame: &mut eframe::Frame) {
+        eframe::egui::CentralPanel::default().show(ctx, |ui| {
+            ui.heading("Stock eframe app");
+            if ui.button("Add one").clicked() {
+                self.clicks += 1;
+            }
+            ui.label(format!("Clicked {} times", self.clicks));
+        });
+    }
+}
+
+fn main() -> eframe::Result {
+    let options = eframe::NativeOptions {
+        viewport: eframe::egui::ViewportBuilder::default()
+            .with_inner_size([320.0, 200.0])
+            .with_title("Stock eframe app"),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "stock-eframe-app",
+        options,
+        Box::new(|_cc| Ok(Box::new(Counter { clicks: 0 }))),
+    )
+}

@@ -1,0 +1,331 @@
+//! Real apps over AT-SPI, each under its own private Xvfb, session bus and accessibility bus.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::io::Read as _;
+
+use automation_atspi::Output;
+use automation_core::{ErrorCode, Reply};
+use serde_json::json;
+use support::{app, serial, start};
+
+#[test]
+fn zenity_entry_set_text_press_ok_prints_it_and_exits_0() {
+    let _one = serial();
+    if !app("zenity", "zenity") {
+        return;
+    }
+    let mut r = start("zenity --entry --text 'Your name?'", Output::Piped);
+    let v = r.ok(json!({"find_node": {"role": "TextInput"}}));
+    let entry = v["node"].as_str().expect("an entry").to_string();
+    let v = r.ok(json!({"set_value": {"node": entry, "value": "hello from the kit"}}));
+    eprintln!("set_value: {v}");
+    r.ok(json!({"assert_node": {"node": entry, "kind": "value_equals", "value": "hello from the kit"}}));
+    let ok = r.find("Button", "OK");
+    r.op(json!({"invoke_action": {"node": ok, "action": "press"}}));
+    let status = r.launched.child.wait().unwrap();
+    let mut out = String::new();
+    r.launched
+        .child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert_eq!(out, "hello from the kit\n");
+    assert!(status.success(), "{status}");
+    // The app is gone: the next op is a typed error, at once.
+    let t = std::time::Instant::now();
+    let Reply::Err(e) = r.op(json!("snapshot_tree")) else {
+        panic!("snapshot of an exited app succeeded")
+    };
+    assert_eq!(e.code, ErrorCode::AppGone, "{}", e.message);
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(3),
+        "{:?}",
+        t.elapsed()
+    );
+}
+
+fn label_of(n: &serde_json::Value) -> String {
+    n["label"].as_str().unwrap_or_default().to_string()
+}
+
+/// Clicks the button labelled `label` (exactly, else the first whose label starts with it:
+/// GTK4 names a calculator key "6 6", its label and its tooltip).
+fn press(r: &mut support::Running, label: &str) {
+    let nodes = r.nodes();
+    let button = nodes
+        .iter()
+        .find(|n| n["role"] == "Button" && label_of(n) == label)
+        .or_else(|| {
+            nodes
+                .iter()
+                .find(|n| n["role"] == "Button" && label_of(n).split(' ').next() == Some(label))
+        })
+        .unwrap_or_else(|| {
+            let labels: Vec<String> = nodes
+                .iter()
+                .filter(|n| n["role"] == "Button")
+                .map(label_of)
+                .collect();
+            panic!("no button {label:?} in {labels:?}")
+        });
+    let id = button["id"].as_str().unwrap().to_string();
+    let v = r.ok(json!({"invoke_action": {"node": id, "action": "click"}}));
+    eprintln!("click {label}: {v}");
+}
+
+fn assert_shows_42(r: &mut support::Running) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let nodes = r.nodes();
+        let hit = nodes.iter().any(|n| {
+            n["value"].as_str().is_some_and(|v| v.trim() == "42")
+                || (n["role"] != "Button" && label_of(n).trim() == "42")
+        });
+        if hit {
+            return;
+        }
+        if std::time::Instant::now() > deadline {
+            let texts: Vec<String> = nodes
+                .iter()
+                .filter(|n| n["value"].is_string() || n["role"] == "Label")
+                .map(|n| format!("{} {:?} {:?}", n["role"], n["label"], n["value"]))
+                .collect();
+            panic!("no node reads 42: {texts:#?}");
+        }
+        r.ok(json!("settle"));
+    }
+}
+
+#[test]
+fn gnome_calculator_gtk4_six_times_seven_reads_42() {
+    let _one = serial();
+    if !app("gnome-calculator", "gnome-calculator") {
+        return;
+    }
+    let mut r = start("gnome-calculator", Output::Null);
+    for key in ["6", "×", "7", "="] {
+        press(&mut r, key);
+    }
+    assert_shows_42(&mut r);
+}
+
+const QT_CALCULATOR: &str =
+    "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets/widgets/calculator/calculator";
+
+#[test]
+fn qt5_calculator_six_times_seven_reads_42() {
+    let _one = serial();
+    if !app(QT_CALCULATOR, "qtbase5-examples") {
+        return;
+    }
+    let mut r = start(QT_CALCULATOR, Output::Null);
+    for key in ["6", "×", "7", "="] {
+        press(&mut r, key);
+    }
+    assert_shows_42(&mut r);
+}
+
+#[test]
+fn gtk3_widget_factory_toggle_a_check_box_and_set_a_slider() {
+    let _one = serial();
+    if !app("gtk3-widget-factory", "gtk-3-examples") {
+        return;
+    }
+    let mut r = start("gtk3-widget-factory", Output::Null);
+    let nodes = r.nodes();
+    eprintln!("gtk3-widget-factory: {} nodes", nodes.len());
+    let check = nodes
+        .iter()
+        .find(|n| {
+            n["role"] == "CheckBox"
+                && n["disabled"] != true
+                && n["bounds"].is_object()
+                && n["toggled"] != "mixed"
+        })
+        .expect("an enabled two-state check box");
+    let id = check["id"].as_str().unwrap().to_string();
+    let before = check["toggled"] == true || check["toggled"] == "true";
+    r.ok(json!({"invoke_action": {"node": id, "action": "press"}}));
+    r.ok(json!({"assert_node": {"node": id, "kind": "toggled", "flag": !before}}));
+    r.ok(json!({"invoke_action": {"node": id, "action": "click"}}));
+    r.ok(json!({"assert_node": {"node": id, "kind": "toggled", "flag": before}}));
+
+    let slider = nodes
+        .iter()
+        .find(|n| n["role"] == "Slider" && n["disabled"] != true)
+        .expect("a slider");
+    let sid = slider["id"].as_str().unwrap().to_string();
+    let v = r.ok(json!({"read_node": {"node": sid}}));
+    eprintln!("slider: {v}");
+    let current = v["numeric_value"].as_f64().expect("a slider has a value");
+    let target = if (current - 25.0).abs() < 1.0 {
+        75.0
+    } else {
+        25.0
+    };
+    r.ok(json!({"set_value": {"node": sid, "value": target}}));
+    let v = r.ok(json!({"read_node": {"node": sid}}));
+    assert_eq!(v["numeric_value"].as_f64(), Some(target), "{v}");
+    // A value the slider cannot take is refused, and nothing changes.
+    let Reply::Err(e) = r.op(json!({"set_value": {"node": sid, "value": 1.0e9}})) else {
+        panic!("an out-of-range value was accepted")
+    };
+    assert_eq!(e.code, ErrorCode::UnhandledAction, "{}", e.message);
+    let v = r.ok(json!({"read_node": {"node": sid}}));
+    assert_eq!(v["numeric_value"].as_f64(), Some(target), "{v}");
+}
+
+#[test]
+fn a_selector_that_matches_nothing_lists_candidates() {
+    let _one = serial();
+    if !app("zenity", "zenity") {
+        return;
+    }
+    let mut r = start("zenity --question --text 'Go on?'", Output::Null);
+    let Reply::Err(e) = r.op(
+        json!({"invoke_action": {"node": {"role": "Button", "label": "Yess"}, "action": "click"}}),
+    ) else {
+        panic!("a missing button was clicked")
+    };
+    assert_eq!(e.code, ErrorCode::NotFound, "{}", e.message);
+    let labels: Vec<String> = e
+        .candidates
+        .iter()
+        .filter_map(|c| c.label.clone())
+        .collect();
+    assert!(labels.iter().any(|l| l == "Yes"), "{labels:?}");
+}
+
+#[test]
+fn an_app_killed_mid_session_is_app_gone_not_a_hang() {
+    let _one = serial();
+    if !app("gtk3-widget-factory", "gtk-3-examples") {
+        return;
+    }
+    let mut r = start("gtk3-widget-factory", Output::Null);
+    let check = r.ok(json!({"find_node": {"role": "CheckBox"}}));
+    let id = check["node"].as_str().unwrap().to_string();
+    r.launched.child.kill().unwrap();
+    r.launched.child.wait().unwrap();
+    let t = std::time::Instant::now();
+    for op in [
+        json!({"invoke_action": {"node": id, "action": "click"}}),
+        json!("snapshot_tree"),
+        json!({"settle": {}}),
+    ] {
+        let Reply::Err(e) = r.op(op.clone()) else {
+            panic!("{op} succeeded on a killed app")
+        };
+        assert_eq!(e.code, ErrorCode::AppGone, "{op}: {}", e.message);
+    }
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        t.elapsed()
+    );
+}
+
+#[test]
+fn the_virtual_display_leaves_nothing_behind() {
+    let _one = serial();
+    if !app("zenity", "zenity") {
+        return;
+    }
+    let started = std::time::SystemTime::now();
+    let r = start("zenity --info --text 'bye'", Output::Null);
+    let d = r.launched.display.as_ref().unwrap();
+    let (pgid, dir, display) = (d.pgid, d.dir.clone(), d.display.clone());
+    let members = automation_atspi::display::group_members(pgid);
+    // Xvfb, the session bus, the bus launcher, the accessibility bus, the registry, the app.
+    assert!(members.len() >= 5, "{members:?}");
+    assert!(dir.exists());
+    drop(r);
+    assert_eq!(
+        automation_atspi::display::group_members(pgid),
+        Vec::<i32>::new()
+    );
+    assert!(!dir.exists(), "{} is left", dir.display());
+    let n = display.trim_start_matches(':');
+    assert!(!std::path::Path::new(&format!("/tmp/.X11-unix/X{n}")).exists());
+    // Xvfb removed its lock (a lock there now is not from this run: older than the test).
+    let lock = std::path::Path::new(&format!("/tmp/.X{n}-lock")).to_path_buf();
+    if let Ok(meta) = std::fs::metadata(&lock) {
+        assert!(
+            meta.modified().unwrap() < started,
+            "{} is left",
+            lock.display()
+        );
+    }
+}
+
+#[test]
+fn keys_and_pointer_go_through_xtest() {
+    let _one = serial();
+    if !app("zenity", "zenity") {
+        return;
+    }
+    let mut r = start("zenity --entry --text 'Type here'", Output::Piped);
+    let v = r.ok(json!({"find_node": {"role": "TextInput"}}));
+    let entry = v["node"].as_str().unwrap().to_string();
+    // A real pointer click focuses the entry, real key presses type into it.
+    r.ok(json!({"inject_pointer": {"node": entry, "action": "click"}}));
+    r.ok(json!({"assert_node": {"node": entry, "kind": "focused"}}));
+    r.ok(json!({"type_text": {"text": "Typed Keys"}}));
+    r.ok(json!({"assert_node": {"node": entry, "kind": "value_equals", "value": "Typed Keys"}}));
+    // Enter activates the entry: zenity prints and exits, maybe before the op's settle ends.
+    let reply = r.op(json!({"inject_key": {"key": "Enter"}}));
+    assert!(
+        matches!(&reply, Reply::Ok(_))
+            || matches!(&reply, Reply::Err(e) if e.code == ErrorCode::AppGone),
+        "{reply:?}"
+    );
+    let status = r.launched.child.wait().unwrap();
+    let mut out = String::new();
+    r.launched
+        .child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert_eq!(out, "Typed Keys\n");
+    assert!(status.success());
+    let Reply::Err(e) = r.op(json!({"advance_clock": {"millis": 10}})) else {
+        panic!("advance_clock on a real clock")
+    };
+    assert!(
+        matches!(e.code, ErrorCode::Unsupported | ErrorCode::AppGone),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn a_screenshot_is_the_app_window_as_png() {
+    let _one = serial();
+    if !app("zenity", "zenity") {
+        return;
+    }
+    let mut r = start("zenity --info --text 'Pixels'", Output::Null);
+    let v = r.ok(json!({"screenshot": {}}));
+    let b64 = v["image"]["base64"].as_str().unwrap();
+    use base64::Engine as _;
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    assert!(
+        v["width"].as_u64().unwrap() > 50 && v["height"].as_u64().unwrap() > 30,
+        "{v}"
+    );
+    let w = r.ok(json!("list_windows"));
+    assert!(!w["windows"].as_array().unwrap().is_empty(), "{w}");
+    let Reply::Err(e) = r.op(json!({"advance_clock": {"millis": 10}})) else {
+        panic!("advance_clock on a real clock")
+    };
+    assert_eq!(e.code, ErrorCode::Unsupported, "{}", e.message);
+}

@@ -1,0 +1,134 @@
+//! `--launch`, `--atspi` and `--virtual-display`: any desktop app over AT-SPI.
+//!
+//! The app (and the private display, with `--virtual-display`) is started while the mode
+//! resolves, before anything is served, so a launch that fails exits 1 at once. The launched
+//! process is held here until [`shutdown`], which `app` calls when the server or the `op`
+//! verb ends: the app is ended, then Xvfb and both buses, and the private directory removed.
+//! The app's output goes to our stderr line by line (stdout is the MCP channel), and its
+//! exit is logged as `automation: the app exited: <status>`.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use automation_atspi::{AppSelector, AtspiTarget, Bus, Launched, Output, VirtualDisplay};
+use automation_core::{Cancel, Reply, Request, Session};
+
+use crate::backend::{Backend, BackendFactory};
+use crate::mode::Resolved;
+
+/// The launched app, until [`shutdown`].
+static LAUNCHED: Mutex<Option<Launched>> = Mutex::new(None);
+
+/// An AT-SPI app as a backend.
+pub struct AtspiBackend {
+    session: Session<AtspiTarget>,
+}
+
+impl Backend for AtspiBackend {
+    fn serve(&mut self, request: &Request) -> Reply {
+        automation_atspi::serve(&mut self.session, request)
+    }
+
+    fn serve_cancellable(&mut self, request: &Request, cancel: &Cancel) -> Reply {
+        self.session.cancel = cancel.clone();
+        let reply = automation_atspi::serve(&mut self.session, request);
+        self.session.cancel = Cancel::new();
+        reply
+    }
+}
+
+fn factory(target: AtspiTarget) -> BackendFactory {
+    Box::new(move || {
+        Ok(Box::new(AtspiBackend {
+            session: Session::new(target),
+        }) as Box<dyn Backend>)
+    })
+}
+
+fn forward(stream: Option<impl std::io::Read + Send + 'static>, tag: &'static str) {
+    let Some(s) = stream else { return };
+    let _ = std::thread::Builder::new()
+        .name(format!("automation-app-{tag}"))
+        .spawn(move || {
+            for line in BufReader::new(s).lines() {
+                let Ok(line) = line else { break };
+                let _ = writeln!(std::io::stderr().lock(), "[app {tag}] {line}");
+            }
+        });
+}
+
+/// Logs the app's exit once, when it happens.
+fn watch_exit() {
+    let _ = std::thread::Builder::new()
+        .name("automation-app-exit".into())
+        .spawn(|| {
+            loop {
+                std::thread::sleep(Duration::from_millis(100));
+                let mut guard = LAUNCHED.lock().unwrap_or_else(|e| e.into_inner());
+                let Some(l) = guard.as_mut() else { return };
+                if let Some(status) = l.exited() {
+                    let _ = writeln!(
+                        std::io::stderr().lock(),
+                        "automation: the app exited: {status}"
+                    );
+                    return;
+                }
+            }
+        });
+}
+
+/// `--launch CMD [--virtual-display]`.
+pub fn launch(command: &str, virtual_display: bool) -> Result<Resolved, String> {
+    let display = if virtual_display {
+        Some(VirtualDisplay::start()?)
+    } else {
+        None
+    };
+    let where_ = display
+        .as_ref()
+        .map(|d| format!(" on the virtual display {}", d.display))
+        .unwrap_or_default();
+    let (target, mut launched) =
+        automation_atspi::launch(command, display, Output::Piped).map_err(|e| e.to_string())?;
+    forward(launched.child.stdout.take(), "stdout");
+    forward(launched.child.stderr.take(), "stderr");
+    let describe = format!(
+        "{} (pid {}) over AT-SPI{where_}",
+        target.app().name,
+        launched.child.id()
+    );
+    *LAUNCHED.lock().unwrap_or_else(|e| e.into_inner()) = Some(launched);
+    watch_exit();
+    Ok(Resolved {
+        factory: factory(target),
+        describe,
+    })
+}
+
+/// `--atspi NAME|PID`: a running app on this session's accessibility bus.
+pub fn attach(which: &str) -> Result<Resolved, String> {
+    let bus = Bus::connect(None).map_err(|e| e.to_string())?;
+    let target = automation_atspi::attach(&bus, &AppSelector::parse(which), None)
+        .map_err(|e| e.to_string())?;
+    let describe = format!(
+        "{} (pid {}) over AT-SPI",
+        target.app().name,
+        target
+            .app()
+            .pid
+            .map_or_else(|| "?".to_string(), |p| p.to_string())
+    );
+    Ok(Resolved {
+        factory: factory(target),
+        describe,
+    })
+}
+
+/// Ends the launched app and its virtual display, if any (idempotent).
+pub fn shutdown() {
+    let launched = LAUNCHED.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(mut l) = launched {
+        l.stop();
+    }
+}

@@ -1,0 +1,103 @@
+//! The Python `mcp` SDK drives real desktop apps through `automation --launch … --virtual-display`:
+//! zenity (GTK3) and gnome-calculator (GTK4), each on a private Xvfb with its own buses, and
+//! nothing is left behind (processes, sockets, temporary directories).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::{Command, Stdio};
+
+use automation_testkit::require::require;
+
+/// Our processes of a virtual display: anything whose command line names a private directory
+/// (`automation-vd-…`: the session bus) or an Xvfb on one of our display numbers.
+fn leftovers() -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if cmd.contains("automation-vd-")
+            || (90..=93).any(|n| cmd.starts_with(&format!("Xvfb :{n} ")))
+        {
+            out.push(format!("{pid}: {cmd}"));
+        }
+    }
+    for e in std::fs::read_dir(std::env::temp_dir()).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if name.starts_with("automation-vd-") {
+            out.push(format!("dir {name}"));
+        }
+    }
+    out
+}
+
+fn run(scenario: &str, app: &str) {
+    let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
+    if !require(
+        "python-mcp",
+        !python.is_empty(),
+        "AUTOMATION_PYTHON is not set (scripts/test sets up a venv with `mcp`)",
+    ) || !require(
+        "dbus",
+        automation_atspi::display::missing_tools().is_empty(),
+        "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core; scripts/test installs them)",
+    ) || !require(
+        "atspi-apps",
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .any(|d| d.join(app).is_file()),
+        &format!("{app} is not installed (scripts/test installs zenity gnome-calculator)"),
+    ) {
+        return;
+    }
+    let before = leftovers();
+    let dir = tempfile::tempdir().unwrap();
+    let errlog = dir.path().join("server.stderr");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/atspi_client.py");
+    let out = Command::new(&python)
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_automation"))
+        .arg(scenario)
+        .arg(&errlog)
+        .env("AUTOMATION_VIRTUAL_DISPLAYS", "90-93")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let log = std::fs::read_to_string(&errlog).unwrap_or_default();
+    assert!(
+        out.status.success(),
+        "python client failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}\nserver stderr:\n{log}",
+        out.status
+    );
+    assert_eq!(stdout.trim(), format!("ok {scenario}"));
+    // The server has exited (the SDK waits for it): nothing of its display is left.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let after: Vec<String> = leftovers()
+            .into_iter()
+            .filter(|l| !before.contains(l))
+            .collect();
+        if after.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "left behind: {after:#?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn mcp_drives_zenity_entry_on_a_virtual_display() {
+    run("zenity", "zenity");
+}
+
+#[test]
+fn mcp_drives_gnome_calculator_on_a_virtual_display() {
+    run("calculator", "gnome-calculator");
+}

@@ -1,0 +1,132 @@
+//! Real apps over AT-SPI, side by side with the Python stack (pyatspi / dogtail) in one run,
+//! each app on its own private Xvfb with its own buses.
+//!
+//! - `atspi/snapshot/automation`: a full read of gtk3-widget-factory's tree (every object:
+//!   role, states, name, description, interfaces, children, relations, extents, actions,
+//!   value, text) into an AccessKit update — `AtspiTarget::fetch_all`.
+//! - `atspi/snapshot/pyatspi`: pyatspi walking the same tree reading the same things
+//!   (`benches/python/atspi_peer.py walk`, timed inside Python).
+//! - `atspi/snapshot/pyatspi_minimal`: pyatspi reading role, name and children only.
+//! - `atspi/click_to_effect/automation`: `invoke_action click` on gnome-calculator's "1" with
+//!   settle `{quiet_ms: 0}`: the op returns at the click's first effect on the tree.
+//! - `atspi/click_to_effect/dogtail`: dogtail's `click()` on the same button, which sleeps its
+//!   default action delay (`config.actionDelay`, 1 s) after the click.
+//!
+//! Run: `cargo bench -p automation-benches --bench atspi_apps -- --warm-up-time 1 --measurement-time 5`
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::Command;
+use std::time::Duration;
+
+use automation_atspi::{AtspiTarget, Launched, Output, VirtualDisplay, launch};
+use automation_core::{Reply, Request, Session};
+use criterion::{Criterion, criterion_group, criterion_main};
+
+const PEER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/atspi_peer.py");
+
+fn start(command: &str) -> (AtspiTarget, Launched) {
+    let display = VirtualDisplay::start_in(90..=93).expect("a virtual display");
+    launch(command, Some(display), Output::Null).expect("launch")
+}
+
+/// Runs the Python peer under the app's display and buses; returns the seconds it reported.
+fn peer(launched: &Launched, args: &[&str]) -> Duration {
+    let d = launched.display.as_ref().expect("a virtual display");
+    let mut cmd = Command::new("/usr/bin/python3");
+    cmd.arg(PEER).args(args);
+    d.env_into(&mut cmd);
+    let out = cmd.output().expect("python3");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let secs: f64 = text
+        .lines()
+        .last()
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no time in {text:?}"));
+    Duration::from_secs_f64(secs)
+}
+
+fn snapshot(c: &mut Criterion) {
+    let (mut target, launched) = start("gtk3-widget-factory");
+    let n = target.fetch_all().unwrap().nodes.len();
+    eprintln!("gtk3-widget-factory: {n} objects");
+    let mut g = c.benchmark_group("atspi/snapshot");
+    g.sample_size(10);
+    g.bench_function("automation", |b| b.iter(|| target.fetch_all().unwrap()));
+    g.bench_function("pyatspi", |b| {
+        b.iter_custom(|iters| {
+            peer(
+                &launched,
+                &["walk", "gtk3-widget-factory", &iters.to_string()],
+            )
+        })
+    });
+    g.bench_function("pyatspi_minimal", |b| {
+        b.iter_custom(|iters| {
+            peer(
+                &launched,
+                &["walk-minimal", "gtk3-widget-factory", &iters.to_string()],
+            )
+        })
+    });
+    g.finish();
+}
+
+fn click_to_effect(c: &mut Criterion) {
+    let (target, launched) = start("gnome-calculator");
+    let mut session = Session::new(target);
+    let snap = automation_atspi::serve(
+        &mut session,
+        &Request::from_json(r#"{"op": "snapshot_tree"}"#).unwrap(),
+    );
+    let Reply::Ok(v) = snap else {
+        panic!("{snap:?}")
+    };
+    let one = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| {
+            n["role"] == "Button"
+                && n["label"]
+                    .as_str()
+                    .is_some_and(|l| l.split(' ').next() == Some("1"))
+        })
+        .expect("the 1 button")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let click = Request::from_value(serde_json::json!({
+        "op": {"invoke_action": {"node": one, "action": "click"}},
+        "settle": {"quiet_ms": 0, "settle_timeout_ms": 2000},
+    }))
+    .unwrap();
+    let mut g = c.benchmark_group("atspi/click_to_effect");
+    g.sample_size(10);
+    g.bench_function("automation", |b| {
+        b.iter(|| {
+            let r = automation_atspi::serve(&mut session, &click);
+            let Reply::Ok(v) = &r else { panic!("{r:?}") };
+            assert!(v["settled"]["first_effect_ms"].is_u64(), "no effect: {v}");
+        })
+    });
+    g.bench_function("dogtail", |b| {
+        b.iter_custom(|iters| {
+            peer(
+                &launched,
+                &["click", "gnome-calculator", "1 1", &iters.to_string()],
+            )
+        })
+    });
+    g.finish();
+    drop(session);
+    drop(launched);
+}
+
+criterion_group!(benches, snapshot, click_to_effect);
+criterion_main!(benches);
