@@ -69,7 +69,7 @@ fn exit_codes_and_streams() {
         (vec!["--help"], 0, S::Has("--attach-pid"), S::Empty),
         (vec!["--help"], 0, S::Has("AUTOMATION_TOKEN"), S::Empty),
         (vec!["--version"], 0, S::Has(env!("CARGO_PKG_VERSION")), S::Empty),
-        (vec!["op", "--help"], 0, S::Has("OP_JSON"), S::Empty),
+        (vec!["op", "--help"], 0, S::Has("<OP> [ARGS_JSON]"), S::Empty),
         // usage errors: stderr, 2
         (vec!["--bogus"], 2, S::Empty, S::Has("--bogus")),
         (vec!["--connect"], 2, S::Empty, S::Has("--connect")),
@@ -81,7 +81,7 @@ fn exit_codes_and_streams() {
         (vec!["--connect", "x", "--attach"], 2, S::Empty, S::Has("cannot be used with")),
         (vec!["--token", "t"], 2, S::Empty, S::Has("--connect")),
         (vec!["frobnicate"], 2, S::Empty, S::Has("frobnicate")),
-        (vec!["op"], 2, S::Empty, S::Has("OP_JSON")),
+        (vec!["op"], 2, S::Empty, S::Has("<OP> [ARGS_JSON]")),
         (vec!["op", "--list", "\"snapshot_tree\""], 2, S::Empty, S::Has("--list")),
         (vec!["--attach", "op", "--headless", "\"snapshot_tree\""], 2, S::Empty, S::Has("mode once")),
         (vec!["eval"], 2, S::Empty, S::Has("EXPR")),
