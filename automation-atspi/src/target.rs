@@ -55,7 +55,7 @@ impl std::fmt::Debug for AtspiTarget {
 }
 
 impl AtspiTarget {
-    /// Drives `app`, found on the accessibility bus behind `session` (see [`bus::connect`]).
+    /// Drives `app`, found on the accessibility bus behind `session` (see [`bus::Bus::connect`]).
     /// `display` is the X display its windows are on (`None`: `$DISPLAY`).
     pub fn new(session: &bus::Bus, app: App, display: Option<String>) -> Result<Self, TargetError> {
         let events_conn = block_on(session.a11y_connection()).map_err(ipc("connect"))?;

@@ -98,7 +98,7 @@ impl Mirror {
                 continue;
             };
             let origin = self.window_origin(p);
-            let node = self.to_node(&raw, origin);
+            let node = self.build_node(&raw, origin);
             out.push((self.id(p), node));
         }
         let root = self.root.clone();
@@ -155,7 +155,7 @@ impl Mirror {
         (0.0, 0.0)
     }
 
-    fn to_node(&mut self, raw: &RawNode, origin: (f64, f64)) -> Node {
+    fn build_node(&mut self, raw: &RawNode, origin: (f64, f64)) -> Node {
         let at_role = raw.role.unwrap_or(atspi::Role::Unknown);
         let role = map::role(at_role);
         let mut node = Node::new(role);
@@ -166,10 +166,10 @@ impl Mirror {
             node.set_description(raw.description.clone());
         }
         let s = raw.states;
-        if map::text_is_value(at_role) || (raw.name.is_empty() && raw.text.is_some()) {
-            if let Some(t) = &raw.text {
-                node.set_value(t.clone());
-            }
+        if (map::text_is_value(at_role) || raw.name.is_empty())
+            && let Some(t) = &raw.text
+        {
+            node.set_value(t.clone());
         }
         if let Some([cur, min, max, step]) = raw.value {
             node.set_numeric_value(cur);

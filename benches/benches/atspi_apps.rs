@@ -35,10 +35,14 @@ fn peer(launched: &Launched, args: &[&str]) -> Duration {
     let mut cmd = Command::new("/usr/bin/python3");
     cmd.arg(PEER).args(args);
     d.env_into(&mut cmd);
+    // dogtail refuses to run unless GSettings says assistive technology is on; the memory
+    // backend the apps get has no such key set, the default backend does.
+    cmd.env_remove("GSETTINGS_BACKEND");
     let out = cmd.output().expect("python3");
     assert!(
         out.status.success(),
-        "{args:?}: {}",
+        "{args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout);
