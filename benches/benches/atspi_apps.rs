@@ -86,7 +86,7 @@ fn click_to_effect(c: &mut Criterion) {
     let mut session = Session::new(target);
     let snap = automation_atspi::serve(
         &mut session,
-        &Request::from_json(r#"{"op": "snapshot_tree"}"#).unwrap(),
+        &Request::from_json(r#"{"op": {"snapshot_tree": {"format": "json"}}}"#).unwrap(),
     );
     let Reply::Ok(v) = snap else {
         panic!("{snap:?}")

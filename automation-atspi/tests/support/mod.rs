@@ -93,7 +93,7 @@ impl Running {
 
     /// Every node of the snapshot.
     pub fn nodes(&mut self) -> Vec<Value> {
-        let v = self.ok(serde_json::json!("snapshot_tree"));
+        let v = self.ok(serde_json::json!({"snapshot_tree": {"format": "json"}}));
         v["nodes"].as_array().cloned().unwrap_or_default()
     }
 }

@@ -62,7 +62,7 @@ async def zenity(session, errlog):
 
 
 async def calculator(session, errlog):
-    snap = await call(session, "snapshot_tree", {})
+    snap = await call(session, "snapshot_tree", {"format": "json"})
     buttons = [n for n in snap["nodes"] if n["role"] == "Button"]
     by_label = {}
     for n in buttons:
@@ -73,7 +73,7 @@ async def calculator(session, errlog):
         await call(session, "invoke_action", {"node": by_label[key], "action": "click"})
     deadline = time.time() + 5
     while True:
-        snap = await call(session, "snapshot_tree", {})
+        snap = await call(session, "snapshot_tree", {"format": "json"})
         hit = [n for n in snap["nodes"]
                if (n.get("value") or "").strip() == "42"
                or (n["role"] != "Button" and (n.get("label") or "").strip() == "42")]
