@@ -1,0 +1,91 @@
+//! The JS client's op round trip against the Rust bridge client's, on the same live app in the
+//! same run (goal ≤ 2×): the egui demo served through automation-wire's bridge server by a host
+//! thread, one `find_node {role: Button, label: Save}` per iteration. The JS side is
+//! `clients/js/bench/roundtrip.mjs`, spawned per sample with the iteration count; it times its
+//! own loop (connect and a 300-op warm-up excluded) and reports nanoseconds. Needs `node`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::Duration;
+
+use automation_cli::backend::{Backend, EguiDemo};
+use automation_wire::client::BridgeClient;
+use automation_wire::core_bridge::CoreBridgeServer;
+use automation_wire::server::ServerOptions;
+use criterion::{Criterion, criterion_group, criterion_main};
+
+const REQUEST: &[u8] = br#"{"op":{"find_node":{"role":"Button","label":"Save"}}}"#;
+
+fn js_round_trips(addr: &str, token: &str, iters: u64, mode: &str) -> Duration {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../clients/js");
+    let out = Command::new("node")
+        .args(["bench/roundtrip.mjs", &iters.to_string(), mode])
+        .current_dir(&dir)
+        .env("AUTOMATION_ENDPOINT", addr)
+        .env("AUTOMATION_TOKEN", token)
+        .output()
+        .expect("node (the JS client bench needs node on PATH)");
+    assert!(
+        out.status.success(),
+        "node bench failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ns: u64 = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("nanoseconds");
+    Duration::from_nanos(ns)
+}
+
+fn bench(c: &mut Criterion) {
+    let base = tempfile::Builder::new()
+        .prefix("ajs")
+        .tempdir_in("/tmp")
+        .expect("tempdir");
+    let mut opts = ServerOptions::new("bench");
+    opts.base_dir = Some(base.path().to_path_buf());
+    opts.publish_descriptor = false;
+    let server = CoreBridgeServer::start(opts).expect("bridge");
+    let (addr, token) = (server.address().to_string(), server.token().to_string());
+    let stop = Arc::new(AtomicBool::new(false));
+    let host = {
+        let stop = stop.clone();
+        thread::spawn(move || {
+            let mut demo = EguiDemo::new();
+            while !stop.load(Ordering::Relaxed) {
+                if let Some(p) = server.recv_timeout(Duration::from_millis(50)) {
+                    let reply = demo.serve(p.request());
+                    p.respond(reply);
+                }
+            }
+        })
+    };
+
+    let mut g = c.benchmark_group("js_client_round_trip");
+    {
+        let mut client = BridgeClient::connect(&addr, &token).expect("connect");
+        let first = client.request_raw(REQUEST).expect("reply");
+        assert!(first.contains("\"status\":\"ok\""), "{first}");
+        g.bench_function("rust_bridge_client_find_node", |b| {
+            b.iter(|| client.request_raw(REQUEST).expect("reply"));
+        });
+    } // detached: the bridge serves one client at a time
+    g.sample_size(20);
+    g.bench_function("js_client_op_find_node", |b| {
+        b.iter_custom(|iters| js_round_trips(&addr, &token, iters, "op"));
+    });
+    g.bench_function("js_client_raw_request_find_node", |b| {
+        b.iter_custom(|iters| js_round_trips(&addr, &token, iters, "raw"));
+    });
+    g.finish();
+
+    stop.store(true, Ordering::Relaxed);
+    let _ = host.join();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
