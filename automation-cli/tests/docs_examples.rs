@@ -50,11 +50,12 @@ fn walk_through() -> String {
         let result = &reply["result"];
         assert_ne!(result["isError"], json!(true), "{name} {args}: {reply}");
         let data = result["structuredContent"].clone();
-        out.push_str(&format!(
-            "{name} {}\n  → {}\n",
-            shorten(&args, 0),
-            shorten(&data, 0)
-        ));
+        // The text outline comes as one plain text block (no structured content).
+        let shown = match (&data, result["content"][0]["text"].as_str()) {
+            (Value::Null, Some(text)) => text.replace('\n', "\n    "),
+            _ => shorten(&data, 0).to_string(),
+        };
+        out.push_str(&format!("{name} {}\n  → {shown}\n", shorten(&args, 0)));
         data
     };
     step(&mut server, "snapshot_tree", json!({"max_nodes": 3}));

@@ -37,15 +37,20 @@ fn snapshot_lines(calls: &[Value]) -> Vec<String> {
     };
     let mut read_reply = |id: u64| loop {
         let mut line = String::new();
-        assert!(out.read_line(&mut line).unwrap() > 0, "server closed stdout");
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "server closed stdout"
+        );
         let v: Value = serde_json::from_str(&line).unwrap();
         if v["id"] == json!(id) {
             return line.trim_end().to_owned();
         }
     };
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "budget", "version": "0"}}}));
+        "clientInfo": {"name": "budget", "version": "0"}}}),
+    );
     read_reply(1);
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let mut lines = Vec::new();
@@ -60,7 +65,8 @@ fn snapshot_lines(calls: &[Value]) -> Vec<String> {
     lines
 }
 
-/// The tool's data as the client reads it (structured content, else the text block).
+/// The tool's data as the client reads it: structured content (JSON records), or the text
+/// block (the outline).
 fn data(line: &str) -> Value {
     let v: Value = serde_json::from_str(line).unwrap();
     let result = &v["result"];
@@ -68,12 +74,19 @@ fn data(line: &str) -> Value {
     if let Some(s) = result.get("structuredContent") {
         return s.clone();
     }
-    serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap()
+    let text = result["content"][0]["text"].as_str().unwrap();
+    let (header, tree) = text.split_once('\n').unwrap();
+    assert!(header.starts_with("version "), "{text}");
+    json!({ "tree": tree })
 }
 
 #[test]
 fn the_default_snapshot_costs_at_most_15_tokens_a_node() {
-    let lines = snapshot_lines(&[json!({}), json!({"format": "json"}), json!({"bounds": true})]);
+    let lines = snapshot_lines(&[
+        json!({}),
+        json!({"format": "json"}),
+        json!({"bounds": true}),
+    ]);
     let text = data(&lines[0]);
     let tree = text["tree"].as_str().unwrap();
     let nodes = tree.lines().count();
@@ -92,7 +105,11 @@ fn the_default_snapshot_costs_at_most_15_tokens_a_node() {
         per_node <= TOKENS_PER_NODE,
         "the default snapshot costs {per_node:.1} tokens a node (budget {TOKENS_PER_NODE}):\n{tree}"
     );
-    for needle in ["Button \"Save\" [e", "CheckBox \"Remember me\" [e", "TextInput \"Name\" [e"] {
+    for needle in [
+        "Button \"Save\" [e",
+        "CheckBox \"Remember me\" [e",
+        "TextInput \"Name\" [e",
+    ] {
         assert!(tree.contains(needle), "{needle} missing:\n{tree}");
     }
 }

@@ -4,8 +4,8 @@ use accesskit::{Action, Role, Toggled};
 use accesskit_consumer::NodeRef;
 use serde::Serialize;
 
-use crate::refs::{RefKey, Refs};
 use crate::announce::politeness;
+use crate::refs::{RefKey, Refs};
 
 /// A node's bounds in window-logical px, ancestor transforms composed.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

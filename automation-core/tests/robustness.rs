@@ -16,11 +16,10 @@ use std::collections::{HashMap, HashSet};
 use accesskit::{Action, Live, Node, NodeId, Rect, Role, Toggled, TreeId, TreeInfo, TreeUpdate};
 use automation_core::mirror::Mirror;
 use automation_core::ops::{
-    SnapshotFormat,
     AdvanceClock, AssertKind, AssertNode, Condition, DragNode, FieldValue, Fling, InjectKey,
     InjectPointer, InjectTouchSequence, InvokeAction, KeyPhase, LongPress, NoArgs, NodeArgs, Pinch,
-    PointerAction, PullAnnouncements, Scroll, SetValue, SnapshotTree, TouchStep, TypeIme, TypeText,
-    WaitForCondition,
+    PointerAction, PullAnnouncements, Scroll, SetValue, SnapshotFormat, SnapshotTree, TouchStep,
+    TypeIme, TypeText, WaitForCondition,
 };
 use automation_core::{
     CATALOG, ErrorCode, NodeKey, NodeTarget, Op, PointerButton, PointerKind, Reply, Request,

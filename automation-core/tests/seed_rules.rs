@@ -764,7 +764,10 @@ fn announcement_rules() {
     let v = r.ok(json!({"op": {"pull_announcements": {"since_seq": seq}}}));
     assert_eq!(v["announcements"].as_array().unwrap().len(), 1);
     let regions = r.ok(json!({"op": "list_live_regions"}));
-    assert_eq!(regions["regions"][0]["node"], reference(&mut r, ids::STATUS));
+    assert_eq!(
+        regions["regions"][0]["node"],
+        reference(&mut r, ids::STATUS)
+    );
 }
 
 fn live_tree(
@@ -979,7 +982,10 @@ fn text_snapshot_is_one_line_a_node_with_references_that_work() {
         .unwrap();
     let read = r.ok(json!({"op": {"read_node": {"node": reference}}}));
     assert_eq!(read["label"], "Save");
-    assert!(tree.lines().all(|l| l.trim_start().starts_with("- ")), "{tree}");
+    assert!(
+        tree.lines().all(|l| l.trim_start().starts_with("- ")),
+        "{tree}"
+    );
     let cut = r.ok(json!({"op": {"snapshot_tree": {"max_nodes": 3}}}));
     assert_eq!(cut["truncated"], true);
     assert_eq!(cut["tree"].as_str().unwrap().lines().count(), 3);

@@ -394,8 +394,11 @@ export declare class App {
   getByRole(role: string, options?: { name?: string; exact?: boolean }): Locator;
   getByLabel(label: string, options?: { exact?: boolean }): Locator;
 
-  snapshot(args?: { root?: NodeTarget; max_depth?: number; max_nodes?: number }, options?: OpOptions): Promise<{
-    nodes: NodeRecord[];
+  /** By default a text outline (`tree`: one line a node, `- Role "name" [e12]: value [states]`);
+   * `format: 'json'` gives the full `nodes` records. */
+  snapshot(args?: { root?: NodeTarget; max_depth?: number; max_nodes?: number; format?: 'text' | 'json'; bounds?: boolean }, options?: OpOptions): Promise<{
+    tree?: string;
+    nodes?: NodeRecord[];
     version: number;
     truncated?: boolean;
     frontier?: string[];

@@ -166,9 +166,28 @@ pub fn to_result(reply: Reply, shot: Option<&ShotOptions>) -> CallToolResult {
             Ok(r) => r,
             Err(e) => error_result(&e),
         },
-        (Reply::Ok(Value::Object(m)), None) => CallToolResult::structured(Value::Object(m)),
+        (Reply::Ok(Value::Object(m)), None) => match outline_text(&m) {
+            Some(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            None => CallToolResult::structured(Value::Object(m)),
+        },
         (Reply::Ok(other), None) => CallToolResult::structured(json!({ "result": other })),
     }
+}
+
+/// `snapshot_tree`'s text outline as one plain text block — not JSON-escaped, and not sent a
+/// second time as structured content: the outline is what keeps a snapshot near 10 tokens a
+/// node. The first line carries the tree version (and the truncation note, when cut).
+fn outline_text(reply: &serde_json::Map<String, Value>) -> Option<String> {
+    let tree = reply.get("tree")?.as_str()?;
+    let version = reply.get("version").and_then(Value::as_u64).unwrap_or(0);
+    let mut text = format!("version {version}");
+    if let Some(note) = reply.get("note").and_then(Value::as_str) {
+        text.push_str("; truncated: ");
+        text.push_str(note);
+    }
+    text.push('\n');
+    text.push_str(tree);
+    Some(text)
 }
 
 /// The host's screenshot reply `{image: {mime, base64}, width, height, scale, …}` as an image

@@ -210,8 +210,7 @@ pub(super) fn type_text<T: Target + ?Sized>(
     let data = json!({ "keys": strokes.len() / 2, "node": s.reference(receiver) });
     let mut reply = super::settled(s, settle, before, data)?;
     let after = s.mirror.node(receiver).and_then(|n| n.value());
-    if !a.text.is_empty() && (after.is_some() || value_before.is_some()) && after == value_before
-    {
+    if !a.text.is_empty() && (after.is_some() || value_before.is_some()) && after == value_before {
         let name = s
             .reference(receiver)
             .map_or_else(String::new, |r| r.to_string());

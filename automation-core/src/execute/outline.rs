@@ -4,12 +4,14 @@
 //! ```text
 //! - Window "Automation demo" [e1]
 //!   - Button "Save" [e3]
-//!   - TextInput "Name" [e5]: Grace [focused]
+//!   - TextInput "Name" [e5]: "Grace" [focused]
 //!   - CheckBox "Remember me" [e6] [checked]
+//!   - Slider "Volume" [e9]: 50
 //!   - Label "Saved" [e7] [live]
 //! ```
 //!
-//! Unnamed generic containers are folded (their children move up a level); text runs are
+//! A check box that is not checked shows no state (as in Playwright's aria snapshot); empty
+//! values are left out. Unnamed generic containers are folded (their children move up a level); text runs are
 //! left out (`read_node` gives a node's text). Long names and values are cut at
 //! [`OUTLINE_TEXT_CHARS`]; `read_node` gives them whole.
 
@@ -68,13 +70,19 @@ fn line(out: &mut String, node: &NodeRef, indent: usize, refs: &Refs, bounds: bo
     let value = node
         .value()
         .or_else(|| node.numeric_value().map(|v| v.to_string()));
-    if let Some(v) = value.filter(|v| name.as_deref() != Some(v.as_str())) {
-        let _ = write!(out, ": {}", quoted(&v));
+    if let Some(v) = value.filter(|v| !v.is_empty() && name.as_deref() != Some(v.as_str())) {
+        // Numbers as they are; text quoted (so spaces and colons cannot mislead).
+        if v.parse::<f64>().is_ok_and(f64::is_finite) {
+            let _ = write!(out, ": {v}");
+        } else {
+            let _ = write!(out, ": {}", quoted(&v));
+        }
     }
     let mut states: Vec<&str> = Vec::new();
     match node.toggled() {
         Some(Toggled::True) => states.push("checked"),
-        Some(Toggled::False) => states.push("unchecked"),
+        // Unchecked is the absence of `checked` (as in Playwright's aria snapshot).
+        Some(Toggled::False) => {}
         Some(Toggled::Mixed) => states.push("mixed"),
         None => {}
     }
@@ -92,7 +100,11 @@ fn line(out: &mut String, node: &NodeRef, indent: usize, refs: &Refs, bounds: bo
     if node.is_disabled() {
         states.push("disabled");
     }
-    if node.data().live().is_some_and(|l| l != accesskit::Live::Off) {
+    if node
+        .data()
+        .live()
+        .is_some_and(|l| l != accesskit::Live::Off)
+    {
         states.push("live");
     }
     if !states.is_empty() {

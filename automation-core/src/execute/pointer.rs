@@ -121,9 +121,9 @@ fn node_point<T: Target + ?Sized>(
     let resolved = s.resolve(node)?;
     let bounds = resolved.require_bounds()?;
     match visibility::visible_area(s, resolved.id) {
-        Some(visible) if !visible.contains(at(bounds)) => Err(visibility::out_of_view(
-            s, resolved.id, bounds, visible,
-        )),
+        Some(visible) if !visible.contains(at(bounds)) => {
+            Err(visibility::out_of_view(s, resolved.id, bounds, visible))
+        }
         _ => Ok(at(bounds)),
     }
 }

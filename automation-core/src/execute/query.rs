@@ -6,12 +6,12 @@ use accesskit::{Role, Toggled};
 use serde_json::{Value, json};
 
 use super::Session;
+use super::outline::outline;
 use super::resolve::{candidate, walk};
 use crate::announce::{audible, politeness, spoken_name};
 use crate::error::{ErrorCode, OpError, OpResult};
 use crate::node_ref::{NodeTarget, Selector};
 use crate::ops::{AssertArg, AssertKind, AssertNode, SnapshotFormat, SnapshotTree};
-use super::outline::outline;
 use crate::refs::RefKey;
 use crate::snapshot::{accessible_name, role_matches, role_name, semantic_node, text_info};
 use crate::target::Target;
@@ -138,7 +138,11 @@ fn snapshot_text<T: Target + ?Sized>(
             "{} node(s) shown, {} more beyond the budget{}; call snapshot_tree with root set to a reference to see below it, or raise max_nodes / max_depth",
             o.shown,
             o.omitted,
-            if o.frontier.is_empty() { String::new() } else { format!(", and below {}", o.frontier.join(", ")) }
+            if o.frontier.is_empty() {
+                String::new()
+            } else {
+                format!(", and below {}", o.frontier.join(", "))
+            }
         ));
     }
     reply

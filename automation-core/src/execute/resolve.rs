@@ -56,7 +56,9 @@ impl Resolved {
 /// How a node appears in an error's `candidates`: its reference, role, name and value.
 pub(crate) fn candidate(node: &NodeRef, refs: &Refs) -> Candidate {
     let label = accessible_name(node);
-    let value = node.value().filter(|v| label.as_deref() != Some(v.as_str()));
+    let value = node
+        .value()
+        .filter(|v| label.as_deref() != Some(v.as_str()));
     Candidate {
         node: refs.mint(node),
         role: role_name(node.role()),
@@ -363,7 +365,8 @@ mod roles {
         }
         let close = text_match::closest(wanted, names.iter().map(String::as_str), 3);
         let hint = if close.is_empty() {
-            "use an AccessKit role name such as Button, CheckBox, TextInput, Label, Slider".to_string()
+            "use an AccessKit role name such as Button, CheckBox, TextInput, Label, Slider"
+                .to_string()
         } else {
             format!("did you mean {}?", close.join(" or "))
         };

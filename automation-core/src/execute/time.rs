@@ -274,8 +274,9 @@ fn timed_out<T: Target + ?Sized>(s: &Session<T>, condition: &Condition, budget: 
                 ..err
             }
         }
-        Condition::AtVersionAtLeast { version } => err
-            .with_actual_expected(json!(s.mirror.version()), json!(version)),
+        Condition::AtVersionAtLeast { version } => {
+            err.with_actual_expected(json!(s.mirror.version()), json!(version))
+        }
     }
 }
 
@@ -295,7 +296,9 @@ pub(super) fn wait_for<T: Target + ?Sized>(
         ClockKind::Real => wait_real(s, condition, budget)?,
     };
     match waited {
-        Some(waited) => Ok(json!({ "satisfied": true, "waited_ms": waited, "version": s.mirror.version() })),
+        Some(waited) => {
+            Ok(json!({ "satisfied": true, "waited_ms": waited, "version": s.mirror.version() }))
+        }
         None => Err(timed_out(s, condition, budget)),
     }
 }

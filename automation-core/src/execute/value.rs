@@ -82,7 +82,8 @@ impl Wanted {
             }
             return Ok(Self::Number(n));
         }
-        let accepts = takes_text(node.role()) || node.data().supports_action(accesskit::Action::SetValue);
+        let accepts =
+            takes_text(node.role()) || node.data().supports_action(accesskit::Action::SetValue);
         match value {
             FieldValue::Text(t) if accepts => Ok(Self::Text(t.clone())),
             FieldValue::Number(n) if takes_text(node.role()) => Err(OpError::bad_argument(

@@ -128,7 +128,8 @@ export class App {
     return this.find(exact ? { label } : { label_contains: label });
   }
 
-  /** The accessibility tree (`snapshot_tree`): `{nodes, version, truncated?, …}`. */
+  /** The accessibility tree (`snapshot_tree`): `{tree, version, truncated?, …}` (a text
+   * outline), or with `format: 'json'` `{nodes, version, …}`. */
   snapshot(args = {}, options) {
     return this.op('snapshot_tree', helperArgs(opSpec('snapshot_tree'), args), options);
   }

@@ -20,7 +20,7 @@ export function toSelector(input) {
   if (input instanceof Locator) return input.selector;
   if (typeof input === 'string') {
     // A decimal string is a node id (as replies give them); anything else is a label.
-    return /^\d+$/.test(input) ? input : { label: input };
+    return /^e?\d+$/.test(input) ? input : { label: input };
   }
   if (typeof input === 'number' && Number.isSafeInteger(input) && input >= 0) return String(input);
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {

@@ -75,9 +75,9 @@ test('an unknown selector fails with NOT_FOUND and candidates', async () => {
   );
 });
 
-test('a stale node id fails with NOT_FOUND naming it', async () => {
+test('a stale node reference fails with STALE naming it', async () => {
   const id = await app.find({ role: 'Button', name: 'Save' }).id();
-  assert.match(id, /^\d+$/);
+  assert.match(id, /^e\d+$/);
   // A node id that is not in the tree (never was).
   await assert.rejects(app.readNode('12345'), (e) => e.code === 'NOT_FOUND' && /12345/.test(e.message));
   // An id string works where a selector does.
@@ -88,11 +88,11 @@ test('a stale node id fails with NOT_FOUND naming it', async () => {
   const advanced = app.find({ label: 'Advanced' });
   await advanced.expand();
   const volume = await app.find({ label: 'Volume' }).id();
-  assert.match(volume, /^\d+$/);
+  assert.match(volume, /^e\d+$/);
   await advanced.collapse();
   await assert.rejects(app.find(volume).read(), (e) => {
-    assert.equal(e.code, 'NOT_FOUND');
-    assert.match(e.message, /is gone: it was in an earlier tree/);
+    assert.equal(e.code, 'STALE');
+    assert.match(e.message, /Volume.*is gone/);
     assert.match(e.hint, /find it again/);
     assert.equal(e.selector, volume);
     return true;
@@ -101,7 +101,7 @@ test('a stale node id fails with NOT_FOUND naming it', async () => {
   try {
     assert.equal((await app.readNode(volume)).label, 'Volume'); // egui gave it the same id again
   } catch (e) {
-    assert.equal(e.code, 'NOT_FOUND');
+    assert.equal(e.code, 'STALE');
     assert.ok(e.candidates?.some((c) => c.label === 'Volume'), JSON.stringify(e));
   }
   await advanced.collapse();
@@ -137,7 +137,9 @@ test('expect fails with ASSERTION_FAILED, actual and expected as data', async ()
 });
 
 test('snapshot, waitFor, pressKey, screenshot', async () => {
-  const snap = await app.snapshot({ max_nodes: 2000 });
+  const outline = await app.snapshot();
+  assert.match(outline.tree, /- Button "Save" \[e\d+\]/);
+  const snap = await app.snapshot({ max_nodes: 2000, format: 'json' });
   assert.ok(Array.isArray(snap.nodes) && snap.nodes.some((n) => n.label === 'Save'));
   const rec = await app.waitFor({ role: 'Button', name: 'Save' }, { timeoutMs: 1000 });
   assert.equal(rec.label, 'Save');

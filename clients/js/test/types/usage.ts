@@ -32,8 +32,8 @@ async function main(): Promise<void> {
   await app.waitFor({ kind: 'node_exists', label: 'Save' });
   await app.pressKey('Control+S');
   await app.pressKey('s', { command: true });
-  const snap = await app.snapshot({ max_nodes: 100 });
-  const first: NodeRecord | undefined = snap.nodes[0];
+  const snap = await app.snapshot({ max_nodes: 100, format: "json" });
+  const first: NodeRecord | undefined = snap.nodes?.[0];
   await app.op('find_node', { role: 'Button', label: 'Save' });
   await app.typeText('abc');
   await app.advanceClock(100);
