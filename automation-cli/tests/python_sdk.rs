@@ -74,3 +74,30 @@ fn python_mcp_sdk_meets_the_why_cases_of_issue_10() {
         "every tool checked"
     );
 }
+
+#[test]
+fn python_mcp_sdk_sees_no_ok_that_did_nothing() {
+    let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
+    if !automation_testkit::require::require(
+        "python-mcp",
+        !python.is_empty(),
+        "AUTOMATION_PYTHON is not set: point it at a Python with the `mcp` package",
+    ) {
+        return;
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/truth_cases.py");
+    let out = Command::new(&python)
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_automation"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "python client failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    assert_eq!(stdout.trim(), "ok");
+}
