@@ -179,12 +179,13 @@ pub struct OpError {
     /// Nodes the caller may have meant.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Candidate>,
-    /// What was found, as data (a failed assertion or wait).
+    /// What was found, as data (a failed assertion or wait). Boxed: most errors carry none,
+    /// and the error stays small to pass around.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub actual: Option<serde_json::Value>,
+    pub actual: Option<Box<serde_json::Value>>,
     /// What was expected, as data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expected: Option<serde_json::Value>,
+    pub expected: Option<Box<serde_json::Value>>,
 }
 
 impl OpError {
@@ -207,8 +208,8 @@ impl OpError {
         actual: serde_json::Value,
         expected: serde_json::Value,
     ) -> Self {
-        self.actual = Some(actual);
-        self.expected = Some(expected);
+        self.actual = Some(Box::new(actual));
+        self.expected = Some(Box::new(expected));
         self
     }
 

@@ -203,8 +203,8 @@ fn an_assertion_failure_carries_actual_and_expected_as_data() {
     let mut r = rig();
     let e = r.err(json!({"op": {"assert_node": {"node": {"label": "Remember me"}, "kind": "toggled", "flag": true}}}));
     assert_eq!(e.code, ErrorCode::AssertionFailed);
-    assert_eq!(e.actual, Some(json!(false)));
-    assert_eq!(e.expected, Some(json!(true)));
+    assert_eq!(e.actual.as_deref(), Some(&json!(false)));
+    assert_eq!(e.expected.as_deref(), Some(&json!(true)));
     assert!(!e.message.contains("Some("), "{}", e.message);
     let e = r.err(json!({"op": {"assert_node": {"node": {"role": "Slider"}, "kind": "label_equals", "value": "x"}}}));
     assert!(

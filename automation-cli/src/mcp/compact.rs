@@ -97,7 +97,7 @@ pub fn simplify_nullable(v: &mut Value) {
     }
 }
 
-/// Removes [`NOISE`] keys at every level.
+/// Removes the `NOISE` keys at every level.
 pub fn strip_noise(v: &mut Value) {
     match v {
         Value::Object(m) => {

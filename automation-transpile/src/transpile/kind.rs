@@ -8,7 +8,7 @@ use std::path::Path;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SourceKind {
-    /// No telling file name (or `.ts`, `.js`, …): [`crate::detect`] decides between
+    /// No telling file name (or `.ts`, `.js`, …): [`crate::detect()`] decides between
     /// TypeScript and JavaScript, and with the `oxc` backend a script that parses only with
     /// JSX elements is transpiled as JSX.
     #[default]

@@ -78,7 +78,7 @@ impl Backend {
 pub struct Transpiled {
     /// JavaScript to run (the input itself when it was plain JavaScript).
     pub code: String,
-    /// Whether the input was TypeScript (by [`crate::detect`], or a `.tsx` name).
+    /// Whether the input was TypeScript (by [`crate::detect()`], or a `.tsx` name).
     pub was_typescript: bool,
     /// Whether it held JSX elements, transformed to calls (a `.jsx`/`.tsx` name, or found by
     /// the `oxc` backend).
