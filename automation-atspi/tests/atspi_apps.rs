@@ -174,7 +174,7 @@ fn gtk3_widget_factory_toggle_a_check_box_and_set_a_slider() {
     let Reply::Err(e) = r.op(json!({"set_value": {"node": sid, "value": 1.0e9}})) else {
         panic!("an out-of-range value was accepted")
     };
-    assert_eq!(e.code, ErrorCode::UnhandledAction, "{}", e.message);
+    assert_eq!(e.code, ErrorCode::BadArgument, "{}", e.message);
     let v = r.ok(json!({"read_node": {"node": sid}}));
     assert_eq!(v["numeric_value"].as_f64(), Some(target), "{v}");
 }

@@ -34,7 +34,14 @@ fn leftovers() -> Vec<String> {
     out
 }
 
+/// One virtual display at a time: `leftovers` looks at every process of ours, so a second
+/// test's live display would read as left behind by the first.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn run(scenario: &str, app: &str) {
+    let _serial = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
     if !require(
         "python-mcp",

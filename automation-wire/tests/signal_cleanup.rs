@@ -30,7 +30,18 @@ fn stop_with(signal: libc::c_int) {
     );
     let runtime = tempfile::tempdir().unwrap();
     std::fs::set_permissions(runtime.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
-    let mut app = Command::new(&exe)
+    let mut command = Command::new(&exe);
+    // A child inherits ignored signals (a CI job started in the background ignores SIGINT);
+    // the app under test starts with the default disposition, as one started from a shell.
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut app = command
         .env("CANARY_SERVE_MS", "60000")
         .env("XDG_RUNTIME_DIR", runtime.path())
         .stdin(Stdio::null())

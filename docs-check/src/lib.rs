@@ -19,6 +19,9 @@
 //! }
 //! ```
 
+#[doc = include_str!("../../docs/atspi.md")]
+pub mod atspi_md {}
+
 #[doc = include_str!("../../docs/cli.md")]
 pub mod cli_md {}
 
