@@ -6,8 +6,9 @@
 
 use std::process::{Command, Stdio};
 
-#[test]
-fn python_mcp_sdk_lists_tools_and_drives_the_demo() {
+/// Runs `tests/python/<script> <automation binary> <extra…>` and returns its stdout, or `None`
+/// when the run opted out of a missing Python (the skip is logged). A failing script fails.
+fn run_python(script: &str, extra: &[String]) -> Option<String> {
     let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
     if !automation_testkit::require::require(
         "python-mcp",
@@ -15,58 +16,45 @@ fn python_mcp_sdk_lists_tools_and_drives_the_demo() {
         "AUTOMATION_PYTHON is not set: point it at a Python with the `mcp` package \
          (python3 -m venv venv && venv/bin/pip install mcp; AUTOMATION_PYTHON=venv/bin/python)",
     ) {
-        return;
+        return None;
     }
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/mcp_client.py");
+    let path = format!("{}/tests/python/{script}", env!("CARGO_MANIFEST_DIR"));
     let out = Command::new(&python)
-        .arg(script)
+        .arg(path)
         .arg(env!("CARGO_BIN_EXE_automation"))
-        // The catalog's core ops (the default caps) and the runner's execute_sequence.
-        .arg(
-            (automation_core::CATALOG
-                .iter()
-                .filter(|s| s.cap == automation_core::Cap::Core)
-                .count()
-                + 1)
-            .to_string(),
-        )
+        .args(extra)
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
         "python client failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
         out.status
     );
+    Some(stdout)
+}
+
+#[test]
+fn python_mcp_sdk_lists_tools_and_drives_the_demo() {
+    // The catalog's core ops (the default caps) and the runner's execute_sequence.
+    let listed = automation_core::CATALOG
+        .iter()
+        .filter(|s| s.cap == automation_core::Cap::Core)
+        .count()
+        + 1;
+    let Some(stdout) = run_python("mcp_client.py", &[listed.to_string()]) else {
+        return;
+    };
     assert!(stdout.starts_with("ok "), "{stdout}");
 }
 
 #[test]
 fn python_mcp_sdk_meets_the_why_cases_of_issue_10() {
-    let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
-    if !automation_testkit::require::require(
-        "python-mcp",
-        !python.is_empty(),
-        "AUTOMATION_PYTHON is not set: point it at a Python with the `mcp` package",
-    ) {
+    let Some(stdout) = run_python("why_cases.py", &[]) else {
         return;
-    }
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/why_cases.py");
-    let out = Command::new(&python)
-        .arg(script)
-        .arg(env!("CARGO_BIN_EXE_automation"))
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "python client failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        out.status
-    );
+    };
     assert_eq!(
         stdout.trim(),
         // Every catalog op and the runner's execute_sequence.
@@ -77,27 +65,8 @@ fn python_mcp_sdk_meets_the_why_cases_of_issue_10() {
 
 #[test]
 fn python_mcp_sdk_sees_no_ok_that_did_nothing() {
-    let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
-    if !automation_testkit::require::require(
-        "python-mcp",
-        !python.is_empty(),
-        "AUTOMATION_PYTHON is not set: point it at a Python with the `mcp` package",
-    ) {
+    let Some(stdout) = run_python("truth_cases.py", &[]) else {
         return;
-    }
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/truth_cases.py");
-    let out = Command::new(&python)
-        .arg(script)
-        .arg(env!("CARGO_BIN_EXE_automation"))
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "python client failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        out.status
-    );
+    };
     assert_eq!(stdout.trim(), "ok");
 }
