@@ -6,9 +6,9 @@
 //! `cargo test -p automation-cli --test snapshot_budget -- --nocapture` prints the figures.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+mod common;
 
+use common::Server;
 use serde_json::{Value, json};
 
 /// Issue 10: `snapshot_tree` by default ≤ 15 tokens a node on the demo (it was ≈ 70).
@@ -22,47 +22,17 @@ fn tokens(text: &str) -> usize {
 
 /// The raw reply lines of `tools/call` for each argument set, from one server.
 fn snapshot_lines(calls: &[Value]) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_automation"))
-        .args(["--caps", "all"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn automation");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |v: Value| {
-        writeln!(stdin, "{v}").unwrap();
-        stdin.flush().unwrap();
-    };
-    let mut read_reply = |id: u64| loop {
-        let mut line = String::new();
-        assert!(
-            out.read_line(&mut line).unwrap() > 0,
-            "server closed stdout"
-        );
-        let v: Value = serde_json::from_str(&line).unwrap();
-        if v["id"] == json!(id) {
-            return line.trim_end().to_owned();
-        }
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "budget", "version": "0"}}}),
-    );
-    read_reply(1);
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    let mut lines = Vec::new();
-    for (i, args) in calls.iter().enumerate() {
-        let id = 10 + i as u64;
-        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": "snapshot_tree", "arguments": args}}));
-        lines.push(read_reply(id));
-    }
-    drop(stdin);
-    let _ = child.wait();
-    lines
+    let mut server = Server::start_with(&["--caps", "all"]);
+    (10..)
+        .zip(calls)
+        .map(|(id, args)| {
+            server.request_line(
+                id,
+                "tools/call",
+                json!({"name": "snapshot_tree", "arguments": args}),
+            )
+        })
+        .collect()
 }
 
 /// The tool's data as the client reads it: structured content (JSON records), or the text

@@ -6,10 +6,12 @@
 //! `cargo test -p automation-cli --test tools_budget -- --nocapture` prints the figures.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+mod common;
+
+use std::process::Command;
 
 use automation_core::{CATALOG, Cap};
+use common::Server;
 use serde_json::{Value, json};
 
 /// Default `tools/list`, in o200k_base tokens (issue 10: ≤ 6 000; it was ≈ 15 300).
@@ -29,42 +31,7 @@ fn tokens(text: &str) -> usize {
 
 /// Starts the real binary with `args`, shakes hands, and returns the raw `tools/list` line.
 fn tools_list_line(args: &[&str]) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_automation"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn automation");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |v: Value| {
-        writeln!(stdin, "{v}").unwrap();
-        stdin.flush().unwrap();
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "budget", "version": "0"}}}),
-    );
-    let mut read_reply = |id: u64| loop {
-        let mut line = String::new();
-        assert!(
-            out.read_line(&mut line).unwrap() > 0,
-            "server closed stdout"
-        );
-        let v: Value = serde_json::from_str(&line).unwrap();
-        if v["id"] == json!(id) {
-            return line.trim_end().to_owned();
-        }
-    };
-    read_reply(1);
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}));
-    let line = read_reply(2);
-    drop(stdin);
-    let _ = child.wait();
-    line
+    Server::start_with(args).request_line(2, "tools/list", json!({}))
 }
 
 fn names(line: &str) -> Vec<String> {

@@ -21,8 +21,17 @@ pub struct Server {
 impl Server {
     /// Starts `automation --headless` in `dir` (its current directory) and does the handshake.
     pub fn start_in(dir: &std::path::Path) -> Server {
+        Self::spawn(&["--headless"], dir)
+    }
+
+    /// Starts `automation ARGS…` in the temp dir and does the handshake.
+    pub fn start_with(args: &[&str]) -> Server {
+        Self::spawn(args, &std::env::temp_dir())
+    }
+
+    fn spawn(args: &[&str], dir: &std::path::Path) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_automation"))
-            .arg("--headless")
+            .args(args)
             .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -81,12 +90,34 @@ impl Server {
 
     /// The next line from the server, parsed; panics after `within`.
     pub fn recv(&mut self, within: Duration) -> Value {
+        parse(&self.recv_line(within))
+    }
+
+    /// The next line from the server as sent (no trailing newline); panics after `within`.
+    pub fn recv_line(&mut self, within: Duration) -> String {
         let line = self
             .lines
             .recv_timeout(within)
             .unwrap_or_else(|e| panic!("no reply within {within:?}: {e}"));
-        serde_json::from_slice(&line)
-            .unwrap_or_else(|e| panic!("not JSON: {e}: {}", String::from_utf8_lossy(&line)))
+        String::from_utf8_lossy(&line).trim_end().to_owned()
+    }
+
+    /// The raw line of the reply with this id (skipping notifications): what a client pays
+    /// to read.
+    pub fn reply_line_to(&mut self, id: &Value, within: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            let line = self.recv_line(within.saturating_sub(start.elapsed()));
+            if &parse(&line)["id"] == id {
+                return line;
+            }
+        }
+    }
+
+    /// Sends a request and returns its reply's raw line.
+    pub fn request_line(&mut self, id: i64, method: &str, params: Value) -> String {
+        self.send_json(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.reply_line_to(&json!(id), Duration::from_secs(30))
     }
 
     /// The reply with this id (skipping notifications), with the time it took.
@@ -114,6 +145,10 @@ impl Server {
         assert_ne!(r["result"]["isError"], json!(true), "{r}");
         assert!(r["result"]["structuredContent"]["node"].is_string(), "{r}");
     }
+}
+
+fn parse(line: &str) -> Value {
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON: {e}: {line}"))
 }
 
 impl Drop for Server {
