@@ -264,7 +264,13 @@ export class WireConnection {
     this.replyTimeoutMs = replyTimeoutMs;
     this.reader = new FrameReader(MAX_REPLY_FRAME);
     this.queue = []; // requests not yet on the wire
-    this.waiting = null; // the request on the wire: {resolve, reject, timer}
+    this.waiting = null; // the request on the wire: {resolve, reject, deadline}
+    // One reply timer per connection, not one per request: it is armed for the earliest
+    // deadline and, when it fires early (the request it was armed for has been answered), it
+    // re-arms for the request now waiting. A timer per request cost more than the rest of
+    // the client's round trip (node's timer list insert and removal, and the garbage).
+    this.timer = null;
+    this.timerAt = Infinity;
     this.orphans = 0; // replies still owed to requests that timed out: discarded on arrival
     this.broken = null; // the error every later request fails with
     socket.unref();
@@ -301,9 +307,9 @@ export class WireConnection {
     const w = this.waiting;
     if (w) {
       this.waiting = null;
-      clearTimeout(w.timer);
       w.reject(this.broken);
     }
+    this.disarm();
     for (const q of this.queue.splice(0)) q.reject(this.broken);
     this.socket.destroy();
   }
@@ -327,7 +333,6 @@ export class WireConnection {
         return;
       }
       this.waiting = null;
-      clearTimeout(w.timer);
       let reply;
       let error;
       try {
@@ -370,33 +375,60 @@ export class WireConnection {
       return;
     }
     const { frame, timeoutMs, resolve, reject } = q;
-    const timer = setTimeout(() => {
-      if (this.waiting?.timer !== timer) return;
-      this.waiting = null;
-      if (this.reader.partial > 0 || this.reader.need >= 0) {
-        // A stall inside a frame: the stream cannot be trusted any more.
-        const err = new AutomationError(
-          'BRIDGE_IO',
-          `bridge I/O: peer stalled mid-frame after ${this.reader.partial} bytes; the stream is out of sync, reconnect`,
-        );
-        reject(err);
-        this.fail(err);
-        return;
-      }
-      // The server answers every request in order: the late reply is discarded when it comes.
-      this.orphans += 1;
-      this.next();
-      reject(
-        new AutomationError(
-          'BRIDGE_TIMEOUT',
-          `no reply from the bridge within ${timeoutMs} ms; the app may be frozen — retry or re-attach`,
-          { timeoutMs },
-        ),
-      );
-    }, timeoutMs);
-    this.waiting = { resolve, reject, timer };
+    const deadline = performance.now() + timeoutMs;
+    this.waiting = { resolve, reject, deadline, timeoutMs };
+    if (deadline < this.timerAt) this.arm(deadline);
     this.socket.ref();
     this.socket.write(frame);
+  }
+
+  /** (Re-)arm the reply timer for `at` (a `performance.now()` time). */
+  arm(at) {
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.onTimer(), Math.max(0, at - performance.now()));
+    // The in-flight request keeps the process alive through the socket's ref, not the timer.
+    this.timer.unref();
+  }
+
+  disarm() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
+  }
+
+  onTimer() {
+    this.timer = null;
+    this.timerAt = Infinity;
+    const w = this.waiting;
+    if (!w) return; // answered in time; the next request arms it again
+    if (w.deadline > performance.now()) {
+      this.arm(w.deadline); // armed for an earlier request that was answered
+      return;
+    }
+    this.waiting = null;
+    const { reject } = w;
+    if (this.reader.partial > 0 || this.reader.need >= 0) {
+      // A stall inside a frame: the stream cannot be trusted any more.
+      const err = new AutomationError(
+        'BRIDGE_IO',
+        `bridge I/O: peer stalled mid-frame after ${this.reader.partial} bytes; the stream is out of sync, reconnect`,
+      );
+      reject(err);
+      this.fail(err);
+      return;
+    }
+    // The server answers every request in order: the late reply is discarded when it comes.
+    this.orphans += 1;
+    const { timeoutMs } = w;
+    this.next();
+    reject(
+      new AutomationError(
+        'BRIDGE_TIMEOUT',
+        `no reply from the bridge within ${timeoutMs} ms; the app may be frozen — retry or re-attach`,
+        { timeoutMs },
+      ),
+    );
   }
 
   /** Close the connection (the bridge frees its single slot). Resolves once closed. */

@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 
 use crate::backend::TargetHandle;
 use crate::mcp::image;
-use crate::runner::events::{Fanout, Forward, RunEvent};
+use crate::runner::events::{CallRecord, Fanout, RunEvent, Sink};
 use crate::runner::flow;
 use crate::runner::sinks::records::{self, RecordsSink};
 use crate::runner::steps::one_line;
@@ -102,7 +102,7 @@ pub async fn call(
     let execution_id = crate::runner::new_execution_id();
     let id = execution_id.clone();
     let run = tokio::task::spawn_blocking(move || {
-        let mut sinks = Fanout::new().with(Box::new(Forward(tx)));
+        let mut sinks = Fanout::new().with(Box::new(ToNotifier(tx)));
         let mut records_dir = None;
         if records::enabled()
             && let Some(root) = records::default_root()
@@ -117,13 +117,13 @@ pub async fn call(
         report.records = records_dir;
         report
     });
-    let mut images: Vec<String> = Vec::new();
+    let mut shots = Shots::default();
     loop {
         let wait = notifier.next_deadline();
         tokio::select! {
             item = rx.recv() => match item {
                 Some(event) => {
-                    collect_image(&event, &mut images);
+                    shots.see(&event);
                     notifier.on(&event).await;
                 }
                 None => break,
@@ -144,8 +144,8 @@ pub async fn call(
     }
     let summary = report.to_json();
     let mut content = vec![ContentBlock::text(summary.to_string())];
-    for b64 in images.iter().rev().take(MAX_IMAGES).rev() {
-        content.push(ContentBlock::image(b64.clone(), "image/png"));
+    for b64 in shots.fitted() {
+        content.push(ContentBlock::image(b64, "image/png"));
     }
     let mut result = if report.passed() {
         CallToolResult::success(content)
@@ -157,19 +157,63 @@ pub async fn call(
     Ok(result.into())
 }
 
-/// Screenshots become image content, downscaled to the screenshot tool's default budget.
-fn collect_image(event: &RunEvent, images: &mut Vec<String>) {
-    let b64 = match event {
-        RunEvent::Call(c) => c.image_base64.as_deref(),
-        RunEvent::Event(EventKind::Screenshot { base64, .. }) => base64.as_deref(),
-        _ => None,
-    };
-    let Some(b64) = b64 else { return };
-    let Ok(png) = B64.decode(b64) else { return };
-    if let Ok(f) = image::fit(&png, image::DEFAULT_MAX_DIMENSION, image::DEFAULT_MAX_BYTES)
-        && !images.contains(&f.base64)
-    {
-        images.push(f.base64);
+/// Passes the run's stream to the async side, without what it does not read: a call's
+/// arguments and result (a snapshot, a reply) stay behind; only its screenshot goes on.
+struct ToNotifier(tokio::sync::mpsc::UnboundedSender<RunEvent>);
+
+impl Sink for ToNotifier {
+    fn event(&mut self, event: &RunEvent) {
+        let item = match event {
+            RunEvent::Call(c) => match &c.image_base64 {
+                Some(b64) => RunEvent::Call(CallRecord {
+                    step_id: c.step_id.clone(),
+                    tool: c.tool.clone(),
+                    args: Value::Null,
+                    result: Value::Null,
+                    is_error: c.is_error,
+                    duration_ms: c.duration_ms,
+                    image_base64: Some(b64.clone()),
+                }),
+                None => return,
+            },
+            other => other.clone(),
+        };
+        let _ = self.0.send(item);
+    }
+}
+
+/// The screenshots a run took (a call's image and the screenshot event it raised are one),
+/// the last [`MAX_IMAGES`] of them returned as image content.
+#[derive(Default)]
+struct Shots(Vec<String>);
+
+impl Shots {
+    fn see(&mut self, event: &RunEvent) {
+        let b64 = match event {
+            RunEvent::Call(c) => c.image_base64.as_deref(),
+            RunEvent::Event(EventKind::Screenshot { base64, .. }) => base64.as_deref(),
+            _ => None,
+        };
+        if let Some(b64) = b64
+            && !self.0.iter().any(|s| s == b64)
+        {
+            self.0.push(b64.to_string());
+        }
+    }
+
+    /// The last ones, each downscaled to the screenshot tool's default budget (decoded and
+    /// re-encoded once, at the end, and only those returned).
+    fn fitted(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for b64 in self.0.iter().rev().take(MAX_IMAGES).rev() {
+            let Ok(png) = B64.decode(b64) else { continue };
+            if let Ok(f) = image::fit(&png, image::DEFAULT_MAX_DIMENSION, image::DEFAULT_MAX_BYTES)
+                && !out.contains(&f.base64)
+            {
+                out.push(f.base64);
+            }
+        }
+        out
     }
 }
 
@@ -272,6 +316,9 @@ impl Notifier {
             }
             self.queue(*current, message.clone()).await;
             return;
+        }
+        if self.token.is_none() && self.log_level.is_none() {
+            return; // neither progress nor log notifications: nothing to format
         }
         let Some((level, text, data)) = Self::as_log(event) else {
             return;
