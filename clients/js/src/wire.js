@@ -4,6 +4,7 @@
 // JSON. Every failure is an `AutomationError` with the code automation-wire's own client
 // gives it (`BRIDGE_IO`, `BRIDGE_TIMEOUT`, `BRIDGE_DROPPED`).
 
+import buffer from 'node:buffer';
 import net from 'node:net';
 
 import { AutomationError } from './errors.js';
@@ -26,10 +27,27 @@ export const CLIENT_REPLY_TIMEOUT_MS = 20_000;
 export const BUSY_MESSAGE = 'another client is attached to this app; wait for it to detach or retry later';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+// `buffer.isUtf8` (node 18.14+) checks in C++ and lets `toString` decode without a second,
+// slower pass through TextDecoder; older nodes keep the fatal decoder.
+const isUtf8 = typeof buffer.isUtf8 === 'function' ? buffer.isUtf8 : null;
 
 /** One frame: header and body in one buffer. An oversize payload is refused before writing. */
 export function encodeFrame(payload, cap = MAX_REQUEST_FRAME) {
-  const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+  if (typeof payload === 'string') {
+    // Encoded straight into the frame: one buffer, no intermediate copy.
+    const length = Buffer.byteLength(payload, 'utf8');
+    if (length > cap) {
+      throw new AutomationError(
+        'BRIDGE_IO',
+        `frame of ${length} bytes exceeds the ${cap}-byte cap; nothing was written: split the payload or raise the cap on both ends`,
+      );
+    }
+    const frame = Buffer.allocUnsafe(4 + length);
+    frame.writeUInt32LE(length, 0);
+    frame.write(payload, 4, 'utf8');
+    return frame;
+  }
+  const body = payload;
   if (body.length > cap) {
     throw new AutomationError(
       'BRIDGE_IO',
@@ -98,7 +116,12 @@ export class FrameReader {
 function parseJson(body, what) {
   let text;
   try {
-    text = utf8.decode(body);
+    if (isUtf8) {
+      if (!isUtf8(body)) throw new TypeError('The encoded data was not valid for encoding utf-8');
+      text = body.toString('utf8');
+    } else {
+      text = utf8.decode(body);
+    }
   } catch (e) {
     throw new AutomationError('BRIDGE_IO', `${what} is not UTF-8 (${e.message}); frames carry UTF-8 JSON`);
   }

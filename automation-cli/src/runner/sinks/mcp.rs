@@ -1,5 +1,7 @@
-//! `execute_sequence` over MCP: the run on a blocking thread, its stream turned into
-//! notifications on the async side, the report as the result.
+//! `execute_sequence` over MCP: the run, its stream turned into notifications, the report as
+//! the result. With a progress token or a log level the run goes on a blocking thread and its
+//! stream to this async task as it comes; with neither there is nobody to notify, and the
+//! run goes on the worker thread itself (`block_in_place`), with no per-event hand-off.
 //!
 //! Progress goes only on the client's own `_meta.progressToken` (none sent: no progress),
 //! strictly increasing (a value not above the last one becomes the last one plus a
@@ -30,7 +32,7 @@ use serde_json::{Value, json};
 
 use crate::backend::TargetHandle;
 use crate::mcp::image;
-use crate::runner::events::{CallRecord, Fanout, RunEvent, Sink};
+use crate::runner::events::{Fanout, RunEvent, Sink};
 use crate::runner::flow;
 use crate::runner::sinks::records::{self, RecordsSink};
 use crate::runner::steps::one_line;
@@ -96,50 +98,22 @@ pub async fn call(
         sent_at: None,
         pending: None,
     };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let cancelled = Arc::new(AtomicBool::new(false));
-    let flag = cancelled.clone();
     let execution_id = crate::runner::new_execution_id();
-    let id = execution_id.clone();
-    let run = tokio::task::spawn_blocking(move || {
-        let mut sinks = Fanout::new().with(Box::new(ToNotifier(tx)));
-        let mut records_dir = None;
-        if records::enabled()
-            && let Some(root) = records::default_root()
-            && let Ok(r) = RecordsSink::create(&root, &id)
-        {
-            records_dir = Some(r.dir().display().to_string());
-            sinks.push(Box::new(r));
-        }
-        let mut report = crate::runner::run_flow(&flow, &id, &target, &mut sinks, &|| {
-            flag.load(Ordering::SeqCst)
-        });
-        report.records = records_dir;
-        report
-    });
-    let mut shots = Shots::default();
-    loop {
-        let wait = notifier.next_deadline();
-        tokio::select! {
-            item = rx.recv() => match item {
-                Some(event) => {
-                    shots.see(&event);
-                    notifier.on(&event).await;
-                }
-                None => break,
-            },
-            () = context.ct.cancelled(), if !cancelled.load(Ordering::SeqCst) => {
-                cancelled.store(true, Ordering::SeqCst);
-            }
-            () = tokio::time::sleep(wait) => notifier.tick().await,
-        }
-    }
-    // Everything pending goes out now, before the response.
-    notifier.flush().await;
-    let report = run
-        .await
-        .map_err(|e| McpError::internal_error(format!("the run stopped: {e}"), None))?;
-    if cancelled.load(Ordering::SeqCst) {
+    // Nobody to notify (no progress token, no log level): no live stream at all. The run
+    // goes on this worker thread (`block_in_place`: no hand-off to a blocking thread, no
+    // wake-up of this task per event), its screenshots collected on the way.
+    let live = notifier.token.is_some() || notifier.log_level.is_some();
+    let multi_thread = tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+    let (report, shots) = if !live && multi_thread {
+        let ct = context.ct.clone();
+        tokio::task::block_in_place(|| {
+            run_collecting(&flow, &execution_id, &target, None, &|| ct.is_cancelled())
+        })
+    } else {
+        run_live(flow, &execution_id, target, &context, &mut notifier).await?
+    };
+    if context.ct.is_cancelled() {
         return Err(McpError::internal_error("request cancelled", None));
     }
     let summary = report.to_json();
@@ -157,28 +131,94 @@ pub async fn call(
     Ok(result.into())
 }
 
-/// Passes the run's stream to the async side, without what it does not read: a call's
-/// arguments and result (a snapshot, a reply) stay behind; only its screenshot goes on.
+/// Runs the flow on this thread with the records sink (when records are on), the run's
+/// screenshots collected, and every item also passed to `forward` (the live stream).
+fn run_collecting(
+    flow: &flow::Flow,
+    execution_id: &str,
+    target: &TargetHandle,
+    forward: Option<ToNotifier>,
+    cancelled: &dyn Fn() -> bool,
+) -> (crate::runner::report::RunReport, Shots) {
+    let mut sinks = Fanout::new();
+    if let Some(f) = forward {
+        sinks.push(Box::new(f));
+    }
+    let mut records_dir = None;
+    if records::enabled()
+        && let Some(root) = records::default_root()
+        && let Ok(r) = RecordsSink::create(&root, execution_id)
+    {
+        records_dir = Some(r.dir().display().to_string());
+        sinks.push(Box::new(r));
+    }
+    let mut shots = Shots::default();
+    let mut tee = Tee(&mut shots, &mut sinks);
+    let mut report = crate::runner::run_flow(flow, execution_id, target, &mut tee, cancelled);
+    report.records = records_dir;
+    (report, shots)
+}
+
+/// The run on a blocking thread, its stream turned into notifications here as it comes;
+/// returns once the stream has ended and the last held notification has gone out.
+async fn run_live(
+    flow: flow::Flow,
+    execution_id: &str,
+    target: TargetHandle,
+    context: &RequestContext<RoleServer>,
+    notifier: &mut Notifier,
+) -> Result<(crate::runner::report::RunReport, Shots), McpError> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let flag = cancelled.clone();
+    let id = execution_id.to_string();
+    let run = tokio::task::spawn_blocking(move || {
+        run_collecting(&flow, &id, &target, Some(ToNotifier(tx)), &|| {
+            flag.load(Ordering::SeqCst)
+        })
+    });
+    loop {
+        let wait = notifier.next_deadline();
+        tokio::select! {
+            item = rx.recv() => match item {
+                Some(event) => notifier.on(&event).await,
+                None => break,
+            },
+            () = context.ct.cancelled(), if !cancelled.load(Ordering::SeqCst) => {
+                cancelled.store(true, Ordering::SeqCst);
+            }
+            () = tokio::time::sleep(wait) => notifier.tick().await,
+        }
+    }
+    // Everything pending goes out now, before the response.
+    notifier.flush().await;
+    run.await
+        .map_err(|e| McpError::internal_error(format!("the run stopped: {e}"), None))
+}
+
+/// Feeds the screenshot collector and the other sinks.
+struct Tee<'a>(&'a mut Shots, &'a mut Fanout);
+
+impl Sink for Tee<'_> {
+    fn event(&mut self, event: &RunEvent) {
+        self.0.see(event);
+        self.1.event(event);
+    }
+
+    fn finish(&mut self, report: &crate::runner::report::RunReport) -> Result<(), String> {
+        self.1.finish(report)
+    }
+}
+
+/// Passes the run's stream to the async side, without the calls (their arguments and
+/// results are not notified; their screenshots are collected where the run is).
 struct ToNotifier(tokio::sync::mpsc::UnboundedSender<RunEvent>);
 
 impl Sink for ToNotifier {
     fn event(&mut self, event: &RunEvent) {
-        let item = match event {
-            RunEvent::Call(c) => match &c.image_base64 {
-                Some(b64) => RunEvent::Call(CallRecord {
-                    step_id: c.step_id.clone(),
-                    tool: c.tool.clone(),
-                    args: Value::Null,
-                    result: Value::Null,
-                    is_error: c.is_error,
-                    duration_ms: c.duration_ms,
-                    image_base64: Some(b64.clone()),
-                }),
-                None => return,
-            },
-            other => other.clone(),
-        };
-        let _ = self.0.send(item);
+        if !matches!(event, RunEvent::Call(_)) {
+            let _ = self.0.send(event.clone());
+        }
     }
 }
 
