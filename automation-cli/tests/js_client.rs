@@ -3,8 +3,8 @@
 //! descriptor, attached the way `node test.js` attaches), its events read back by
 //! automation-wire's event parser through a real event pipe, its crash report, its mirrors
 //! of core's error codes and op catalog, its `.d.ts` under `tsc --strict`, its npm tarball, and
-//! plain `node examples/save-name.mjs` against the eframe demo running as a live debug app
-//! under Xvfb.
+//! plain `node examples/save-name.mjs` — and the shipped TypeScript flow, transpiled — against
+//! the eframe demo running as a live debug app under Xvfb.
 //! Needs `node` ≥ 18 (fails without it unless `AUTOMATION_ALLOW_MISSING` lists `node`) and,
 //! for the types, `tsc` (`typescript`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -774,4 +774,48 @@ fn plain_node_drives_the_eframe_demo_running_as_a_live_debug_app() {
     assert!(events.iter().any(
         |e| matches!(&e.kind, EventKind::Screenshot { base64: Some(b), .. } if b.len() > 1000)
     ));
+
+    // The shipped TypeScript test, as docs/workflows.md tells a person to debug it: transpile
+    // it with `automation transpile`, then plain `node` with the client installed beside it
+    // (what `npm install clients/js` or `npm link` leave: node_modules/@automation-kit/client).
+    let work = tempfile::tempdir().unwrap();
+    let flow = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/flows/save-name.ts");
+    let js = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .arg("transpile")
+        .arg(&flow)
+        .output()
+        .unwrap();
+    assert!(js.status.success(), "{}", text(&js));
+    std::fs::write(work.path().join("save-name.mjs"), &js.stdout).unwrap();
+    let scope = work.path().join("node_modules/@automation-kit");
+    std::fs::create_dir_all(&scope).unwrap();
+    std::os::unix::fs::symlink(js_dir(), scope.join("client")).unwrap();
+    let (pipe, rx) = EventPipe::create_in(base.path()).unwrap();
+    let out = node_cmd(&["save-name.mjs"])
+        .current_dir(work.path())
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .envs(pipe.env())
+        .output()
+        .unwrap();
+    pipe.finish().unwrap();
+    let (events, _) = collect(&rx);
+    assert!(out.status.success(), "{}", text(&out));
+    let completed: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::StepCompleted { step_name, .. } => Some(step_name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        completed,
+        [
+            "type the name",
+            "click Save",
+            "hear \"Saved\"",
+            "screenshot"
+        ],
+        "{}",
+        text(&out)
+    );
 }

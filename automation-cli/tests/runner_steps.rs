@@ -284,3 +284,145 @@ fn partition_shards_are_disjoint_and_their_union_is_the_suite() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_fallback_recovers_the_path_not_the_verdict() {
+    // The failed step stays failed (with the step its fallback jumped to); the run is
+    // `recovered`, which is not a pass: exit 1, a JUnit failure on that step.
+    let doc = json!({"steps": [
+        {"id": "gone", "tool": "invoke_action", "fallback_id": "fix",
+         "args": {"node": {"role": "Button", "label": "Nope"}, "action": "click"}},
+        {"id": "never", "tool": "list_windows"},
+        {"id": "fix", "tool": "find_node", "args": {"role": "Button", "label": "Save"}}
+    ]});
+    let (report, _) = run(doc.clone());
+    assert_eq!(report.status, "recovered", "{:#}", report.to_json());
+    assert!(!report.passed());
+    let st: Vec<_> = report
+        .steps
+        .iter()
+        .map(|s| (s.id.as_str(), s.status, s.fallback.as_deref()))
+        .collect();
+    assert_eq!(
+        st,
+        [
+            ("gone", StepStatus::Failed, Some("fix")),
+            ("fix", StepStatus::Passed, None)
+        ]
+    );
+    let err = report.error.as_ref().unwrap();
+    assert_eq!(err["code"], "NOT_FOUND");
+    assert_eq!(
+        (err["step"].as_str(), err["fallback"].as_str()),
+        (Some("gone"), Some("fix"))
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("fb.json");
+    std::fs::write(&flow, doc.to_string()).unwrap();
+    let junit = dir.path().join("junit.xml");
+    let out = automation()
+        .arg("run")
+        .arg(&flow)
+        .arg("--junit")
+        .arg(&junit)
+        .env("AUTOMATION_RECORDS", "off")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("recovered through a fallback"), "{stderr}");
+    assert!(
+        stderr.contains("flows: 0 passed, 1 failed (1 of them recovered"),
+        "{stderr}"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let failures: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .map(|f| {
+            (
+                f.parent().unwrap().attribute("name").unwrap().to_string(),
+                f.attribute("message").unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(failures.len(), 1, "{xml}");
+    assert_eq!(failures[0].0, "gone (invoke_action)", "{xml}");
+    assert!(failures[0].1.starts_with("NOT_FOUND"), "{xml}");
+    assert!(failures[0].1.contains("fallback_id jumped to fix"), "{xml}");
+    assert_eq!(junit_cases(&xml).len(), 2, "{xml}");
+}
+
+#[test]
+fn parallel_flows_mark_every_line_with_their_flow() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = ["alpha", "beta", "gamma"];
+    for n in names {
+        std::fs::write(
+            dir.path().join(format!("{n}.json")),
+            format!(
+                r#"[{{"id": "{n}-find", "tool": "find_node", "args": {{"label": "Save"}}}},
+                    {{"id": "{n}-gone", "tool": "invoke_action", "continue_on_error": true,
+                      "args": {{"node": {{"label": "Nope-{n}"}}, "action": "click"}}}},
+                    {{"id": "{n}-windows", "tool": "list_windows"}}]"#
+            ),
+        )
+        .unwrap();
+    }
+    let out = automation()
+        .arg("run")
+        .arg(dir.path())
+        .args(["--jobs", "2"])
+        .env("AUTOMATION_RECORDS", "off")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let mut per_flow = std::collections::HashMap::<&str, usize>::new();
+    for line in stderr.lines() {
+        if line.starts_with("flows: ") {
+            continue; // the suite's own summary
+        }
+        let flow = names
+            .iter()
+            .find(|n| line.starts_with(&format!("[{n}.json] ")))
+            .unwrap_or_else(|| panic!("a line with no flow prefix: {line:?}\n{stderr}"));
+        // What a line talks about belongs to the flow its prefix names.
+        for other in names.iter().filter(|o| *o != flow) {
+            assert!(
+                !line.contains(&format!("{other}-")) && !line.contains(&format!("Nope-{other}")),
+                "{line:?} is marked {flow} but belongs to {other}\n{stderr}"
+            );
+        }
+        *per_flow.entry(flow).or_default() += 1;
+    }
+    for n in names {
+        // run, 3 × (started, passed/failed), the failure's line, the verdict at least.
+        assert!(
+            per_flow.get(n).copied().unwrap_or(0) >= 8,
+            "{n}: {per_flow:?}\n{stderr}"
+        );
+        assert!(
+            stderr.contains(&format!(
+                "[{n}.json] step failed: {n}-gone (invoke_action): NOT_FOUND"
+            )),
+            "{stderr}"
+        );
+    }
+    // One job: no prefixes (one flow's lines at a time).
+    let out = automation()
+        .arg("run")
+        .arg(dir.path().join("alpha.json"))
+        .env("AUTOMATION_RECORDS", "off")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("step started: alpha-find")),
+        "{stderr}"
+    );
+}

@@ -6,6 +6,8 @@
 //!
 //! - `runner_sequence/direct_find_node`: `tools/call find_node`.
 //! - `runner_sequence/sequence_find_node`: `tools/call execute_sequence {steps: [find_node]}`.
+//! - `runner_sequence/direct_find_node_x10` / `sequence_find_node_x10`: ten calls against one
+//!   sequence of ten steps (the per-step cost, the sequence's fixed cost spread over ten).
 //! - `runner_sequence/sequence_find_node_records`: the same with records on (in a temp dir).
 //!
 //! Run: `cargo bench -p automation-benches --bench runner_sequence -- --warm-up-time 1 --measurement-time 3`
@@ -44,19 +46,25 @@ fn call(rt: &tokio::runtime::Runtime, c: &Client, name: &'static str, args: &Jso
     assert!(r.is_ok_and(|r| r.is_error == Some(false)));
 }
 
-fn median(n: usize, mut f: impl FnMut()) -> Duration {
-    for _ in 0..100 {
-        f();
+/// Steps in the per-step comparison.
+const STEPS: usize = 10;
+
+/// The medians of `a` and `b`, timed alternately (after a warm-up of each).
+fn median_pair(n: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (Duration, Duration) {
+    for _ in 0..50 {
+        a();
+        b();
     }
-    let mut t: Vec<Duration> = (0..n)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed()
-        })
-        .collect();
-    t.sort();
-    t[t.len() / 2]
+    let time = |f: &mut dyn FnMut()| {
+        let s = Instant::now();
+        f();
+        s.elapsed()
+    };
+    let (mut ta, mut tb): (Vec<Duration>, Vec<Duration>) =
+        (0..n).map(|_| (time(&mut a), time(&mut b))).unzip();
+    ta.sort();
+    tb.sort();
+    (ta[n / 2], tb[n / 2])
 }
 
 fn bench(c: &mut Criterion) {
@@ -72,12 +80,27 @@ fn bench(c: &mut Criterion) {
     let seq = obj(serde_json::json!({"steps": [
         {"id": "find", "tool": "find_node", "args": {"role": "Button", "label": "Save"}}
     ]}));
+    let step =
+        serde_json::json!({"tool": "find_node", "args": {"role": "Button", "label": "Save"}});
+    let seq_n = obj(serde_json::json!({"steps": vec![step; STEPS]}));
     let mut g = c.benchmark_group("runner_sequence");
     g.bench_function("direct_find_node", |b| {
         b.iter(|| call(&rt, &client, "find_node", &find))
     });
     g.bench_function("sequence_find_node", |b| {
         b.iter(|| call(&rt, &client, "execute_sequence", &seq))
+    });
+    // Per step: N steps in one sequence against N direct calls (the sequence's fixed cost —
+    // one request, one report — spread over N).
+    g.bench_function(format!("direct_find_node_x{STEPS}"), |b| {
+        b.iter(|| {
+            for _ in 0..STEPS {
+                call(&rt, &client, "find_node", &find)
+            }
+        })
+    });
+    g.bench_function(format!("sequence_find_node_x{STEPS}"), |b| {
+        b.iter(|| call(&rt, &client, "execute_sequence", &seq_n))
     });
     let records = tempfile::tempdir().unwrap();
     // SAFETY: as above; the runner reads these when each run starts.
@@ -104,13 +127,34 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
     unsafe { std::env::set_var("AUTOMATION_RECORDS", "off") };
-    let direct = median(2000, || call(&rt, &client, "find_node", &find));
-    let sequence = median(2000, || call(&rt, &client, "execute_sequence", &seq));
+    // Both sides interleaved sample by sample, so a load change hits both alike.
+    let (direct, sequence) = median_pair(
+        2000,
+        || call(&rt, &client, "find_node", &find),
+        || call(&rt, &client, "execute_sequence", &seq),
+    );
     println!(
-        "median: direct find_node {:.3} ms, execute_sequence [find_node] {:.3} ms, ratio {:.2}x (goal <= 1.2x)",
-        direct.as_secs_f64() * 1e3,
-        sequence.as_secs_f64() * 1e3,
+        "median: direct find_node {:.1} us, execute_sequence [find_node] {:.1} us, ratio {:.2}x (goal <= 1.2x)",
+        direct.as_secs_f64() * 1e6,
+        sequence.as_secs_f64() * 1e6,
         sequence.as_secs_f64() / direct.as_secs_f64()
+    );
+    let (direct_n, sequence_n) = median_pair(
+        300,
+        || {
+            for _ in 0..STEPS {
+                call(&rt, &client, "find_node", &find)
+            }
+        },
+        || call(&rt, &client, "execute_sequence", &seq_n),
+    );
+    println!(
+        "median: {STEPS} direct find_node {:.1} us ({:.1} us each), execute_sequence of {STEPS} steps {:.1} us ({:.1} us a step), ratio {:.2}x",
+        direct_n.as_secs_f64() * 1e6,
+        direct_n.as_secs_f64() * 1e6 / STEPS as f64,
+        sequence_n.as_secs_f64() * 1e6,
+        sequence_n.as_secs_f64() * 1e6 / STEPS as f64,
+        sequence_n.as_secs_f64() / direct_n.as_secs_f64()
     );
     rt.block_on(async {
         let _ = client.cancel().await;

@@ -10,7 +10,9 @@ interface Inputs {
 }
 
 const inputs: Inputs = { name: 'Ada', ...JSON.parse(process.env.AUTOMATION_INPUTS ?? '{}') };
-const app = await connect();
+// A loaded CI machine may need longer than the default 500 ms to settle the demo's first
+// frames (fonts, layout); a live debug app clamps this to 2 s.
+const app = await connect({ settle: { settle_timeout_ms: 5000 } });
 
 await step('type the name', async () => {
   const field = app.find({ role: 'TextInput', name: 'Name' });

@@ -9,6 +9,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 /// The live view.
 pub struct Display {
     bar: Option<ProgressBar>,
+    /// Put before every line (`automation run --jobs N`: which flow a line belongs to).
+    prefix: String,
 }
 
 impl Display {
@@ -22,7 +24,19 @@ impl Display {
             bar.enable_steady_tick(std::time::Duration::from_millis(120));
             bar
         });
-        Self { bar }
+        Self {
+            bar,
+            prefix: String::new(),
+        }
+    }
+
+    /// Plain lines, each starting with `prefix` (no progress bar: several displays share
+    /// one stderr).
+    pub fn prefixed(prefix: impl Into<String>) -> Self {
+        Self {
+            bar: None,
+            prefix: prefix.into(),
+        }
     }
 
     /// The bar, for writing the child's output without tearing it (`ProgressBar::suspend`
@@ -35,7 +49,14 @@ impl Display {
         match &self.bar {
             Some(bar) => bar.println(text),
             None => {
-                let _ = writeln!(std::io::stderr().lock(), "{text}");
+                // One write per line, prefix included, so lines of parallel flows never mix.
+                let mut out = String::with_capacity(text.len() + self.prefix.len() + 1);
+                for l in text.split('\n') {
+                    out.push_str(&self.prefix);
+                    out.push_str(l);
+                    out.push('\n');
+                }
+                let _ = std::io::stderr().lock().write_all(out.as_bytes());
             }
         }
     }

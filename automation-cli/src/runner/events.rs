@@ -111,12 +111,3 @@ impl Sink for Collect {
         self.items.push(event.clone());
     }
 }
-
-/// A sink that forwards to a channel (another thread, or the async MCP side, consumes it).
-pub struct Forward(pub tokio::sync::mpsc::UnboundedSender<RunEvent>);
-
-impl Sink for Forward {
-    fn event(&mut self, event: &RunEvent) {
-        let _ = self.0.send(event.clone());
-    }
-}

@@ -49,6 +49,9 @@ pub struct StepReport {
     /// The structured error of the last attempt (`{code, message, hint?, …}`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Value>,
+    /// The step its `fallback_id` jumped to after it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 fn is_one(n: &u32) -> bool {
@@ -60,7 +63,8 @@ fn is_one(n: &u32) -> bool {
 pub struct RunReport {
     /// The flow's name (file name, or `inline`).
     pub flow: String,
-    /// `passed` or `failed`.
+    /// `passed`, `failed`, or `recovered` (it reached its end, but only because a failed
+    /// step's `fallback_id` took over: not a pass).
     pub status: &'static str,
     /// The execution id (names the event pipe and the records).
     pub execution_id: String,
@@ -91,15 +95,25 @@ impl RunReport {
         }
     }
 
-    /// Whether the run passed.
+    /// Whether the run passed (a `recovered` run did not).
     pub fn passed(&self) -> bool {
         self.status == "passed"
     }
 
-    /// Marks the run failed with this error (the first one given is kept).
+    /// Marks the run failed with this error. The first failure is kept, except that a real
+    /// failure replaces the error of a step a fallback took over.
     pub fn fail(&mut self, error: Value) {
+        if self.error.is_none() || self.status == "recovered" {
+            self.error = Some(error);
+        }
         self.status = "failed";
-        if self.error.is_none() {
+    }
+
+    /// A step failed and its `fallback_id` took over: the run is `recovered` (unless it has
+    /// already failed) and its error is that step's, until a real failure replaces it.
+    pub fn recover(&mut self, error: Value) {
+        if self.status == "passed" {
+            self.status = "recovered";
             self.error = Some(error);
         }
     }

@@ -334,6 +334,7 @@ impl State {
                     attempts: 1,
                     skipped_because: None,
                     error: None,
+                    fallback: None,
                 });
             }
             EventKind::StepCompleted {
@@ -410,6 +411,7 @@ impl State {
             attempts: 1,
             skipped_because: None,
             error,
+            fallback: None,
         };
         match entry {
             Some(e) => *e = report,

@@ -14,7 +14,7 @@ use super::events::{CallRecord, RunEvent, Sink};
 use super::flow::{Sequence, Step, resolve_inputs};
 use super::report::{RunReport, StepReport, StepStatus};
 use super::router::Router;
-use super::template::substitute;
+use super::template::substitute_map;
 
 /// Pause between tries when a step gives no `retry_delay_ms`.
 pub const DEFAULT_RETRY_DELAY: Duration = Duration::from_millis(500);
@@ -33,8 +33,10 @@ pub fn run(
     cancelled: &dyn Fn() -> bool,
 ) {
     let inputs = resolve_inputs(&seq.inputs, given_inputs);
-    let mut vars = inputs.clone();
-    vars.insert("inputs".into(), Value::Object(inputs));
+    // One variables object for the whole run, read in place by conditions and templates (no
+    // copy a step: it holds every earlier step's result).
+    let mut vars = Value::Object(inputs.clone());
+    set(&mut vars, "inputs".into(), Value::Object(inputs));
     let total = seq.steps.len();
     let mut progress = Progress { finished: 0, total };
     let mut index = match &seq.start_from_step {
@@ -47,7 +49,7 @@ pub fn run(
     };
     for (i, step) in seq.steps.iter().enumerate().take(index) {
         let id = step.report_id(i);
-        vars.insert(format!("{id}_status"), json!("skipped"));
+        set(&mut vars, format!("{id}_status"), json!("skipped"));
         report
             .steps
             .push(skipped(step, &id, "before start_from_step"));
@@ -70,11 +72,10 @@ pub fn run(
         }
         let id = step.report_id(index);
         let name = step.name.clone().unwrap_or_else(|| default_name(step));
-        let vars_now = Value::Object(vars.clone());
         if let Some(cond) = &step.condition {
             match Expr::parse(cond) {
-                Ok(expr) if !expr.evaluate(&vars_now) => {
-                    vars.insert(format!("{id}_status"), json!("skipped"));
+                Ok(expr) if !expr.evaluate(&vars) => {
+                    set(&mut vars, format!("{id}_status"), json!("skipped"));
                     report
                         .steps
                         .push(skipped(step, &id, &format!("condition `{cond}` is false")));
@@ -107,11 +108,11 @@ pub fn run(
             }
         }
         started(sink, &id, &name, index, total);
-        let result = attempt_all(step, &id, &vars_now, router, sink, &mut progress, cancelled);
+        let result = attempt_all(step, &id, &mut vars, router, sink, &mut progress, cancelled);
         match result {
             Ok((value, attempts, duration)) => {
-                vars.insert(format!("{id}_result"), value);
-                vars.insert(format!("{id}_status"), json!("success"));
+                set(&mut vars, format!("{id}_result"), value);
+                set(&mut vars, format!("{id}_status"), json!("success"));
                 sink.event(&RunEvent::Event(EventKind::StepCompleted {
                     step_id: id.clone(),
                     step_name: name.clone(),
@@ -127,6 +128,7 @@ pub fn run(
                     attempts,
                     skipped_because: None,
                     error: None,
+                    fallback: None,
                 });
                 progress.step_done(sink, &format!("✓ {name}"));
                 index += 1;
@@ -141,6 +143,13 @@ pub fn run(
                 }
             }
         }
+    }
+}
+
+/// Sets one run variable (`vars` is always an object).
+fn set(vars: &mut Value, key: String, value: Value) {
+    if let Value::Object(m) = vars {
+        m.insert(key, value);
     }
 }
 
@@ -194,6 +203,7 @@ fn skipped(step: &Step, id: &str, why: &str) -> StepReport {
         attempts: 0,
         skipped_because: Some(why.to_string()),
         error: None,
+        fallback: None,
     }
 }
 
@@ -217,18 +227,24 @@ fn after_failure(
     id: &str,
     name: &str,
     failure: Failure,
-    vars: &mut Map<String, Value>,
+    vars: &mut Value,
     sink: &mut dyn Sink,
     report: &mut RunReport,
 ) -> Next {
-    vars.insert(format!("{id}_result"), failure.error.clone());
-    vars.insert(format!("{id}_status"), json!("error"));
+    set(vars, format!("{id}_result"), failure.error.clone());
+    set(vars, format!("{id}_status"), json!("error"));
     sink.event(&RunEvent::Event(EventKind::StepFailed {
         step_id: id.to_string(),
         step_name: name.to_string(),
         error: Some(one_line(&failure.error)),
         duration: Some(ms(failure.duration)),
     }));
+    let fallback = step.fallback_id.as_ref().and_then(|to| {
+        Some((
+            to,
+            seq.steps.iter().position(|s| s.id.as_deref() == Some(to))?,
+        ))
+    });
     report.steps.push(StepReport {
         id: id.to_string(),
         name: name.to_string(),
@@ -237,26 +253,47 @@ fn after_failure(
         attempts: failure.attempts,
         skipped_because: None,
         error: Some(failure.error.clone()),
+        fallback: fallback.map(|(to, _)| to.clone()),
     });
-    if let Some(to) = &step.fallback_id
-        && let Some(pos) = seq.steps.iter().position(|s| s.id.as_deref() == Some(to))
-    {
+    let mut err = failure.error;
+    if let Value::Object(m) = &mut err {
+        m.insert("step".into(), json!(id));
+    }
+    if let Some((to, pos)) = fallback {
         sink.event(&RunEvent::Event(EventKind::Log {
             level: LogLevel::Warn,
             message: format!("step {id} failed; jumping to its fallback {to}"),
             data: None,
         }));
+        // A fallback recovers the run's path, not its verdict: the run is `recovered`, which
+        // is not a pass (the step stays failed in the report and in JUnit).
+        if let Value::Object(m) = &mut err {
+            m.insert("fallback".into(), json!(to));
+        }
+        report.recover(err);
         return Next::Jump(pos);
     }
     if step.continue_on_error || !seq.stop_on_error {
         return Next::Continue;
     }
-    let mut err = failure.error;
-    if let Value::Object(m) = &mut err {
-        m.insert("step".into(), json!(id));
-    }
     report.fail(err);
     Next::Stop
+}
+
+/// Runs `f` with `vars.key` set to `value`, then restores what `key` held before.
+fn with_var<T>(vars: &mut Value, key: &str, value: Value, f: impl FnOnce(&Value) -> T) -> T {
+    let before = match vars {
+        Value::Object(m) => m.insert(key.to_string(), value),
+        _ => None,
+    };
+    let out = f(vars);
+    if let Value::Object(m) = vars {
+        match before {
+            Some(v) => m.insert(key.to_string(), v),
+            None => m.remove(key),
+        };
+    }
+    out
 }
 
 /// `CODE: message` for the event and the display.
@@ -277,7 +314,7 @@ pub fn one_line(error: &Value) -> String {
 fn attempt_all(
     step: &Step,
     id: &str,
-    vars: &Value,
+    vars: &mut Value,
     router: &dyn Router,
     sink: &mut dyn Sink,
     progress: &mut Progress,
@@ -292,17 +329,15 @@ fn attempt_all(
     let mut last = Value::Null;
     for attempt in 1..=tries {
         // `runtime.attempt` (1-based) and `runtime.last_error` (the previous try's error:
-        // its hint and candidates) are visible to this try's `{{expr}}` arguments.
-        let mut vars = vars.clone();
-        if let Value::Object(m) = &mut vars {
-            m.insert(
-                "runtime".into(),
-                json!({"attempt": attempt, "attempts": attempt, "tries": tries, "last_error": last}),
-            );
-        }
-        let args = match substitute(&Value::Object(step.args.clone()), &vars, "args") {
-            Ok(Value::Object(m)) => m,
-            Ok(_) => Map::new(),
+        // its hint and candidates) are visible to this try's `{{expr}}` arguments only: set
+        // for the substitution, then the variable it shadowed (if any) is put back.
+        let runtime =
+            json!({"attempt": attempt, "attempts": attempt, "tries": tries, "last_error": last});
+        let args = with_var(vars, "runtime", runtime, |vars| {
+            substitute_map(&step.args, vars, "args")
+        });
+        let args = match args {
+            Ok(m) => m,
             Err(e) => {
                 return Err(Failure {
                     error: e,
@@ -421,7 +456,15 @@ mod tests {
                 {"id": "f", "tool": "echo", "args": {"saw": "{{d_status}}", "b": "{{b_status}}"}}
             ]
         }));
-        assert!(report.passed(), "{report:?}");
+        // The fallback took the run to its end, but a step failed: recovered, not passed.
+        assert!(!report.passed(), "{report:?}");
+        assert_eq!(report.status, "recovered");
+        let err = report.error.as_ref().unwrap();
+        assert_eq!(
+            (err["step"].as_str(), err["fallback"].as_str()),
+            (Some("d"), Some("f"))
+        );
+        assert_eq!(report.steps[3].fallback.as_deref(), Some("f"));
         assert_eq!(calls, ["echo", "flaky", "flaky", "fails", "echo"]);
         let st: Vec<_> = report
             .steps

@@ -87,6 +87,43 @@ fn say(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
+/// Each line of `text` with `prefix` before it, in one write (lines of parallel flows never
+/// mix).
+fn say_as(prefix: &str, text: &str) {
+    let mut out = String::new();
+    for line in text.split('\n') {
+        out.push_str(prefix);
+        out.push_str(line);
+        out.push('\n');
+    }
+    let _ = std::io::stderr().lock().write_all(out.as_bytes());
+}
+
+/// What marks a flow's lines when several run at once: `[file name] `, or `[path] ` when two
+/// selected flows share a file name. Empty with one job (one flow's lines at a time).
+fn prefixes(selected: &[(usize, PathBuf)], jobs: usize) -> Vec<String> {
+    let short = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| p.display().to_string())
+    };
+    selected
+        .iter()
+        .map(|(_, p)| {
+            if jobs <= 1 {
+                return String::new();
+            }
+            let name = short(p);
+            let shared = selected.iter().filter(|(_, q)| short(q) == name).count() > 1;
+            if shared {
+                format!("[{}] ", p.display())
+            } else {
+                format!("[{name}] ")
+            }
+        })
+        .collect()
+}
+
 /// Runs the suite; returns the exit code.
 pub fn run(opts: &RunOptions) -> u8 {
     let all = match collect(&opts.flows) {
@@ -143,8 +180,12 @@ pub fn run(opts: &RunOptions) -> u8 {
     } else {
         None
     };
+    if opts.mode == Mode::Headless {
+        warm_gpu(&selected);
+    }
     let suites = Suites::default();
     let tty = std::io::stderr().is_terminal() && opts.jobs <= 1;
+    let prefixes = prefixes(&selected, opts.jobs.min(selected.len()));
     let next = AtomicUsize::new(0);
     let reports: Mutex<Vec<(usize, RunReport)>> = Mutex::new(Vec::new());
     let started = Instant::now();
@@ -154,7 +195,16 @@ pub fn run(opts: &RunOptions) -> u8 {
             let Some((index, path)) = selected.get(k) else {
                 break;
             };
-            let report = run_one(*index, path, opts, records_root.as_deref(), &suites, tty);
+            let prefix = prefixes.get(k).map_or("", String::as_str);
+            let report = run_one(
+                *index,
+                path,
+                opts,
+                records_root.as_deref(),
+                &suites,
+                tty,
+                prefix,
+            );
             if let Ok(mut r) = reports.lock() {
                 r.push((*index, report));
             }
@@ -168,9 +218,18 @@ pub fn run(opts: &RunOptions) -> u8 {
     let mut reports = reports.into_inner().unwrap_or_default();
     reports.sort_by_key(|(i, _)| *i);
     let passed = reports.iter().filter(|(_, r)| r.passed()).count();
+    let recovered = reports
+        .iter()
+        .filter(|(_, r)| r.status == "recovered")
+        .count();
     let failed = reports.len() - passed;
+    let recovered_note = if recovered > 0 {
+        format!(" ({recovered} of them recovered through a fallback)")
+    } else {
+        String::new()
+    };
     say(&format!(
-        "flows: {passed} passed, {failed} failed ({:.1} s)",
+        "flows: {passed} passed, {failed} failed{recovered_note} ({:.1} s)",
         started.elapsed().as_secs_f64()
     ));
     let mut code = u8::from(failed > 0);
@@ -191,6 +250,29 @@ pub fn run(opts: &RunOptions) -> u8 {
     code
 }
 
+/// Opens the process's shared screenshot device on a thread of its own when a selected flow
+/// mentions `screenshot`, so the one-time device open (adapter search, driver start-up)
+/// overlaps the flows' first steps instead of stalling the first screenshot — with
+/// `--jobs N` it would otherwise hold up whichever flow gets there first while the rest wait
+/// on the same device. Nothing waits for it; a failure surfaces at the screenshot itself.
+fn warm_gpu(selected: &[(usize, PathBuf)]) {
+    #[cfg(feature = "screenshot")]
+    {
+        let wants = selected
+            .iter()
+            .any(|(_, p)| std::fs::read_to_string(p).is_ok_and(|text| text.contains("screenshot")));
+        if wants {
+            let _ = std::thread::Builder::new()
+                .name("gpu-warm-up".into())
+                .spawn(|| {
+                    let _ = automation_egui::screenshot::gpu_info();
+                });
+        }
+    }
+    #[cfg(not(feature = "screenshot"))]
+    let _ = selected;
+}
+
 fn run_one(
     index: usize,
     path: &Path,
@@ -198,12 +280,19 @@ fn run_one(
     records_root: Option<&Path>,
     suites: &Suites,
     tty: bool,
+    prefix: &str,
 ) -> RunReport {
     let execution_id = super::new_execution_id();
     let name = path.display().to_string();
+    let say = |text: &str| say_as(prefix, text);
     say(&format!("run {name} ({execution_id})"));
+    let display = if prefix.is_empty() {
+        DisplaySink::new(tty)
+    } else {
+        DisplaySink::prefixed(prefix)
+    };
     let mut sinks = Fanout::new()
-        .with(Box::new(DisplaySink::new(tty)))
+        .with(Box::new(display))
         .with(Box::new(JunitSink::new(index, suites.clone())));
     let mut records_dir = None;
     if let Some(root) = records_root {
@@ -217,7 +306,7 @@ fn run_one(
     }
     let flow = match flow::from_file(path) {
         Ok(f) => f,
-        Err(e) => return failed_before_start(&name, &execution_id, e, &mut sinks),
+        Err(e) => return failed_before_start(&name, &execution_id, e, &mut sinks, prefix),
     };
     let target = match mode::resolve_with_wait(&opts.mode, opts.wait)
         .and_then(|r| TargetHandle::spawn(r.factory))
@@ -229,7 +318,7 @@ fn run_one(
                 format!("cannot start the target: {e}"),
                 "check the mode (--headless, --attach, …) and retry",
             );
-            return failed_before_start(&name, &execution_id, err, &mut sinks);
+            return failed_before_start(&name, &execution_id, err, &mut sinks, prefix);
         }
     };
     let mut report = super::run_flow(&flow, &execution_id, &target, &mut sinks, &|| false);
@@ -241,17 +330,24 @@ fn run_one(
             report.duration_ms
         ));
     } else {
-        say(&format!(
-            "✗ {name}: {p} passed, {f} failed, {s} skipped ({} ms)\n  {}",
+        // `recovered`: it reached its end only through a fallback; not a pass.
+        let verdict = if report.status == "recovered" {
+            "recovered through a fallback, not passed"
+        } else {
+            "failed"
+        };
+        let mut text = format!(
+            "✗ {name}: {verdict}: {p} passed, {f} failed, {s} skipped ({} ms)\n  {}",
             report.duration_ms,
             report.error.as_ref().map(one_line).unwrap_or_default()
-        ));
+        );
         if let Some(e) = &report.error {
-            say(&format!(
-                "  error: {}",
+            text.push_str(&format!(
+                "\n  error: {}",
                 serde_json::to_string(e).unwrap_or_default()
             ));
         }
+        say(&text);
     }
     report
 }
@@ -261,14 +357,18 @@ fn failed_before_start(
     execution_id: &str,
     error: serde_json::Value,
     sinks: &mut Fanout,
+    prefix: &str,
 ) -> RunReport {
     use super::events::Sink as _;
     let mut report = RunReport::new(name, execution_id);
     report.fail(error);
     let _ = sinks.finish(&report);
-    say(&format!(
-        "✗ {name}: {}",
-        report.error.as_ref().map(one_line).unwrap_or_default()
-    ));
+    say_as(
+        prefix,
+        &format!(
+            "✗ {name}: {}",
+            report.error.as_ref().map(one_line).unwrap_or_default()
+        ),
+    );
     report
 }

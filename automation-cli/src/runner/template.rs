@@ -11,23 +11,60 @@ use serde_json::{Map, Value};
 /// The error is the expression language's structured parse error, with the field and the
 /// template it came from.
 pub fn substitute(value: &Value, vars: &Value, field: &str) -> Result<Value, Value> {
+    walk(value, vars, &FieldPath::Root(field))
+}
+
+/// [`substitute`] over an object's entries (a step's arguments), without wrapping it first.
+pub fn substitute_map(
+    map: &Map<String, Value>,
+    vars: &Value,
+    field: &str,
+) -> Result<Map<String, Value>, Value> {
+    walk_map(map, vars, &FieldPath::Root(field))
+}
+
+/// Where a value sits (`args.node.label`, `args.keys[2]`), spelled out only for an error: a
+/// step's arguments are walked on every try, and most strings hold no template.
+enum FieldPath<'a> {
+    Root(&'a str),
+    Key(&'a FieldPath<'a>, &'a str),
+    Index(&'a FieldPath<'a>, usize),
+}
+
+impl std::fmt::Display for FieldPath<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FieldPath::Root(r) => f.write_str(r),
+            FieldPath::Key(p, k) => write!(f, "{p}.{k}"),
+            FieldPath::Index(p, i) => write!(f, "{p}[{i}]"),
+        }
+    }
+}
+
+fn walk(value: &Value, vars: &Value, path: &FieldPath<'_>) -> Result<Value, Value> {
     match value {
-        Value::String(s) => substitute_str(s, vars, field),
+        Value::String(s) => substitute_str(s, vars, path),
         Value::Array(items) => items
             .iter()
             .enumerate()
-            .map(|(i, v)| substitute(v, vars, &format!("{field}[{i}]")))
+            .map(|(i, v)| walk(v, vars, &FieldPath::Index(path, i)))
             .collect::<Result<Vec<_>, _>>()
             .map(Value::Array),
-        Value::Object(m) => {
-            let mut out = Map::new();
-            for (k, v) in m {
-                out.insert(k.clone(), substitute(v, vars, &format!("{field}.{k}"))?);
-            }
-            Ok(Value::Object(out))
-        }
+        Value::Object(m) => walk_map(m, vars, path).map(Value::Object),
         other => Ok(other.clone()),
     }
+}
+
+fn walk_map(
+    map: &Map<String, Value>,
+    vars: &Value,
+    path: &FieldPath<'_>,
+) -> Result<Map<String, Value>, Value> {
+    let mut out = Map::new();
+    for (k, v) in map {
+        out.insert(k.clone(), walk(v, vars, &FieldPath::Key(path, k))?);
+    }
+    Ok(out)
 }
 
 /// One template piece: literal text, or an expression.
@@ -61,12 +98,12 @@ fn pieces(s: &str) -> Vec<Piece<'_>> {
     out
 }
 
-fn eval(src: &str, vars: &Value, field: &str, template: &str) -> Result<Value, Value> {
+fn eval(src: &str, vars: &Value, field: &FieldPath<'_>, template: &str) -> Result<Value, Value> {
     let expr = Expr::parse(src).map_err(|e| {
         let mut j = e.to_json();
         if let Value::Object(m) = &mut j {
             m.insert("code".into(), Value::from("BAD_REQUEST"));
-            m.insert("field".into(), Value::from(field));
+            m.insert("field".into(), Value::from(field.to_string()));
             m.insert("template".into(), Value::from(template));
         }
         j
@@ -74,7 +111,10 @@ fn eval(src: &str, vars: &Value, field: &str, template: &str) -> Result<Value, V
     Ok(expr.evaluate_value(vars))
 }
 
-fn substitute_str(s: &str, vars: &Value, field: &str) -> Result<Value, Value> {
+fn substitute_str(s: &str, vars: &Value, field: &FieldPath<'_>) -> Result<Value, Value> {
+    if !s.contains("{{") {
+        return Ok(Value::String(s.to_string()));
+    }
     let parts = pieces(s);
     if let [Piece::Expr(src)] = parts.as_slice() {
         return eval(src, vars, field, s);
@@ -124,6 +164,8 @@ mod tests {
         let e = substitute(&json!({"text": "{{name ==}}"}), &json!({}), "args").unwrap_err();
         assert_eq!(e["error_type"], "syntax_error");
         assert_eq!(e["field"], "args.text");
+        let e = substitute(&json!({"a": [1, {"b": "{{ ) }}"}]}), &json!({}), "args").unwrap_err();
+        assert_eq!(e["field"], "args.a[1].b");
         assert_eq!(e["recovery"], "fix_code");
     }
 }

@@ -4,6 +4,7 @@
 // JSON. Every failure is an `AutomationError` with the code automation-wire's own client
 // gives it (`BRIDGE_IO`, `BRIDGE_TIMEOUT`, `BRIDGE_DROPPED`).
 
+import buffer from 'node:buffer';
 import net from 'node:net';
 
 import { AutomationError } from './errors.js';
@@ -26,10 +27,27 @@ export const CLIENT_REPLY_TIMEOUT_MS = 20_000;
 export const BUSY_MESSAGE = 'another client is attached to this app; wait for it to detach or retry later';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+// `buffer.isUtf8` (node 18.14+) checks in C++ and lets `toString` decode without a second,
+// slower pass through TextDecoder; older nodes keep the fatal decoder.
+const isUtf8 = typeof buffer.isUtf8 === 'function' ? buffer.isUtf8 : null;
 
 /** One frame: header and body in one buffer. An oversize payload is refused before writing. */
 export function encodeFrame(payload, cap = MAX_REQUEST_FRAME) {
-  const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+  if (typeof payload === 'string') {
+    // Encoded straight into the frame: one buffer, no intermediate copy.
+    const length = Buffer.byteLength(payload, 'utf8');
+    if (length > cap) {
+      throw new AutomationError(
+        'BRIDGE_IO',
+        `frame of ${length} bytes exceeds the ${cap}-byte cap; nothing was written: split the payload or raise the cap on both ends`,
+      );
+    }
+    const frame = Buffer.allocUnsafe(4 + length);
+    frame.writeUInt32LE(length, 0);
+    frame.write(payload, 4, 'utf8');
+    return frame;
+  }
+  const body = payload;
   if (body.length > cap) {
     throw new AutomationError(
       'BRIDGE_IO',
@@ -98,7 +116,12 @@ export class FrameReader {
 function parseJson(body, what) {
   let text;
   try {
-    text = utf8.decode(body);
+    if (isUtf8) {
+      if (!isUtf8(body)) throw new TypeError('The encoded data was not valid for encoding utf-8');
+      text = body.toString('utf8');
+    } else {
+      text = utf8.decode(body);
+    }
   } catch (e) {
     throw new AutomationError('BRIDGE_IO', `${what} is not UTF-8 (${e.message}); frames carry UTF-8 JSON`);
   }
@@ -264,7 +287,13 @@ export class WireConnection {
     this.replyTimeoutMs = replyTimeoutMs;
     this.reader = new FrameReader(MAX_REPLY_FRAME);
     this.queue = []; // requests not yet on the wire
-    this.waiting = null; // the request on the wire: {resolve, reject, timer}
+    this.waiting = null; // the request on the wire: {resolve, reject, deadline}
+    // One reply timer per connection, not one per request: it is armed for the earliest
+    // deadline and, when it fires early (the request it was armed for has been answered), it
+    // re-arms for the request now waiting. A timer per request cost more than the rest of
+    // the client's round trip (node's timer list insert and removal, and the garbage).
+    this.timer = null;
+    this.timerAt = Infinity;
     this.orphans = 0; // replies still owed to requests that timed out: discarded on arrival
     this.broken = null; // the error every later request fails with
     socket.unref();
@@ -301,9 +330,9 @@ export class WireConnection {
     const w = this.waiting;
     if (w) {
       this.waiting = null;
-      clearTimeout(w.timer);
       w.reject(this.broken);
     }
+    this.disarm();
     for (const q of this.queue.splice(0)) q.reject(this.broken);
     this.socket.destroy();
   }
@@ -327,7 +356,6 @@ export class WireConnection {
         return;
       }
       this.waiting = null;
-      clearTimeout(w.timer);
       let reply;
       let error;
       try {
@@ -370,33 +398,60 @@ export class WireConnection {
       return;
     }
     const { frame, timeoutMs, resolve, reject } = q;
-    const timer = setTimeout(() => {
-      if (this.waiting?.timer !== timer) return;
-      this.waiting = null;
-      if (this.reader.partial > 0 || this.reader.need >= 0) {
-        // A stall inside a frame: the stream cannot be trusted any more.
-        const err = new AutomationError(
-          'BRIDGE_IO',
-          `bridge I/O: peer stalled mid-frame after ${this.reader.partial} bytes; the stream is out of sync, reconnect`,
-        );
-        reject(err);
-        this.fail(err);
-        return;
-      }
-      // The server answers every request in order: the late reply is discarded when it comes.
-      this.orphans += 1;
-      this.next();
-      reject(
-        new AutomationError(
-          'BRIDGE_TIMEOUT',
-          `no reply from the bridge within ${timeoutMs} ms; the app may be frozen — retry or re-attach`,
-          { timeoutMs },
-        ),
-      );
-    }, timeoutMs);
-    this.waiting = { resolve, reject, timer };
+    const deadline = performance.now() + timeoutMs;
+    this.waiting = { resolve, reject, deadline, timeoutMs };
+    if (deadline < this.timerAt) this.arm(deadline);
     this.socket.ref();
     this.socket.write(frame);
+  }
+
+  /** (Re-)arm the reply timer for `at` (a `performance.now()` time). */
+  arm(at) {
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.onTimer(), Math.max(0, at - performance.now()));
+    // The in-flight request keeps the process alive through the socket's ref, not the timer.
+    this.timer.unref();
+  }
+
+  disarm() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
+  }
+
+  onTimer() {
+    this.timer = null;
+    this.timerAt = Infinity;
+    const w = this.waiting;
+    if (!w) return; // answered in time; the next request arms it again
+    if (w.deadline > performance.now()) {
+      this.arm(w.deadline); // armed for an earlier request that was answered
+      return;
+    }
+    this.waiting = null;
+    const { reject } = w;
+    if (this.reader.partial > 0 || this.reader.need >= 0) {
+      // A stall inside a frame: the stream cannot be trusted any more.
+      const err = new AutomationError(
+        'BRIDGE_IO',
+        `bridge I/O: peer stalled mid-frame after ${this.reader.partial} bytes; the stream is out of sync, reconnect`,
+      );
+      reject(err);
+      this.fail(err);
+      return;
+    }
+    // The server answers every request in order: the late reply is discarded when it comes.
+    this.orphans += 1;
+    const { timeoutMs } = w;
+    this.next();
+    reject(
+      new AutomationError(
+        'BRIDGE_TIMEOUT',
+        `no reply from the bridge within ${timeoutMs} ms; the app may be frozen — retry or re-attach`,
+        { timeoutMs },
+      ),
+    );
   }
 
   /** Close the connection (the bridge frees its single slot). Resolves once closed. */

@@ -19,6 +19,13 @@ impl DisplaySink {
             display: Display::new(tty),
         }
     }
+
+    /// Plain lines, each starting with `prefix` (`automation run --jobs N`: the flow's name).
+    pub fn prefixed(prefix: impl Into<String>) -> Self {
+        Self {
+            display: Display::prefixed(prefix),
+        }
+    }
 }
 
 impl Sink for DisplaySink {

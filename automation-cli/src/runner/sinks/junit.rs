@@ -101,7 +101,7 @@ impl Sink for JunitSink {
         let mut suite = TestSuite::new(xml_safe(&report.flow));
         for step in &report.steps {
             let logs = self.logs.get(&step.id).map(|l| l.join("\n"));
-            let mut status = match step.status {
+            let status = match step.status {
                 StepStatus::Passed => TestCaseStatus::success(),
                 StepStatus::Skipped => {
                     let mut s = TestCaseStatus::skipped();
@@ -112,11 +112,14 @@ impl Sink for JunitSink {
                 }
                 StepStatus::Failed | StepStatus::Unfinished => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                    let message = step
+                    let mut message = step
                         .error
                         .as_ref()
                         .map(one_line)
                         .unwrap_or_else(|| "step failed".into());
+                    if let Some(to) = &step.fallback {
+                        message.push_str(&format!(" (its fallback_id jumped to {to})"));
+                    }
                     s.set_message(xml_safe(&message));
                     s.set_type(xml_safe(
                         step.error
@@ -133,7 +136,6 @@ impl Sink for JunitSink {
                     s
                 }
             };
-            let _ = &mut status;
             let mut case = TestCase::new(xml_safe(&step.name), status);
             case.set_classname(xml_safe(&format!("{}::{}", report.flow, step.id)));
             case.set_time(Duration::from_millis(step.duration_ms));

@@ -1,5 +1,7 @@
-//! `execute_sequence` over MCP: the run on a blocking thread, its stream turned into
-//! notifications on the async side, the report as the result.
+//! `execute_sequence` over MCP: the run, its stream turned into notifications, the report as
+//! the result. With a progress token or a log level the run goes on a blocking thread and its
+//! stream to this async task as it comes; with neither there is nobody to notify, and the
+//! run goes on the worker thread itself (`block_in_place`), with no per-event hand-off.
 //!
 //! Progress goes only on the client's own `_meta.progressToken` (none sent: no progress),
 //! strictly increasing (a value not above the last one becomes the last one plus a
@@ -30,7 +32,7 @@ use serde_json::{Value, json};
 
 use crate::backend::TargetHandle;
 use crate::mcp::image;
-use crate::runner::events::{Fanout, Forward, RunEvent};
+use crate::runner::events::{Fanout, RunEvent, Sink};
 use crate::runner::flow;
 use crate::runner::sinks::records::{self, RecordsSink};
 use crate::runner::steps::one_line;
@@ -96,56 +98,28 @@ pub async fn call(
         sent_at: None,
         pending: None,
     };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let cancelled = Arc::new(AtomicBool::new(false));
-    let flag = cancelled.clone();
     let execution_id = crate::runner::new_execution_id();
-    let id = execution_id.clone();
-    let run = tokio::task::spawn_blocking(move || {
-        let mut sinks = Fanout::new().with(Box::new(Forward(tx)));
-        let mut records_dir = None;
-        if records::enabled()
-            && let Some(root) = records::default_root()
-            && let Ok(r) = RecordsSink::create(&root, &id)
-        {
-            records_dir = Some(r.dir().display().to_string());
-            sinks.push(Box::new(r));
-        }
-        let mut report = crate::runner::run_flow(&flow, &id, &target, &mut sinks, &|| {
-            flag.load(Ordering::SeqCst)
-        });
-        report.records = records_dir;
-        report
-    });
-    let mut images: Vec<String> = Vec::new();
-    loop {
-        let wait = notifier.next_deadline();
-        tokio::select! {
-            item = rx.recv() => match item {
-                Some(event) => {
-                    collect_image(&event, &mut images);
-                    notifier.on(&event).await;
-                }
-                None => break,
-            },
-            () = context.ct.cancelled(), if !cancelled.load(Ordering::SeqCst) => {
-                cancelled.store(true, Ordering::SeqCst);
-            }
-            () = tokio::time::sleep(wait) => notifier.tick().await,
-        }
-    }
-    // Everything pending goes out now, before the response.
-    notifier.flush().await;
-    let report = run
-        .await
-        .map_err(|e| McpError::internal_error(format!("the run stopped: {e}"), None))?;
-    if cancelled.load(Ordering::SeqCst) {
+    // Nobody to notify (no progress token, no log level): no live stream at all. The run
+    // goes on this worker thread (`block_in_place`: no hand-off to a blocking thread, no
+    // wake-up of this task per event), its screenshots collected on the way.
+    let live = notifier.token.is_some() || notifier.log_level.is_some();
+    let multi_thread = tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+    let (report, shots) = if !live && multi_thread {
+        let ct = context.ct.clone();
+        tokio::task::block_in_place(|| {
+            run_collecting(&flow, &execution_id, &target, None, &|| ct.is_cancelled())
+        })
+    } else {
+        run_live(flow, &execution_id, target, &context, &mut notifier).await?
+    };
+    if context.ct.is_cancelled() {
         return Err(McpError::internal_error("request cancelled", None));
     }
     let summary = report.to_json();
     let mut content = vec![ContentBlock::text(summary.to_string())];
-    for b64 in images.iter().rev().take(MAX_IMAGES).rev() {
-        content.push(ContentBlock::image(b64.clone(), "image/png"));
+    for b64 in shots.fitted() {
+        content.push(ContentBlock::image(b64, "image/png"));
     }
     let mut result = if report.passed() {
         CallToolResult::success(content)
@@ -157,19 +131,129 @@ pub async fn call(
     Ok(result.into())
 }
 
-/// Screenshots become image content, downscaled to the screenshot tool's default budget.
-fn collect_image(event: &RunEvent, images: &mut Vec<String>) {
-    let b64 = match event {
-        RunEvent::Call(c) => c.image_base64.as_deref(),
-        RunEvent::Event(EventKind::Screenshot { base64, .. }) => base64.as_deref(),
-        _ => None,
-    };
-    let Some(b64) = b64 else { return };
-    let Ok(png) = B64.decode(b64) else { return };
-    if let Ok(f) = image::fit(&png, image::DEFAULT_MAX_DIMENSION, image::DEFAULT_MAX_BYTES)
-        && !images.contains(&f.base64)
+/// Runs the flow on this thread with the records sink (when records are on), the run's
+/// screenshots collected, and every item also passed to `forward` (the live stream).
+fn run_collecting(
+    flow: &flow::Flow,
+    execution_id: &str,
+    target: &TargetHandle,
+    forward: Option<ToNotifier>,
+    cancelled: &dyn Fn() -> bool,
+) -> (crate::runner::report::RunReport, Shots) {
+    let mut sinks = Fanout::new();
+    if let Some(f) = forward {
+        sinks.push(Box::new(f));
+    }
+    let mut records_dir = None;
+    if records::enabled()
+        && let Some(root) = records::default_root()
+        && let Ok(r) = RecordsSink::create(&root, execution_id)
     {
-        images.push(f.base64);
+        records_dir = Some(r.dir().display().to_string());
+        sinks.push(Box::new(r));
+    }
+    let mut shots = Shots::default();
+    let mut tee = Tee(&mut shots, &mut sinks);
+    let mut report = crate::runner::run_flow(flow, execution_id, target, &mut tee, cancelled);
+    report.records = records_dir;
+    (report, shots)
+}
+
+/// The run on a blocking thread, its stream turned into notifications here as it comes;
+/// returns once the stream has ended and the last held notification has gone out.
+async fn run_live(
+    flow: flow::Flow,
+    execution_id: &str,
+    target: TargetHandle,
+    context: &RequestContext<RoleServer>,
+    notifier: &mut Notifier,
+) -> Result<(crate::runner::report::RunReport, Shots), McpError> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let flag = cancelled.clone();
+    let id = execution_id.to_string();
+    let run = tokio::task::spawn_blocking(move || {
+        run_collecting(&flow, &id, &target, Some(ToNotifier(tx)), &|| {
+            flag.load(Ordering::SeqCst)
+        })
+    });
+    loop {
+        let wait = notifier.next_deadline();
+        tokio::select! {
+            item = rx.recv() => match item {
+                Some(event) => notifier.on(&event).await,
+                None => break,
+            },
+            () = context.ct.cancelled(), if !cancelled.load(Ordering::SeqCst) => {
+                cancelled.store(true, Ordering::SeqCst);
+            }
+            () = tokio::time::sleep(wait) => notifier.tick().await,
+        }
+    }
+    // Everything pending goes out now, before the response.
+    notifier.flush().await;
+    run.await
+        .map_err(|e| McpError::internal_error(format!("the run stopped: {e}"), None))
+}
+
+/// Feeds the screenshot collector and the other sinks.
+struct Tee<'a>(&'a mut Shots, &'a mut Fanout);
+
+impl Sink for Tee<'_> {
+    fn event(&mut self, event: &RunEvent) {
+        self.0.see(event);
+        self.1.event(event);
+    }
+
+    fn finish(&mut self, report: &crate::runner::report::RunReport) -> Result<(), String> {
+        self.1.finish(report)
+    }
+}
+
+/// Passes the run's stream to the async side, without the calls (their arguments and
+/// results are not notified; their screenshots are collected where the run is).
+struct ToNotifier(tokio::sync::mpsc::UnboundedSender<RunEvent>);
+
+impl Sink for ToNotifier {
+    fn event(&mut self, event: &RunEvent) {
+        if !matches!(event, RunEvent::Call(_)) {
+            let _ = self.0.send(event.clone());
+        }
+    }
+}
+
+/// The screenshots a run took (a call's image and the screenshot event it raised are one),
+/// the last [`MAX_IMAGES`] of them returned as image content.
+#[derive(Default)]
+struct Shots(Vec<String>);
+
+impl Shots {
+    fn see(&mut self, event: &RunEvent) {
+        let b64 = match event {
+            RunEvent::Call(c) => c.image_base64.as_deref(),
+            RunEvent::Event(EventKind::Screenshot { base64, .. }) => base64.as_deref(),
+            _ => None,
+        };
+        if let Some(b64) = b64
+            && !self.0.iter().any(|s| s == b64)
+        {
+            self.0.push(b64.to_string());
+        }
+    }
+
+    /// The last ones, each downscaled to the screenshot tool's default budget (decoded and
+    /// re-encoded once, at the end, and only those returned).
+    fn fitted(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for b64 in self.0.iter().rev().take(MAX_IMAGES).rev() {
+            let Ok(png) = B64.decode(b64) else { continue };
+            if let Ok(f) = image::fit(&png, image::DEFAULT_MAX_DIMENSION, image::DEFAULT_MAX_BYTES)
+                && !out.contains(&f.base64)
+            {
+                out.push(f.base64);
+            }
+        }
+        out
     }
 }
 
@@ -272,6 +356,9 @@ impl Notifier {
             }
             self.queue(*current, message.clone()).await;
             return;
+        }
+        if self.token.is_none() && self.log_level.is_none() {
+            return; // neither progress nor log notifications: nothing to format
         }
         let Some((level, text, data)) = Self::as_log(event) else {
             return;
