@@ -14,13 +14,13 @@ use automation_testkit::require::require;
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
-use rmcp::{ServiceExt, service::ServiceError};
+use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Value, json};
 
 type Client = RunningService<RoleClient, ()>;
 
 /// The differences this test tolerates: the field, and why it differs.
-pub const TOLERATED: &[(&str, &str)] = &[
+const TOLERATED: &[(&str, &str)] = &[
     (
         "node ids (`e1`, `e2`…)",
         "each session mints its own references; the script addresses nodes by selector",
@@ -336,7 +336,12 @@ async fn the_same_script_runs_headless_and_over_atspi_with_the_same_results() {
     }
     assert!(
         diffs.is_empty(),
-        "the two runs differ beyond TOLERATED:\n{}",
-        diffs.join("\n")
+        "the two runs differ beyond what is tolerated:\n{}\ntolerated:\n{}",
+        diffs.join("\n"),
+        TOLERATED
+            .iter()
+            .map(|(field, why)| format!("- {field}: {why}"))
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
