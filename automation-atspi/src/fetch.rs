@@ -24,7 +24,18 @@ use zbus::proxy::{Builder, CacheProperties, Defaults};
 pub const CONCURRENCY: usize = 24;
 
 /// Longest text read from one object (characters).
-pub const TEXT_CAP: i32 = 4096;
+pub const TEXT_CAP: usize = 4096;
+
+/// An object's text, its first [`TEXT_CAP`] characters. Asked for to the end (`-1`):
+/// AccessKit (eframe) refuses an end offset past the text ("Index is too big"), GTK and Qt
+/// accept both.
+pub async fn read_text(t: &TextProxy<'_>) -> zbus::Result<String> {
+    let text = t.get_text(0, -1).await?;
+    Ok(match text.char_indices().nth(TEXT_CAP) {
+        Some((cut, _)) => text[..cut].to_string(),
+        None => text,
+    })
+}
 
 /// A node deeper than this is not walked (a cycle in a broken toolkit tree ends here).
 pub const MAX_DEPTH: usize = 64;
@@ -162,7 +173,7 @@ pub async fn node(conn: &Connection, dest: &str, path: &str) -> zbus::Result<Raw
     let text = async {
         if want_text {
             let t: TextProxy<'_> = proxy(conn, dest, path).await?;
-            t.get_text(0, TEXT_CAP).await.map(Some)
+            read_text(&t).await.map(Some)
         } else {
             Ok(None)
         }

@@ -16,7 +16,8 @@ pub const ROLES: &[(R, Role)] = &[
     (R::FontChooser, Role::Dialog),
     (R::Button, Role::Button),
     (R::PushButtonMenu, Role::Button),
-    (R::ToggleButton, Role::Switch),
+    // AccessKit's toggle button is a Button with `toggled` (from Pressed or Checked).
+    (R::ToggleButton, Role::Button),
     (R::CheckBox, Role::CheckBox),
     (R::CheckMenuItem, Role::MenuItemCheckBox),
     (R::RadioButton, Role::RadioButton),

@@ -34,6 +34,9 @@ pub const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 /// Pixels one wheel notch scrolls, for pixel deltas turned into notches.
 pub const PIXELS_PER_NOTCH: f64 = 50.0;
 
+/// How long `set_value` reads an edited text back before it calls the text changed by the app.
+const READ_BACK: Duration = Duration::from_millis(1000);
+
 /// A running app, driven over AT-SPI (tree, actions, values, focus) and X11 (keys, pointer).
 pub struct AtspiTarget {
     conn: Connection,
@@ -244,7 +247,16 @@ impl AtspiTarget {
                 let e: EditableTextProxy<'_> = proxy(&conn, &dest, path).await?;
                 let ok = e.set_text_contents(&text).await?;
                 let t: TextProxy<'_> = proxy(&conn, &dest, path).await?;
-                Ok::<_, zbus::Error>((ok, t.get_text(0, fetch::TEXT_CAP).await?))
+                // GTK and Qt set the text before replying; AccessKit (eframe) hands it to the
+                // app, which applies it on its next frame: read back until it lands, bounded.
+                let deadline = std::time::Instant::now() + READ_BACK;
+                loop {
+                    let now = fetch::read_text(&t).await?;
+                    if now == text || !ok || std::time::Instant::now() >= deadline {
+                        return Ok::<_, zbus::Error>((ok, now));
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
             })
             .map_err(|e| self.classify(e, "setting the text"))?;
             return match done {

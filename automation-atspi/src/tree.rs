@@ -159,7 +159,11 @@ impl Mirror {
         let at_role = raw.role.unwrap_or(atspi::Role::Unknown);
         let role = map::role(at_role);
         let mut node = Node::new(role);
-        if !raw.name.is_empty() {
+        if role == Role::Label && !raw.name.is_empty() {
+            // A label's name is its text; AccessKit keeps a Label's text in `value` (and
+            // accesskit_unix turns that value into the name), so it goes back there.
+            node.set_value(raw.name.clone());
+        } else if !raw.name.is_empty() {
             node.set_label(raw.name.clone());
         }
         if !raw.description.is_empty() {
@@ -186,7 +190,8 @@ impl Mirror {
                 | Role::Switch
                 | Role::MenuItemCheckBox
                 | Role::MenuItemRadio
-        ) || s.contains(State::Checkable);
+        ) || at_role == atspi::Role::ToggleButton
+            || s.contains(State::Checkable);
         if checkable {
             node.set_toggled(if s.contains(State::Indeterminate) {
                 Toggled::Mixed
@@ -202,7 +207,9 @@ impl Mirror {
         if s.contains(State::Selectable) || s.contains(State::Selected) {
             node.set_selected(s.contains(State::Selected));
         }
-        if !s.contains(State::Enabled) && !s.contains(State::Sensitive) {
+        // The application object carries no Enabled state in any toolkit; it is not disabled.
+        if !s.contains(State::Enabled) && !s.contains(State::Sensitive) && role != Role::Application
+        {
             node.set_disabled();
         }
         if s.contains(State::Modal) {
@@ -243,7 +250,10 @@ impl Mirror {
             node.add_action(Action::Focus);
             node.add_action(Action::ScrollIntoView);
         }
-        if raw.has(Interface::EditableText) || raw.has(Interface::Value) {
+        // Progress bars and level bars expose Value to be read, not set.
+        if raw.has(Interface::EditableText)
+            || (raw.has(Interface::Value) && !matches!(role, Role::ProgressIndicator | Role::Meter))
+        {
             node.add_action(Action::SetValue);
         }
         let labelled: Vec<NodeId> = raw

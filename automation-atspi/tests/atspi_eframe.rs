@@ -1,8 +1,9 @@
 //! A release build of a stock eframe app — no automation code, no bridge, eframe's default
 //! `accesskit` feature only — driven over AT-SPI: click a button, read a label.
 //!
-//! The app (`stock-eframe-app/`, its own workspace) is built here with `cargo build
-//! --release`; the first build takes minutes, later ones are no-ops.
+//! The app (`stock-eframe-app/`, its own workspace; eframe with the glow renderer, as a
+//! stock app may pick) is built here with `cargo build --release`; the first build takes
+//! minutes, later ones are no-ops.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
@@ -14,12 +15,29 @@ use automation_atspi::Output;
 use serde_json::json;
 use support::{serial, session_tools, start};
 
+/// Builds the app with `cargo build --release --locked` into `<target dir>/stock-eframe-app`
+/// (its own workspace, so its own target subdirectory, as `scripts/fuzz` does).
 fn build_release() -> PathBuf {
     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/stock-eframe-app/Cargo.toml");
+    // This test runs as <target>/debug/deps/atspi_eframe-…: the target dir is three up.
+    let exe = std::env::current_exe().expect("current exe");
+    let target = exe
+        .ancestors()
+        .nth(3)
+        .expect("a test binary under <target>/<profile>/deps")
+        .join("stock-eframe-app");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let t = std::time::Instant::now();
     let out = Command::new(cargo)
-        .args(["build", "--release", "--quiet", "--manifest-path", manifest])
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "--quiet",
+            "--manifest-path",
+            manifest,
+        ])
+        .env("CARGO_TARGET_DIR", &target)
         .output()
         .expect("cargo");
     assert!(
@@ -28,20 +46,10 @@ fn build_release() -> PathBuf {
         String::from_utf8_lossy(&out.stderr)
     );
     eprintln!("stock-eframe-app release build: {:?}", t.elapsed());
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/stock-eframe-app/target"
-            ))
-        },
-        PathBuf::from,
-    );
     target.join("release/stock-eframe-app")
 }
 
 #[test]
-#[ignore = "needs a release build of eframe + wgpu (over 18 minutes cold on the 2-core CI machine, past its budget); run with `cargo test -p automation-atspi --test atspi_eframe -- --ignored`"]
 fn a_release_build_of_a_stock_eframe_app_clicks_and_reads() {
     let _one = serial();
     if !session_tools() {
@@ -49,22 +57,35 @@ fn a_release_build_of_a_stock_eframe_app_clicks_and_reads() {
     }
     let bin = build_release();
     let mut r = start(&bin.display().to_string(), Output::Null);
+    // Before: the label reads 0 (a Label's text is its value, as in AccessKit).
+    let before = r.ok(json!({"find_node": {"role": "Label", "value": "Clicked 0 times"}}));
+    assert_eq!(before["count"], json!(1), "{before}");
     let button = r.find("Button", "Add one");
     r.ok(json!({"invoke_action": {"node": button, "action": "click"}}));
+    // The click settles on its first effect; the label may land a frame later.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     loop {
-        let nodes = r.nodes();
-        let read = nodes.iter().any(|n| {
-            [&n["label"], &n["value"]]
-                .iter()
-                .any(|v| v.as_str() == Some("Clicked 1 times"))
-        });
-        if read {
+        let after = r.ok(json!({"find_node": {"role": "Label", "value": "Clicked 1 times"}}));
+        if after["count"] == json!(1) {
             break;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "no label reads 'Clicked 1 times': {nodes:#?}"
+            "no label reads 'Clicked 1 times': {:#?}",
+            r.nodes()
+        );
+        r.ok(json!("settle"));
+    }
+    // A second click counts too (each click waits for its effect before the next).
+    let again = r.ok(json!({"invoke_action": {"node": button, "action": "click"}}));
+    assert_eq!(again["action"], json!("click"), "{again}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while r.ok(json!({"find_node": {"role": "Label", "value": "Clicked 2 times"}}))["count"]
+        != json!(1)
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no label reads 'Clicked 2 times'"
         );
         r.ok(json!("settle"));
     }

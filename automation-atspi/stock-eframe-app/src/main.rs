@@ -5,8 +5,8 @@ struct Counter {
 }
 
 impl eframe::App for Counter {
-    fn update(&mut self, ctx: &eframe::egui::Context, _frame: &mut eframe::Frame) {
-        eframe::egui::CentralPanel::default().show(ctx, |ui| {
+    fn ui(&mut self, ui: &mut eframe::egui::Ui, _frame: &mut eframe::Frame) {
+        eframe::egui::CentralPanel::default().show(ui, |ui| {
             ui.heading("Stock eframe app");
             if ui.button("Add one").clicked() {
                 self.clicks += 1;
