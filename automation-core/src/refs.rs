@@ -129,14 +129,26 @@ impl Refs {
 
     /// [`Refs::mint`] from parts (for nodes already gone, such as an announcement's).
     pub fn mint_parts(&self, id: NodeId, role: Role, label: Option<String>) -> RefKey {
+        self.mint_labelled(id, role, label)
+    }
+
+    /// [`Refs::mint_parts`] with the label borrowed: nothing is allocated when the reference
+    /// already handed out still holds (the common case, every snapshot line).
+    pub fn mint_labelled<L: AsRef<str> + Into<String>>(
+        &self,
+        id: NodeId,
+        role: Role,
+        label: Option<L>,
+    ) -> RefKey {
         let mut t = self.table.borrow_mut();
         if let Some(&n) = t.by_id.get(&id)
             && let Some(b) = t.get(n)
             && b.role == role
-            && b.label == label
+            && b.label.as_deref() == label.as_ref().map(AsRef::as_ref)
         {
             return RefKey(n);
         }
+        let label = label.map(Into::into);
         if t.bindings.len() >= MAX_BINDINGS {
             let drop = t.bindings.len() / 2;
             t.bindings.drain(..drop);

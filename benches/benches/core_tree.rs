@@ -190,7 +190,19 @@ fn core_tree(c: &mut Criterion) {
     let hit = kroot
         .query_by_label(&last_label)
         .expect("kittest finds the last node");
-    assert_eq!(data["node"], hit.0.locate().0.0.to_string());
+    // The reply names the node by a session reference ("e12"); the session says which id
+    // that reference was bound to.
+    let key: automation_core::refs::RefKey = data["node"]
+        .as_str()
+        .expect("a reference")
+        .parse()
+        .expect("e<n>");
+    let bound = session
+        .mirror
+        .refs
+        .binding(key)
+        .expect("a reference this session minted");
+    assert_eq!(bound.id, hit.0.locate().0);
     {
         // The changed update really changes CHANGED nodes and applies cleanly.
         let mut m = Mirror::new();

@@ -46,8 +46,22 @@ fn folded(node: &NodeRef) -> bool {
         && !node.is_focused()
 }
 
+/// [`accessible_name`] from a label already computed (`node.label()`).
+fn name_from_label(node: &NodeRef, label: Option<&str>) -> Option<String> {
+    let name = match label {
+        Some(l) => Some(l.to_string()),
+        None if node.label_comes_from_value() => node.value(),
+        None => None,
+    };
+    name.filter(|n| !n.trim().is_empty())
+}
+
 /// `"text"` JSON-quoted, cut to [`OUTLINE_TEXT_CHARS`].
 fn quoted(text: &str) -> String {
+    // Byte length bounds char count: most names need no cut (and no copy).
+    if text.len() <= OUTLINE_TEXT_CHARS {
+        return serde_json::to_string(text).unwrap_or_default();
+    }
     let cut: String = text.chars().take(OUTLINE_TEXT_CHARS).collect();
     let shown = if cut.len() < text.len() {
         format!("{cut}…")
@@ -61,12 +75,18 @@ fn line(out: &mut String, node: &NodeRef, indent: usize, refs: &Refs, bounds: bo
     for _ in 0..indent {
         out.push_str("  ");
     }
-    let name = accessible_name(node);
+    // The label is computed once: the name and the reference both derive from it.
+    let label = node.label();
+    let name = name_from_label(node, label.as_deref());
     let _ = write!(out, "- {}", role_name(node.role()));
     if let Some(n) = &name {
         let _ = write!(out, " {}", quoted(n));
     }
-    let _ = write!(out, " [{}]", refs.mint(node));
+    let _ = write!(
+        out,
+        " [{}]",
+        refs.mint_labelled(node.locate().0, node.role(), label)
+    );
     let value = node
         .value()
         .or_else(|| node.numeric_value().map(|v| v.to_string()));
@@ -78,7 +98,7 @@ fn line(out: &mut String, node: &NodeRef, indent: usize, refs: &Refs, bounds: bo
             let _ = write!(out, ": {}", quoted(&v));
         }
     }
-    let mut states: Vec<&str> = Vec::new();
+    let mut states: Vec<&str> = Vec::with_capacity(4);
     match node.toggled() {
         Some(Toggled::True) => states.push("checked"),
         // Unchecked is the absence of `checked` (as in Playwright's aria snapshot).
@@ -147,9 +167,9 @@ pub(super) fn outline(
                 o.shown += 1;
             }
         }
-        let has_children = node.children().any(|c| c.role() != Role::TextRun);
         if max_depth.is_some_and(|d| depth >= d) {
-            if has_children && !full && !fold {
+            let has_children = || node.children().any(|c| c.role() != Role::TextRun);
+            if !full && !fold && has_children() {
                 o.frontier.push(refs.mint(&node).to_string());
             }
             continue;
