@@ -104,6 +104,7 @@ pub struct Reader {
     conn: Connection,
     dest: String,
     direct: bool,
+    get_all: bool,
     cache: AtomicU8,
 }
 
@@ -123,14 +124,26 @@ impl Reader {
             conn,
             dest: dest.to_string(),
             direct: false,
+            get_all: false,
             cache: AtomicU8::new(CACHE_UNKNOWN),
         }
     }
 
-    /// Asks the app for a peer-to-peer socket (`GetApplicationBusAddress`) and reads over it
-    /// when it has one; else over `conn`.
+    /// Asks the app for its toolkit (whether `Properties.GetAll` is safe: Qt 5 crashes on
+    /// it) and for a peer-to-peer socket (`GetApplicationBusAddress`), and reads over that
+    /// socket when it has one; else over `conn`.
     pub async fn connect(conn: Connection, dest: &str, root: &str) -> Self {
-        let bus = Self::new(conn, dest);
+        let mut bus = Self::new(conn, dest);
+        let toolkit = bus
+            .property(root, "org.a11y.atspi.Application", "ToolkitName")
+            .await
+            .unwrap_or_default()
+            .to_lowercase();
+        // Seen answering GetAll: GTK3 ("gtk"/"gail"), GTK4 ("GTK"), AccessKit (zbus).
+        // Qt 5 segfaults on `GetAll org.a11y.atspi.Accessible`; anything unknown gets Get.
+        bus.get_all = ["gtk", "gail", "accesskit"]
+            .iter()
+            .any(|t| toolkit.contains(t));
         if std::env::var_os("AUTOMATION_ATSPI_NO_P2P").is_some() {
             return bus;
         }
@@ -156,9 +169,8 @@ impl Reader {
         match direct.await {
             Ok(p2p) => Self {
                 conn: p2p,
-                dest: dest.to_string(),
                 direct: true,
-                cache: AtomicU8::new(CACHE_UNKNOWN),
+                ..bus
             },
             // A socket we cannot reach (another mount namespace, a stale path): the bus.
             Err(_) => bus,
@@ -207,24 +219,28 @@ impl Reader {
         let states = self.call::<_, Vec<u32>>(path, ACCESSIBLE, "GetState", &());
         let ifaces = self.call::<_, Vec<String>>(path, ACCESSIBLE, "GetInterfaces", &());
         let children = self.call::<_, Vec<WireRef>>(path, ACCESSIBLE, "GetChildren", &());
-        let props = self.call::<_, HashMap<String, OwnedValue>>(path, PROPERTIES, "GetAll", &ACCESSIBLE);
-        let ((role, states), (ifaces, (children, props))) = futures_lite::future::zip(
-            futures_lite::future::zip(role, states),
-            futures_lite::future::zip(ifaces, futures_lite::future::zip(children, props)),
-        )
-        .await;
-        let (name, description) = match props {
-            Ok(p) => (string_prop(&p, "Name"), string_prop(&p, "Description")),
-            // A toolkit without GetAll: the two properties one by one.
-            Err(_) => {
-                let (n, d) = futures_lite::future::zip(
-                    self.property(path, ACCESSIBLE, "Name"),
-                    self.property(path, ACCESSIBLE, "Description"),
-                )
-                .await;
-                (n.unwrap_or_default(), d.unwrap_or_default())
+        let names = async {
+            if self.get_all
+                && let Ok(p) = self
+                    .call::<_, HashMap<String, OwnedValue>>(path, PROPERTIES, "GetAll", &ACCESSIBLE)
+                    .await
+            {
+                return (string_prop(&p, "Name"), string_prop(&p, "Description"));
             }
+            // A toolkit without (a safe) GetAll: the two properties, concurrently.
+            let (n, d) = futures_lite::future::zip(
+                self.property(path, ACCESSIBLE, "Name"),
+                self.property(path, ACCESSIBLE, "Description"),
+            )
+            .await;
+            (n.unwrap_or_default(), d.unwrap_or_default())
         };
+        let ((role, states), (ifaces, (children, (name, description)))) =
+            futures_lite::future::zip(
+                futures_lite::future::zip(role, states),
+                futures_lite::future::zip(ifaces, futures_lite::future::zip(children, names)),
+            )
+            .await;
         Ok(RawNode {
             path: path.to_string(),
             role: Some(wire::role(role?)),
@@ -336,9 +352,10 @@ impl Reader {
             "MaximumValue",
             "MinimumIncrement",
         ];
-        if let Ok(p) = self
-            .call::<_, HashMap<String, OwnedValue>>(path, PROPERTIES, "GetAll", &VALUE)
-            .await
+        if self.get_all
+            && let Ok(p) = self
+                .call::<_, HashMap<String, OwnedValue>>(path, PROPERTIES, "GetAll", &VALUE)
+                .await
         {
             let num = |k: &str| p.get(k).and_then(|v| f64::try_from(v).ok());
             let [cur, min, max, step] = names.map(num);
