@@ -2,6 +2,7 @@
 
 pub mod bus;
 pub mod cache;
+pub mod cleanup;
 pub mod display;
 pub mod events;
 pub mod fetch;
