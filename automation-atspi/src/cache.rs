@@ -62,7 +62,10 @@ pub struct Cached {
 /// serves no cache, or an empty one.
 pub async fn items(reader: &Reader) -> Option<HashMap<String, Cached>> {
     // Both signatures answer the same method; which one came back decides the decoding.
-    let nodes = match reader.call::<_, Vec<Item>>(PATH, IFACE, "GetItems", &()).await {
+    let nodes = match reader
+        .call::<_, Vec<Item>>(PATH, IFACE, "GetItems", &())
+        .await
+    {
         Ok(items) => from_items(reader.dest(), items),
         Err(zbus::Error::Variant(_)) => {
             let legacy: Vec<LegacyItem> = reader.call(PATH, IFACE, "GetItems", &()).await.ok()?;
@@ -158,7 +161,10 @@ mod tests {
             parent.map_or_else(|| r("", "/org/a11y/atspi/null"), |p| r(":1.5", p)),
             index,
             if path == "/r" { 3 } else { 0 },
-            vec!["org.a11y.atspi.Accessible".into(), "org.a11y.atspi.Action".into()],
+            vec![
+                "org.a11y.atspi.Accessible".into(),
+                "org.a11y.atspi.Action".into(),
+            ],
             name.into(),
             43,
             format!("{name} described"),

@@ -205,7 +205,7 @@ impl Reader {
             .conn
             .call_method(dest, path, Some(iface), method, body)
             .await?;
-        Ok(reply.body().deserialize::<R>()?)
+        reply.body().deserialize::<R>()
     }
 
     fn same_app(&self, r: &WireRef) -> Option<String> {
@@ -314,14 +314,9 @@ impl Reader {
         };
         let relations = async {
             if want_relations {
-                self.call::<_, Vec<(u32, Vec<WireRef>)>>(
-                    path,
-                    ACCESSIBLE,
-                    "GetRelationSet",
-                    &(),
-                )
-                .await
-                .unwrap_or_default()
+                self.call::<_, Vec<(u32, Vec<WireRef>)>>(path, ACCESSIBLE, "GetRelationSet", &())
+                    .await
+                    .unwrap_or_default()
             } else {
                 Vec::new()
             }
@@ -363,7 +358,10 @@ impl Reader {
         }
         let mut out = [0.0; 4];
         for (slot, name) in out.iter_mut().zip(names) {
-            let v: OwnedValue = self.call(path, PROPERTIES, "Get", &(VALUE, name)).await.ok()?;
+            let v: OwnedValue = self
+                .call(path, PROPERTIES, "Get", &(VALUE, name))
+                .await
+                .ok()?;
             *slot = f64::try_from(&v).ok()?;
         }
         Some(out)

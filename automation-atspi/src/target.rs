@@ -98,8 +98,8 @@ impl AtspiTarget {
     pub fn fetch_all(&mut self) -> Result<TreeUpdate, TargetError> {
         self.alive()?;
         let root = self.mirror.root.clone();
-        let (fresh, bulk) = block_on(self.reader.all(&root))
-            .map_err(|e| self.classify(e, "reading the tree"))?;
+        let (fresh, bulk) =
+            block_on(self.reader.all(&root)).map_err(|e| self.classify(e, "reading the tree"))?;
         self.last_bulk = Some(bulk);
         self.mirror.replace_subtree(&root, fresh);
         let all = self.mirror.reachable();
@@ -321,7 +321,14 @@ impl AtspiTarget {
     }
 
     /// A method on `path` answering a boolean ("done"), over the reader's connection.
-    fn call_bool<B>(&self, path: &str, iface: &str, method: &str, body: &B, what: &str) -> Result<bool, TargetError>
+    fn call_bool<B>(
+        &self,
+        path: &str,
+        iface: &str,
+        method: &str,
+        body: &B,
+        what: &str,
+    ) -> Result<bool, TargetError>
     where
         B: serde::Serialize + zbus::zvariant::DynamicType,
     {
@@ -370,20 +377,20 @@ impl Target for AtspiTarget {
             return Ok(ActionOutcome::Unhandled);
         };
         const COMPONENT: &str = "org.a11y.atspi.Component";
-        match request.action {
+        let handled = match request.action {
             Action::SetValue => return self.set_value(&path, &raw, request.data),
             Action::Focus if raw.has(Interface::Component) => {
-                if self.call_bool(&path, COMPONENT, "GrabFocus", &(), "grabbing focus")? {
-                    return Ok(ActionOutcome::Handled);
-                }
+                self.call_bool(&path, COMPONENT, "GrabFocus", &(), "grabbing focus")?
             }
             Action::ScrollIntoView if raw.has(Interface::Component) => {
                 let how = ScrollType::Anywhere as u32;
-                if self.call_bool(&path, COMPONENT, "ScrollTo", &(how,), "scrolling into view")? {
-                    return Ok(ActionOutcome::Handled);
-                }
+                self.call_bool(&path, COMPONENT, "ScrollTo", &(how,), "scrolling into view")?
             }
-            _ => {}
+            _ => false,
+        };
+        // Refused (`false`): the toolkit's own action for it, if it has one.
+        if handled {
+            return Ok(ActionOutcome::Handled);
         }
         let Some(index) = map::find_action(&raw.actions, request.action) else {
             return Ok(ActionOutcome::Unhandled);

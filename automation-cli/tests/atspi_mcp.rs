@@ -178,7 +178,11 @@ fn stopped_by(signal: libc::c_int) {
     assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
     let status = server.wait().unwrap();
     drop(stdin);
-    assert_eq!(status.signal(), Some(signal), "dies by the signal: {status}");
+    assert_eq!(
+        status.signal(),
+        Some(signal),
+        "dies by the signal: {status}"
+    );
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     loop {
         let after: Vec<String> = leftovers()
