@@ -1,17 +1,23 @@
-//! Times full tree reads of a running app: `cargo run -p automation-atspi --example
-//! snapshot_time -- gtk3-widget-factory 5` (under the app's display and session bus).
+//! Times full tree reads of an app launched on a private virtual display:
+//! `cargo run --release -p automation-atspi --example snapshot_time -- gtk3-widget-factory 5`.
+//! Prints how the tree was read (peer-to-peer or the bus; `Cache.GetItems` or a walk).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let name = args.next().unwrap_or_else(|| "gtk3-widget-factory".into());
+    let command = args.next().unwrap_or_else(|| "gtk3-widget-factory".into());
     let n: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(5);
-    let bus = automation_atspi::Bus::connect(None).unwrap();
-    let mut t =
-        automation_atspi::attach(&bus, &automation_atspi::AppSelector::parse(&name), None).unwrap();
+    let display = automation_atspi::VirtualDisplay::start().unwrap();
+    let (mut t, _app) =
+        automation_atspi::launch(&command, Some(display), automation_atspi::Output::Null).unwrap();
     for _ in 0..n {
         let s = std::time::Instant::now();
         let u = t.fetch_all().unwrap();
-        println!("{} nodes in {:?}", u.nodes.len(), s.elapsed());
+        let (direct, bulk) = t.read_path();
+        println!(
+            "{} nodes in {:?} (p2p: {direct}, bulk: {bulk:?})",
+            u.nodes.len(),
+            s.elapsed()
+        );
     }
 }

@@ -200,14 +200,53 @@ impl Bus {
     }
 
     /// The app `sel` names, if it is on the bus: an exact name (or pid) first, else a name
-    /// that contains it.
+    /// that contains it. An app looked up by pid that the registry does not list (its
+    /// `Socket.Embed` has not reached the registry yet, or failed: Qt tries once) is looked
+    /// for among the bus's connections, by pid, with an application object at the root path.
     pub fn find(&self, sel: &AppSelector) -> Result<Option<App>, TargetError> {
         let apps = self.apps()?;
-        Ok(apps
+        let listed = apps
             .iter()
             .find(|a| sel.matches(a, true))
             .or_else(|| apps.iter().find(|a| sel.matches(a, false)))
-            .cloned())
+            .cloned();
+        match (listed, sel) {
+            (Some(app), _) => Ok(Some(app)),
+            (None, AppSelector::Pid(pid)) => Ok(self.unlisted(*pid)),
+            (None, AppSelector::Name(_)) => Ok(None),
+        }
+    }
+
+    /// The connection of process `pid` on the accessibility bus that serves an application
+    /// object at [`ROOT_PATH`], registered or not.
+    fn unlisted(&self, pid: u32) -> Option<App> {
+        block_on(async {
+            let dbus = zbus::fdo::DBusProxy::new(&self.conn).await.ok()?;
+            for name in dbus.list_names().await.ok()? {
+                if !name.starts_with(':') {
+                    continue;
+                }
+                let Ok(bus_name) = zbus::names::BusName::try_from(name.as_str()) else {
+                    continue;
+                };
+                if dbus.get_connection_unix_process_id(bus_name).await.ok() != Some(pid) {
+                    continue;
+                }
+                let root: AccessibleProxy<'_> =
+                    proxy(&self.conn, name.as_str(), ROOT_PATH).await.ok()?;
+                if root.get_role().await.ok() != Some(Role::Application) {
+                    continue;
+                }
+                let app_name = root.name().await.unwrap_or_default();
+                return Some(App {
+                    bus_name: name.to_string(),
+                    name: app_name,
+                    pid: Some(pid),
+                    root: ROOT_PATH.to_string(),
+                });
+            }
+            None
+        })
     }
 
     /// Whether `app` shows a window: a top-level child that is showing (a frame, window or

@@ -4,7 +4,9 @@
 //! accessibility bus activates, the app launched into it) — is in one process group, so
 //! teardown signals the group, waits, and kills what is left. Sockets live in one private
 //! temporary directory (the session bus socket, and the accessibility bus's, through
-//! `XDG_RUNTIME_DIR`), which is removed; Xvfb removes its own lock and socket on exit.
+//! `XDG_RUNTIME_DIR`), which is removed; Xvfb removes its own lock and socket on exit. The
+//! group and the directory are listed with [`crate::cleanup`] while they live, so a signal
+//! that ends the process ends them too.
 
 use std::io::{BufRead as _, BufReader};
 use std::os::unix::process::CommandExt as _;
@@ -154,6 +156,7 @@ impl VirtualDisplay {
             ));
         }
         let dir = private_dir()?;
+        crate::cleanup::add_dir(&dir);
         let mut vd = Self {
             display: String::new(),
             session_address: String::new(),
@@ -204,6 +207,7 @@ impl VirtualDisplay {
             let _ = c.wait();
         }
         if first {
+            crate::cleanup::remove_group(self.pgid);
             self.pgid = 0;
         }
         Ok(false)
@@ -217,6 +221,7 @@ impl VirtualDisplay {
             .map_err(|e| format!("cannot start {name}: {e}"))?;
         if self.pgid == 0 {
             self.pgid = i32::try_from(child.id()).map_err(|e| e.to_string())?;
+            crate::cleanup::add_group(self.pgid);
         }
         self.children.push(child);
         self.children
@@ -325,6 +330,8 @@ impl VirtualDisplay {
         if self.dir.exists() {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
+        crate::cleanup::remove_dir(&self.dir);
+        crate::cleanup::remove_group(self.pgid);
         self.pgid = 0;
     }
 }

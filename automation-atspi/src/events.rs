@@ -73,6 +73,15 @@ impl Events {
         self.ready.notify_all();
     }
 
+    /// Marks `path` for a re-read on the next poll (an op the target sent itself may change
+    /// it before, or without, an event saying so). Not counted as an event.
+    pub fn touch(&self, path: &str) {
+        let mut p = self.lock();
+        if !p.everything && (p.changed.len() < CAPACITY || p.changed.contains_key(path)) {
+            p.changed.entry(path.to_string()).or_insert(Change::Node);
+        }
+    }
+
     fn gone(&self, why: String) {
         self.lock().gone = Some(why);
         self.ready.notify_all();

@@ -69,6 +69,9 @@ impl Launched {
             let _ = self.child.kill();
         }
         let _ = self.child.wait();
+        if self.display.as_ref().is_none_or(|d| d.pgid != self.pgid) {
+            crate::cleanup::remove_group(self.pgid);
+        }
         if let Some(mut d) = self.display.take() {
             d.stop();
         }
@@ -114,7 +117,11 @@ pub fn launch(
     let pid = child.id();
     let pgid = match &display {
         Some(d) => d.pgid,
-        None => i32::try_from(pid).unwrap_or(0),
+        None => {
+            let own = i32::try_from(pid).unwrap_or(0);
+            crate::cleanup::add_group(own);
+            own
+        }
     };
     let display_name = display.as_ref().map(|d| d.display.clone());
     let mut launched = Launched {

@@ -1,6 +1,8 @@
 #![doc = include_str!("../README.md")]
 
 pub mod bus;
+pub mod cache;
+pub mod cleanup;
 pub mod display;
 pub mod events;
 pub mod fetch;
@@ -9,6 +11,7 @@ pub mod launch;
 pub mod map;
 pub mod target;
 pub mod tree;
+pub mod wire;
 pub mod x11;
 
 pub use bus::{App, AppSelector, Bus, attach};

@@ -8,13 +8,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::collections::HashMap;
+
 use accesskit::{Action, ActionData, ActionRequest, TreeUpdate};
 use atspi::proxy::accessible::AccessibleProxy;
-use atspi::proxy::action::ActionProxy;
-use atspi::proxy::component::ComponentProxy;
-use atspi::proxy::editable_text::EditableTextProxy;
-use atspi::proxy::text::TextProxy;
-use atspi::proxy::value::ValueProxy;
 use atspi::{Interface, ScrollType};
 use automation_core::input::{KeyEvent, PointerEvent, PointerPhase, ScrollEvent, ScrollUnit};
 use automation_core::{ActionOutcome, ClockKind, Target, TargetError};
@@ -22,8 +19,8 @@ use futures_lite::future::block_on;
 use zbus::Connection;
 
 use crate::bus::{self, App};
-use crate::events::{Change, Events};
-use crate::fetch::{self, proxy};
+use crate::events::Events;
+use crate::fetch::{Bulk, RawNode, Reader, proxy};
 use crate::map;
 use crate::tree::Mirror;
 use crate::x11::X11;
@@ -34,12 +31,11 @@ pub const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 /// Pixels one wheel notch scrolls, for pixel deltas turned into notches.
 pub const PIXELS_PER_NOTCH: f64 = 50.0;
 
-/// How long `set_value` reads an edited text back before it calls the text changed by the app.
-const READ_BACK: Duration = Duration::from_millis(1000);
-
 /// A running app, driven over AT-SPI (tree, actions, values, focus) and X11 (keys, pointer).
 pub struct AtspiTarget {
     conn: Connection,
+    reader: Reader,
+    last_bulk: Option<Bulk>,
     app: App,
     mirror: Mirror,
     events: Arc<Events>,
@@ -64,8 +60,15 @@ impl AtspiTarget {
         let events_conn = block_on(session.a11y_connection()).map_err(ipc("connect"))?;
         let events =
             crate::events::start(events_conn, app.bus_name.clone()).map_err(TargetError::Ipc)?;
+        let reader = block_on(Reader::connect(
+            session.conn.clone(),
+            &app.bus_name,
+            &app.root,
+        ));
         Ok(Self {
             conn: session.conn.clone(),
+            reader,
+            last_bulk: None,
             mirror: Mirror::new(&app.root),
             app,
             events,
@@ -85,12 +88,19 @@ impl AtspiTarget {
         self.events.counts()
     }
 
+    /// How the tree is read: over the app's peer-to-peer socket (`true`) or the bus; and how
+    /// the last whole-tree read went (`Cache.GetItems` or a walk).
+    pub fn read_path(&self) -> (bool, Option<Bulk>) {
+        (self.reader.is_direct(), self.last_bulk)
+    }
+
     /// Reads the whole tree again now (what the first `poll_tree` does), for benches.
     pub fn fetch_all(&mut self) -> Result<TreeUpdate, TargetError> {
         self.alive()?;
         let root = self.mirror.root.clone();
-        let fresh = block_on(fetch::subtree(&self.conn, &self.app.bus_name, &root))
-            .map_err(|e| self.classify(e, "reading the tree"))?;
+        let (fresh, bulk) =
+            block_on(self.reader.all(&root)).map_err(|e| self.classify(e, "reading the tree"))?;
+        self.last_bulk = Some(bulk);
         self.mirror.replace_subtree(&root, fresh);
         let all = self.mirror.reachable();
         Ok(self.mirror.update(&all, true))
@@ -176,17 +186,17 @@ impl AtspiTarget {
         if pending.changed.is_empty() {
             return Ok(None);
         }
-        let dest = self.app.bus_name.clone();
         let mut emit: Vec<String> = Vec::new();
-        let mut changed: Vec<(String, Change)> = pending.changed.into_iter().collect();
-        // Parents before children, so a subtree read covers the nodes under it.
-        changed.sort_by_key(|(p, _)| p.len());
-        for (path, change) in changed {
-            let Some(old) = self.mirror.nodes.get(&path) else {
-                continue;
-            };
-            let old_children = old.children.clone();
-            let fresh = match block_on(fetch::node(&self.conn, &dest, &path)) {
+        // What changed is re-read whole (a children change shows in the children list).
+        let paths: Vec<String> = pending
+            .changed
+            .into_keys()
+            .filter(|p| self.mirror.nodes.contains_key(p))
+            .collect();
+        let fresh = block_on(self.reader.nodes(&paths));
+        let mut added: Vec<String> = Vec::new();
+        for (path, read) in fresh {
+            let node = match read {
                 Ok(n) => n,
                 // The object is gone; its parent's children-changed event re-reads the parent.
                 Err(e) => {
@@ -197,14 +207,51 @@ impl AtspiTarget {
                     continue;
                 }
             };
-            if change == Change::Children || fresh.children != old_children {
-                let sub = block_on(fetch::subtree(&self.conn, &dest, &path))
-                    .map_err(|e| self.classify(e, "re-reading a changed subtree"))?;
-                emit.extend(sub.keys().cloned());
-                self.mirror.replace_subtree(&path, sub);
-            } else {
-                self.mirror.nodes.insert(path.clone(), fresh);
-                emit.push(path);
+            let Some(old) = self.mirror.nodes.get(&path) else {
+                continue;
+            };
+            if *old == node {
+                // Nothing the tree shows changed: no update, so settle does not count it.
+                continue;
+            }
+            if node.children != old.children {
+                // Children that left are forgotten with their subtrees; new ones are read
+                // whole; children that stayed keep what was read (their own events say
+                // when they change).
+                let gone: Vec<String> = old
+                    .children
+                    .iter()
+                    .filter(|c| !node.children.contains(c))
+                    .cloned()
+                    .collect();
+                for g in gone {
+                    self.mirror.replace_subtree(&g, HashMap::new());
+                }
+                added.extend(
+                    node.children
+                        .iter()
+                        .filter(|c| !self.mirror.nodes.contains_key(*c))
+                        .cloned(),
+                );
+            }
+            self.mirror.nodes.insert(path.clone(), node);
+            emit.push(path);
+        }
+        for child in added {
+            if self.mirror.nodes.contains_key(&child) {
+                continue;
+            }
+            match block_on(self.reader.subtree(&child)) {
+                Ok(sub) => {
+                    emit.extend(sub.keys().cloned());
+                    self.mirror.nodes.extend(sub);
+                }
+                Err(e) => {
+                    let err = self.classify(e, "reading a new subtree");
+                    if matches!(err, TargetError::AppGone(_)) {
+                        return Err(err);
+                    }
+                }
             }
         }
         if emit.is_empty() {
@@ -221,14 +268,15 @@ impl AtspiTarget {
         Some((p, raw))
     }
 
+    /// Sends the value and marks the node for a re-read. Whether the app took it is core's
+    /// check (`NO_EFFECT` with the value it holds), made after settle has waited on the real
+    /// clock for the change to land; here only "the call could not be made" is an error.
     fn set_value(
         &mut self,
         path: &str,
-        raw: &crate::fetch::RawNode,
+        raw: &RawNode,
         data: Option<ActionData>,
     ) -> Result<ActionOutcome, TargetError> {
-        let dest = self.app.bus_name.clone();
-        let conn = self.conn.clone();
         let wanted_text = match &data {
             Some(ActionData::Value(t)) => Some(t.to_string()),
             Some(ActionData::NumericValue(n)) => Some(format_number(*n)),
@@ -239,62 +287,53 @@ impl AtspiTarget {
             Some(ActionData::Value(t)) => t.trim().parse::<f64>().ok(),
             _ => None,
         };
-        if raw.has(Interface::EditableText) {
+        let sent = if raw.has(Interface::EditableText) {
             let Some(text) = wanted_text else {
                 return Ok(ActionOutcome::Unhandled);
             };
-            let done = block_on(async {
-                let e: EditableTextProxy<'_> = proxy(&conn, &dest, path).await?;
-                let ok = e.set_text_contents(&text).await?;
-                let t: TextProxy<'_> = proxy(&conn, &dest, path).await?;
-                // GTK and Qt set the text before replying; AccessKit (eframe) hands it to the
-                // app, which applies it on its next frame: read back until it lands, bounded.
-                let deadline = std::time::Instant::now() + READ_BACK;
-                loop {
-                    let now = fetch::read_text(&t).await?;
-                    if now == text || !ok || std::time::Instant::now() >= deadline {
-                        return Ok::<_, zbus::Error>((ok, now));
-                    }
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-            })
-            .map_err(|e| self.classify(e, "setting the text"))?;
-            return match done {
-                (_, now) if now == text => Ok(ActionOutcome::Handled),
-                (false, _) => Ok(ActionOutcome::Unhandled),
-                (true, now) => Err(TargetError::Ipc(format!(
-                    "set_value: the app accepted {text:?} but its text is now {now:?} (a filter or formatter changed it)"
-                ))),
-            };
-        }
-        if raw.has(Interface::Value) {
+            // `false` (a read-only field) is not an error here: the read-back shows it.
+            block_on(self.reader.call::<_, bool>(
+                path,
+                "org.a11y.atspi.EditableText",
+                "SetTextContents",
+                &(text.as_str(),),
+            ))
+            .map(drop)
+            .map_err(|e| self.classify(e, "setting the text"))
+        } else if raw.has(Interface::Value) {
             let Some(n) = wanted_number else {
                 return Ok(ActionOutcome::Unhandled);
             };
-            let Some([_, min, max, _]) = raw.value else {
-                return Ok(ActionOutcome::Unhandled);
-            };
-            // A value outside the node's range is refused, nothing is sent.
-            if min <= max && (n < min || n > max) {
-                return Ok(ActionOutcome::Unhandled);
-            }
-            let now = block_on(async {
-                let v: ValueProxy<'_> = proxy(&conn, &dest, path).await?;
-                v.set_current_value(n).await?;
-                v.current_value().await
-            })
-            .map_err(|e| self.classify(e, "setting the value"))?;
-            let step = raw.value.map_or(0.0, |v| v[3]).abs();
-            let tolerance = (step / 2.0).max(1e-9 * n.abs().max(1.0));
-            return if (now - n).abs() <= tolerance {
-                Ok(ActionOutcome::Handled)
-            } else {
-                Err(TargetError::Ipc(format!(
-                    "set_value: the app was sent {n} but its value is now {now} (it snaps to steps, or refused it)"
-                )))
-            };
-        }
-        Ok(ActionOutcome::Unhandled)
+            let value = zbus::zvariant::Value::F64(n);
+            block_on(self.reader.call::<_, ()>(
+                path,
+                "org.freedesktop.DBus.Properties",
+                "Set",
+                &("org.a11y.atspi.Value", "CurrentValue", value),
+            ))
+            .map_err(|e| self.classify(e, "setting the value"))
+        } else {
+            return Ok(ActionOutcome::Unhandled);
+        };
+        sent?;
+        self.events.touch(path);
+        Ok(ActionOutcome::Handled)
+    }
+
+    /// A method on `path` answering a boolean ("done"), over the reader's connection.
+    fn call_bool<B>(
+        &self,
+        path: &str,
+        iface: &str,
+        method: &str,
+        body: &B,
+        what: &str,
+    ) -> Result<bool, TargetError>
+    where
+        B: serde::Serialize + zbus::zvariant::DynamicType,
+    {
+        block_on(self.reader.call::<_, bool>(path, iface, method, body))
+            .map_err(|e| self.classify(e, what))
     }
 
     fn screen_point(&mut self, x: f64, y: f64) -> Result<(i32, i32), TargetError> {
@@ -337,42 +376,34 @@ impl Target for AtspiTarget {
         let Some((path, raw)) = self.path_of(request.target_node) else {
             return Ok(ActionOutcome::Unhandled);
         };
-        let dest = self.app.bus_name.clone();
-        let conn = self.conn.clone();
-        match request.action {
+        const COMPONENT: &str = "org.a11y.atspi.Component";
+        let handled = match request.action {
             Action::SetValue => return self.set_value(&path, &raw, request.data),
             Action::Focus if raw.has(Interface::Component) => {
-                let ok = block_on(async {
-                    let c: ComponentProxy<'_> = proxy(&conn, &dest, &path).await?;
-                    c.grab_focus().await
-                })
-                .map_err(|e| self.classify(e, "grabbing focus"))?;
-                if ok {
-                    return Ok(ActionOutcome::Handled);
-                }
+                self.call_bool(&path, COMPONENT, "GrabFocus", &(), "grabbing focus")?
             }
             Action::ScrollIntoView if raw.has(Interface::Component) => {
-                let ok = block_on(async {
-                    let c: ComponentProxy<'_> = proxy(&conn, &dest, &path).await?;
-                    c.scroll_to(ScrollType::Anywhere).await
-                })
-                .map_err(|e| self.classify(e, "scrolling into view"))?;
-                if ok {
-                    return Ok(ActionOutcome::Handled);
-                }
+                let how = ScrollType::Anywhere as u32;
+                self.call_bool(&path, COMPONENT, "ScrollTo", &(how,), "scrolling into view")?
             }
-            _ => {}
+            _ => false,
+        };
+        // Refused (`false`): the toolkit's own action for it, if it has one.
+        if handled {
+            return Ok(ActionOutcome::Handled);
         }
         let Some(index) = map::find_action(&raw.actions, request.action) else {
             return Ok(ActionOutcome::Unhandled);
         };
         let index = i32::try_from(index).map_err(|e| TargetError::Ipc(e.to_string()))?;
-        let ok = block_on(async {
-            let a: ActionProxy<'_> = proxy(&conn, &dest, &path).await?;
-            a.do_action(index).await
-        })
-        .map_err(|e| self.classify(e, "performing the action"))?;
-        Ok(if ok {
+        let done = self.call_bool(
+            &path,
+            "org.a11y.atspi.Action",
+            "DoAction",
+            &(index,),
+            "performing the action",
+        )?;
+        Ok(if done {
             ActionOutcome::Handled
         } else {
             ActionOutcome::Unhandled

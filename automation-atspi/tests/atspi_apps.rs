@@ -329,3 +329,58 @@ fn a_screenshot_is_the_app_window_as_png() {
     };
     assert_eq!(e.code, ErrorCode::Unsupported, "{}", e.message);
 }
+
+#[test]
+fn a_set_value_the_app_did_not_take_is_no_effect_with_actual_and_expected() {
+    let _one = serial();
+    if !app("zenity", "zenity") {
+        return;
+    }
+    // zenity --text-info shows the file in a read-only text view: it has EditableText, and
+    // SetTextContents changes nothing.
+    let file = std::env::temp_dir().join(format!(
+        "automation-atspi-read-only-{}.txt",
+        std::process::id()
+    ));
+    std::fs::write(&file, "read only text").unwrap();
+    let mut r = start(
+        &format!("zenity --text-info --filename '{}'", file.display()),
+        Output::Null,
+    );
+    let nodes = r.nodes();
+    let view = nodes
+        .iter()
+        .find(|n| {
+            n["value"]
+                .as_str()
+                .is_some_and(|v| v.contains("read only text"))
+        })
+        .unwrap_or_else(|| panic!("no node shows the file: {nodes:#?}"));
+    let id = view["id"].as_str().unwrap().to_string();
+    let t = std::time::Instant::now();
+    let reply = r.op(json!({"set_value": {"node": id, "value": "overwritten"}}));
+    let waited = t.elapsed();
+    std::fs::remove_file(&file).unwrap();
+    let Reply::Err(e) = reply else {
+        panic!("a read-only view took a value: {reply:?}")
+    };
+    assert_eq!(e.code, ErrorCode::NoEffect, "{}", e.message);
+    assert_eq!(e.expected.as_deref(), Some(&json!("overwritten")), "{e:?}");
+    assert!(
+        e.actual
+            .as_deref()
+            .and_then(|a| a.as_str())
+            .is_some_and(|a| a.contains("read only text")),
+        "{e:?}"
+    );
+    // The read-back waited on the real clock for a change that never came, within settle's
+    // budget (500 ms by default), not a call deadline.
+    assert!(waited < std::time::Duration::from_secs(3), "{waited:?}");
+    let v = r.ok(json!({"read_node": {"node": id}}));
+    assert!(
+        v["value"]
+            .as_str()
+            .is_some_and(|t| t.contains("read only text")),
+        "{v}"
+    );
+}

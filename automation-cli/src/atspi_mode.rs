@@ -5,7 +5,8 @@
 //! process is held here until [`shutdown`], which `app` calls when the server or the `op`
 //! verb ends: the app is ended, then Xvfb and both buses, and the private directory removed.
 //! The app's output goes to our stderr line by line (stdout is the MCP channel), and its
-//! exit is logged as `automation: the app exited: <status>`.
+//! exit is logged as `automation: the app exited: <status>`. A SIGTERM, SIGINT or SIGHUP
+//! ends them the same way ([`automation_atspi::cleanup`]), then the process dies by it.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::sync::Mutex;
@@ -78,8 +79,10 @@ fn watch_exit() {
         });
 }
 
-/// `--launch CMD [--virtual-display]`.
+/// `--launch CMD [--virtual-display]`. SIGTERM, SIGINT or SIGHUP from here on end the app
+/// and the display before the process dies by the signal (start-up included).
 pub fn launch(command: &str, virtual_display: bool) -> Result<Resolved, String> {
+    automation_atspi::cleanup::end_on_signal()?;
     let display = if virtual_display {
         Some(VirtualDisplay::start()?)
     } else {

@@ -1,6 +1,7 @@
 //! The Python `mcp` SDK drives real desktop apps through `automation --launch … --virtual-display`:
 //! zenity (GTK3) and gnome-calculator (GTK4), each on a private Xvfb with its own buses, and
-//! nothing is left behind (processes, sockets, temporary directories).
+//! nothing is left behind (processes, sockets, temporary directories) — also when the server
+//! is stopped by SIGTERM or SIGINT.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::process::{Command, Stdio};
@@ -107,4 +108,123 @@ fn mcp_drives_zenity_entry_on_a_virtual_display() {
 #[test]
 fn mcp_drives_gnome_calculator_on_a_virtual_display() {
     run("calculator", "gnome-calculator");
+}
+
+/// `automation --launch … --virtual-display` stopped by `signal` while serving: it dies by
+/// the signal, and the app, Xvfb, both buses and the private directory go with it.
+fn stopped_by(signal: libc::c_int) {
+    use std::io::{BufRead as _, Write as _};
+    use std::os::unix::process::ExitStatusExt as _;
+    let _serial = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !require(
+        "dbus",
+        automation_atspi::display::missing_tools().is_empty(),
+        "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core; scripts/test installs them)",
+    ) || !require(
+        "atspi-apps",
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .any(|d| d.join("zenity").is_file()),
+        "zenity is not installed (scripts/test installs it)",
+    ) {
+        return;
+    }
+    let before = leftovers();
+    let marker = format!("signal-{signal}-{}", std::process::id());
+    let mut command = Command::new(env!("CARGO_BIN_EXE_automation"));
+    command
+        .args([
+            "--launch",
+            &format!("zenity --info --text {marker}"),
+            "--virtual-display",
+        ])
+        .env("AUTOMATION_VIRTUAL_DISPLAYS", "90-93")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    // The test harness may run with SIGINT ignored (a background job), and an ignored
+    // disposition is inherited: give the server the defaults an interactive shell gives.
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut server = command.spawn().unwrap();
+    // Serving means the launch is done: the app is up with a window.
+    let mut stdin = server.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"signal-test","version":"0"}}}}}}"#
+    )
+    .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.contains("\"result\""), "no initialize reply: {line:?}");
+    let app_running = || leftovers_matching(&marker);
+    assert!(!app_running().is_empty(), "the app is not running");
+    let during: Vec<String> = leftovers()
+        .into_iter()
+        .filter(|l| !before.contains(l))
+        .collect();
+    assert!(!during.is_empty(), "no virtual display seen while serving");
+    let pid = i32::try_from(server.id()).unwrap();
+    // SAFETY: kill(2) with plain integers.
+    assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+    let status = server.wait().unwrap();
+    drop(stdin);
+    assert_eq!(
+        status.signal(),
+        Some(signal),
+        "dies by the signal: {status}"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let after: Vec<String> = leftovers()
+            .into_iter()
+            .chain(app_running())
+            .filter(|l| !before.contains(l))
+            .collect();
+        if after.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "left behind after the signal: {after:#?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// The zenity processes whose command line contains `needle`.
+fn leftovers_matching(needle: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if cmd.starts_with("zenity ") && cmd.contains(needle) {
+            out.push(format!("{pid}: {cmd}"));
+        }
+    }
+    out
+}
+
+#[test]
+fn sigterm_ends_the_launched_app_and_its_virtual_display() {
+    stopped_by(libc::SIGTERM);
+}
+
+#[test]
+fn sigint_ends_the_launched_app_and_its_virtual_display() {
+    stopped_by(libc::SIGINT);
 }

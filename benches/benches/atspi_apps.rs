@@ -2,10 +2,12 @@
 //! each app on its own private Xvfb with its own buses.
 //!
 //! - `atspi/snapshot/automation`: a full read of gtk3-widget-factory's tree (every object:
-//!   role, states, name, description, interfaces, children, relations, extents, actions,
-//!   value, text) into an AccessKit update — `AtspiTarget::fetch_all`.
+//!   role, states, name, description, interfaces, children, extents, actions, value, text,
+//!   relations of nameless objects) into an AccessKit update — `AtspiTarget::fetch_all`
+//!   (seeded by `Cache.GetItems`, over the app's peer-to-peer socket; see `fetch.rs`).
 //! - `atspi/snapshot/pyatspi`: pyatspi walking the same tree reading the same things
-//!   (`benches/python/atspi_peer.py walk`, timed inside Python).
+//!   (`benches/python/atspi_peer.py walk`, libatspi's cache cleared before each walk, timed
+//!   inside Python).
 //! - `atspi/snapshot/pyatspi_minimal`: pyatspi reading role, name and children only.
 //! - `atspi/click_to_effect/automation`: `invoke_action click` on gnome-calculator's "1" with
 //!   settle `{quiet_ms: 0}`: the op returns at the click's first effect on the tree.
@@ -58,7 +60,8 @@ fn peer(launched: &Launched, args: &[&str]) -> Duration {
 fn snapshot(c: &mut Criterion) {
     let (mut target, launched) = start("gtk3-widget-factory");
     let n = target.fetch_all().unwrap().nodes.len();
-    eprintln!("gtk3-widget-factory: {n} objects");
+    let (direct, bulk) = target.read_path();
+    eprintln!("gtk3-widget-factory: {n} objects (peer-to-peer: {direct}, read: {bulk:?})");
     let mut g = c.benchmark_group("atspi/snapshot");
     g.sample_size(10);
     g.bench_function("automation", |b| b.iter(|| target.fetch_all().unwrap()));

@@ -1,0 +1,113 @@
+//! Teardown that survives SIGTERM, SIGINT and SIGHUP.
+//!
+//! [`crate::Launched`] and [`crate::VirtualDisplay`] end their processes and remove their
+//! private directory when dropped, but a signal's default action ends the process without
+//! running destructors: the app, Xvfb and both buses would outlive it. So every process
+//! group and directory they own is listed here while it lives, and [`end_on_signal`] starts
+//! one watcher thread (signal-hook) that, on the first of those signals, ends every listed
+//! group (SIGTERM, 2 s, SIGKILL), removes every listed directory, and then lets the signal
+//! do what it would have done: the process dies by it. Only signals whose disposition is
+//! still the default are watched (a signal the caller ignores stays ignored).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+
+use signal_hook::consts::signal::{SIGHUP, SIGINT, SIGTERM};
+
+#[derive(Default)]
+struct Live {
+    groups: Vec<i32>,
+    dirs: Vec<PathBuf>,
+}
+
+static LIVE: Mutex<Live> = Mutex::new(Live {
+    groups: Vec::new(),
+    dirs: Vec::new(),
+});
+
+static WATCHER: OnceLock<Result<(), String>> = OnceLock::new();
+
+fn live() -> MutexGuard<'static, Live> {
+    // A poisoned lock only means a thread panicked mid-push: the lists stay usable.
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Lists process group `pgid` for ending on a signal.
+pub(crate) fn add_group(pgid: i32) {
+    if pgid > 0 {
+        live().groups.push(pgid);
+    }
+}
+
+/// Unlists process group `pgid` (it was ended).
+pub(crate) fn remove_group(pgid: i32) {
+    live().groups.retain(|g| *g != pgid);
+}
+
+/// Lists `dir` for removal on a signal.
+pub(crate) fn add_dir(dir: &Path) {
+    live().dirs.push(dir.to_path_buf());
+}
+
+/// Unlists `dir` (it was removed).
+pub(crate) fn remove_dir(dir: &Path) {
+    live().dirs.retain(|d| d != dir);
+}
+
+/// Whether `signal` still has its default disposition (not handled, not ignored).
+fn is_default(signal: libc::c_int) -> bool {
+    // SAFETY: a null `act` only reads the current action into `old`, which is zeroed first.
+    #[allow(unsafe_code)]
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_DFL
+    }
+}
+
+/// Starts the watcher (once per process): SIGTERM, SIGINT or SIGHUP end every launched app
+/// and virtual display of this process before the process dies by the signal. Call it
+/// before launching, so a signal during start-up is covered too.
+pub fn end_on_signal() -> Result<(), String> {
+    WATCHER.get_or_init(start).clone()
+}
+
+fn start() -> Result<(), String> {
+    let signals: Vec<libc::c_int> = [SIGTERM, SIGINT, SIGHUP]
+        .into_iter()
+        .filter(|s| is_default(*s))
+        .collect();
+    if signals.is_empty() {
+        return Ok(());
+    }
+    let mut watched = signal_hook::iterator::Signals::new(&signals)
+        .map_err(|e| format!("cannot watch SIGTERM/SIGINT/SIGHUP: {e}"))?;
+    std::thread::Builder::new()
+        .name("automation-atspi-signals".into())
+        .spawn(move || {
+            if let Some(signal) = watched.forever().next() {
+                end_everything();
+                // Die by the signal as its default action would have.
+                let _ = signal_hook::low_level::emulate_default_handler(signal);
+                std::process::exit(128 + signal);
+            }
+        })
+        .map(drop)
+        .map_err(|e| format!("cannot start the signal watcher: {e}"))
+}
+
+/// Ends every listed group and removes every listed directory.
+fn end_everything() {
+    let (groups, dirs) = {
+        let l = live();
+        (l.groups.clone(), l.dirs.clone())
+    };
+    // The app first (its own group, when it has one), then the display's group.
+    for g in groups.iter().rev() {
+        crate::display::kill_group(*g, Duration::from_secs(2));
+    }
+    for d in dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
