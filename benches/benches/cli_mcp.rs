@@ -36,21 +36,6 @@ fn find_args() -> JsonObject {
         .unwrap_or_default()
 }
 
-fn automation_bin() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("AUTOMATION_BIN") {
-        return Some(PathBuf::from(p));
-    }
-    // target/<profile>/deps/cli_mcp-… → target/<profile>/automation, else target/release/automation
-    let exe = std::env::current_exe().ok()?;
-    let profile_dir = exe.parent()?.parent()?;
-    [
-        profile_dir.join("automation"),
-        profile_dir.parent()?.join("release").join("automation"),
-    ]
-    .into_iter()
-    .find(|p| p.is_file())
-}
-
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -127,7 +112,7 @@ fn bench(c: &mut Criterion) {
     let duplex = duplex_client(&rt);
     g.bench_function("mcp_duplex_find_node", |b| b.iter(|| call(&rt, &duplex)));
 
-    let stdio = automation_bin().map(|bin| stdio_client(&rt, &bin));
+    let stdio = automation_benches::automation_bin().map(|bin| stdio_client(&rt, &bin));
     match &stdio {
         Some(client) => {
             g.bench_function("mcp_stdio_find_node", |b| b.iter(|| call(&rt, client)));

@@ -9,25 +9,11 @@
 //! Run: `cargo build --release -p automation-cli && cargo bench -p automation-benches --bench runner_jobs -- --warm-up-time 1 --measurement-time 20`
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-
-fn automation_bin() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("AUTOMATION_BIN") {
-        return Some(PathBuf::from(p));
-    }
-    let exe = std::env::current_exe().ok()?;
-    let profile_dir = exe.parent()?.parent()?;
-    [
-        profile_dir.join("automation"),
-        profile_dir.parent()?.join("release").join("automation"),
-    ]
-    .into_iter()
-    .find(|p| p.is_file())
-}
 
 fn suite(dir: &Path) {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/flows/save-name.json");
@@ -67,7 +53,7 @@ fn median(n: usize, mut f: impl FnMut()) -> Duration {
 }
 
 fn bench(c: &mut Criterion) {
-    let Some(bin) = automation_bin() else {
+    let Some(bin) = automation_benches::automation_bin() else {
         println!(
             "note: runner_jobs skipped: cargo build --release -p automation-cli (or set AUTOMATION_BIN)"
         );
