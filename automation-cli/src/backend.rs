@@ -120,10 +120,20 @@ struct Job {
     reply: tokio::sync::oneshot::Sender<Reply>,
 }
 
+/// Work run on the target thread with the backend in hand (a workflow's steps: each step is
+/// then a plain call, with no thread hop of its own).
+type Task = Box<dyn FnOnce(&mut Box<dyn Backend>) + Send>;
+
+/// What the target thread is asked to do.
+enum Work {
+    Request(Job),
+    Task(Task),
+}
+
 /// The handle callers use to reach the target thread. Cheap to clone.
 #[derive(Clone)]
 pub struct TargetHandle {
-    tx: mpsc::Sender<Job>,
+    tx: mpsc::Sender<Work>,
 }
 
 /// A submitted request: await its reply, or cancel it.
@@ -190,20 +200,17 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// Serves one job, catching a panic: the reply is then `TARGET_FAILED` saying what panicked
-/// and how the backend recovered.
-fn serve_caught(backend: &mut Box<dyn Backend>, request: &Request, cancel: &Cancel) -> Reply {
+/// Serves one request, catching a panic: the reply is then `TARGET_FAILED` saying what
+/// panicked and how the backend recovered. What the target thread runs for every request,
+/// and what a [`TargetHandle::run_task`] task calls for each of its own.
+pub fn serve_caught(backend: &mut Box<dyn Backend>, request: &Request, cancel: &Cancel) -> Reply {
     match std::panic::catch_unwind(AssertUnwindSafe(|| {
         backend.serve_cancellable(request, cancel)
     })) {
         Ok(reply) => reply,
         Err(payload) => {
             let msg = panic_message(payload.as_ref());
-            let recovered =
-                match std::panic::catch_unwind(AssertUnwindSafe(|| backend.recover_from_panic())) {
-                    Ok(r) => r,
-                    Err(_) => "recovering failed too; restart the automation server".into(),
-                };
+            let recovered = recover(backend);
             Reply::Err(
                 OpError::new(
                     ErrorCode::TargetFailed,
@@ -218,16 +225,49 @@ fn serve_caught(backend: &mut Box<dyn Backend>, request: &Request, cancel: &Canc
     }
 }
 
+/// Puts a backend back in a usable state after a panic; says what was done.
+fn recover(backend: &mut Box<dyn Backend>) -> String {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| backend.recover_from_panic())) {
+        Ok(r) => r,
+        Err(_) => "recovering failed too; restart the automation server".into(),
+    }
+}
+
+/// The target thread's loop: requests and tasks in arrival order, one at a time.
+fn serve_loop(mut backend: Box<dyn Backend>, rx: &mpsc::Receiver<Work>) {
+    while let Ok(work) = rx.recv() {
+        match work {
+            Work::Request(job) => {
+                if job.cancelled.is_cancelled() || job.reply.is_closed() {
+                    tracing::debug!(op = job.request.op.name(), "skipping a cancelled request");
+                    continue;
+                }
+                let reply = serve_caught(&mut backend, &job.request, &job.cancelled);
+                let _ = job.reply.send(reply);
+            }
+            Work::Task(task) => {
+                // A task answers through its own channel; a panic drops it unanswered (the
+                // caller sees the channel close) and the backend is rebuilt as after a
+                // request's panic.
+                if std::panic::catch_unwind(AssertUnwindSafe(|| task(&mut backend))).is_err() {
+                    let recovered = recover(&mut backend);
+                    tracing::error!("a task on the target thread panicked; {recovered}");
+                }
+            }
+        }
+    }
+}
+
 impl TargetHandle {
     /// Starts the target thread, builds the backend on it, and waits until it is ready.
     pub fn spawn(factory: BackendFactory) -> Result<TargetHandle, String> {
-        let (tx, rx) = mpsc::channel::<Job>();
+        let (tx, rx) = mpsc::channel::<Work>();
         let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
         install_panic_hook();
         std::thread::Builder::new()
             .name(TARGET_THREAD.into())
             .spawn(move || {
-                let mut backend = match factory() {
+                let backend = match factory() {
                     Ok(b) => {
                         let _ = ready_tx.send(Ok(()));
                         b
@@ -237,14 +277,7 @@ impl TargetHandle {
                         return;
                     }
                 };
-                while let Ok(job) = rx.recv() {
-                    if job.cancelled.is_cancelled() || job.reply.is_closed() {
-                        tracing::debug!(op = job.request.op.name(), "skipping a cancelled request");
-                        continue;
-                    }
-                    let reply = serve_caught(&mut backend, &job.request, &job.cancelled);
-                    let _ = job.reply.send(reply);
-                }
+                serve_loop(backend, &rx);
             })
             .map_err(|e| format!("cannot start the target thread: {e}"))?;
         match ready_rx.recv() {
@@ -263,13 +296,30 @@ impl TargetHandle {
             cancelled: cancelled.clone(),
             reply: reply_tx,
         };
-        if let Err(mpsc::SendError(job)) = self.tx.send(job) {
+        if let Err(mpsc::SendError(Work::Request(job))) = self.tx.send(Work::Request(job)) {
             let _ = job.reply.send(gone());
         }
         Pending {
             cancelled,
             reply: reply_rx,
         }
+    }
+
+    /// Queues `task` to run on the target thread with the backend, after the requests already
+    /// queued; its value arrives on the receiver, which closes unanswered if the target thread
+    /// is gone or the task panicked.
+    pub fn run_task<R: Send + 'static>(
+        &self,
+        task: impl FnOnce(&mut Box<dyn Backend>) -> R + Send + 'static,
+    ) -> tokio::sync::oneshot::Receiver<R> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let work = Work::Task(Box::new(move |backend| {
+            let _ = tx.send(task(backend));
+        }));
+        // Refused only when the target thread is gone: the task (and its sender) is dropped,
+        // so the receiver closes.
+        let _ = self.tx.send(work);
+        rx
     }
 
     /// Sends a request and waits for its reply.
@@ -366,6 +416,22 @@ mod tests {
         assert!(e.message.contains("rebuilt"), "{}", e.message);
         let reply = handle.call_blocking(req());
         assert_eq!(reply.data().unwrap()["recovered"], serde_json::json!(true));
+    }
+
+    #[test]
+    fn a_task_runs_with_the_backend_and_a_panicking_one_closes_its_channel() {
+        let handle = TargetHandle::spawn(EguiDemo::factory()).unwrap();
+        let find =
+            Request::from_json(r#"{"op": {"find_node": {"role": "Button", "label": "Save"}}}"#)
+                .unwrap();
+        let found = handle
+            .run_task(move |backend| backend.serve(&find).is_ok())
+            .blocking_recv();
+        assert_eq!(found, Ok(true));
+        let boom = handle.run_task(|_| -> u8 { panic!("boom in a task") });
+        assert!(boom.blocking_recv().is_err());
+        let list = Request::from_json(r#"{"op": "list_windows"}"#).unwrap();
+        assert!(handle.call_blocking(list).is_ok());
     }
 
     #[test]

@@ -426,3 +426,47 @@ fn parallel_flows_mark_every_line_with_their_flow() {
         "{stderr}"
     );
 }
+
+/// Steps run on the target thread; cancelling the run stops the op that is running (a long
+/// `type_text`) at its next key, not after it, and the report says CANCELLED.
+#[test]
+fn cancelling_a_steps_run_stops_the_running_op() {
+    use automation_cli::runner::on_target::StepsRun;
+    let target = TargetHandle::spawn(EguiDemo::factory()).unwrap();
+    let text = "a".repeat(20_000);
+    let flow = flow::from_arguments(
+        json!({"steps": [
+            {"id": "type", "tool": "type_text", "args": {"node": {"role": "TextInput", "label": "Name"}, "text": text}},
+            {"id": "after", "tool": "list_windows"}
+        ]})
+        .as_object()
+        .unwrap(),
+    )
+    .unwrap();
+    let FlowBody::Steps(seq) = &flow.body else {
+        panic!("steps expected")
+    };
+    let started = std::time::Instant::now();
+    let run = StepsRun::start(seq, &flow.inputs, &target, RunReport::new("c", "c"));
+    let cancel = run.cancel.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        cancel.cancel();
+    });
+    let report = run.drive_blocking(&mut Collect::default(), &|| false);
+    let took = started.elapsed();
+    assert_eq!(report.status, "failed", "{:#}", report.to_json());
+    let typed = &report.steps[0];
+    assert_eq!(typed.status, StepStatus::Failed, "{:#}", report.to_json());
+    assert_eq!(typed.error.as_ref().unwrap()["code"], "CANCELLED");
+    assert!(
+        report.steps.iter().all(|s| s.id != "after"),
+        "the step after the cancelled one must not run: {:#}",
+        report.to_json()
+    );
+    // Uncancelled, 20 000 characters take seconds (debug build).
+    assert!(took < std::time::Duration::from_millis(1500), "{took:?}");
+    // The target serves the next request as usual.
+    let list = automation_core::Request::from_json(r#"{"op": "list_windows"}"#).unwrap();
+    assert!(target.call_blocking(list).is_ok());
+}

@@ -25,6 +25,10 @@ const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 const WAIT: Duration = Duration::from_secs(20);
 
 struct Gpu {
+    /// Kept for the life of the process: dropping the instance terminates its EGL display
+    /// (wgpu-hal's GL backend), which the device's context still uses — later readbacks then
+    /// failed with `BadDisplay` or a double free, depending on which thread held the context.
+    _instance: wgpu::Instance,
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
@@ -101,6 +105,7 @@ fn open() -> Result<Gpu, String> {
                 let flag = lost.clone();
                 device.set_device_lost_callback(move |_, _| flag.store(true, Ordering::SeqCst));
                 return Ok(Gpu {
+                    _instance: instance,
                     device,
                     queue,
                     info,

@@ -77,12 +77,22 @@ pub fn call_blocking(
     name: &str,
     arguments: Option<rmcp::model::JsonObject>,
 ) -> Result<CallToolResult, McpError> {
+    call_with(name, arguments, |request| target.call_blocking(request))
+}
+
+/// One tool call answered by `serve` (the target thread itself, for workflow steps that run
+/// there): the same parsing and result shaping as a direct `tools/call`.
+pub fn call_with(
+    name: &str,
+    arguments: Option<rmcp::model::JsonObject>,
+    serve: impl FnOnce(automation_core::Request) -> Reply,
+) -> Result<CallToolResult, McpError> {
     let call = match tools::parse_call(name, arguments) {
         Ok(c) => c,
         Err(CallError::UnknownTool(n)) => return Err(unknown_tool(&n)),
         Err(CallError::Op(e)) => return Ok(error_result(&e)),
     };
-    let reply = target.call_blocking(call.request);
+    let reply = serve(call.request);
     Ok(to_result(reply, call.shot.as_ref()))
 }
 

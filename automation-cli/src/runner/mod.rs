@@ -3,7 +3,8 @@
 //!
 //! - [`flow`]: what runs (files, `execute_sequence` arguments, inputs).
 //! - [`steps`]: the steps engine (conditions, `{{expr}}`, retries, fallbacks); [`template`]
-//!   substitutes arguments; [`router`] sends each call where a direct MCP call goes.
+//!   substitutes arguments; [`router`] sends each call where a direct MCP call goes;
+//!   [`on_target`] runs the engine on the target thread, its stream back to the sinks.
 //! - [`script`]: the TypeScript gate and the node child on a private bridge endpoint;
 //!   [`sourcemap`] maps its stack frames back; [`runtime`] finds node and the JS client.
 //! - [`events`]: the stream and the `Sink` trait; [`sinks`]: terminal, JUnit,
@@ -13,6 +14,7 @@
 
 pub mod events;
 pub mod flow;
+pub mod on_target;
 pub mod partition;
 pub mod report;
 pub mod router;
@@ -48,7 +50,8 @@ pub fn new_execution_id() -> String {
 }
 
 /// Runs one flow on `target`, pushing its stream into `sink`; finishes the sink with the
-/// report and returns it. `cancelled` is polled between steps (and stops a script child).
+/// report and returns it. `cancelled` is polled as the stream comes (steps: the running op
+/// stops at its next step, the run before its next step; a script child is stopped).
 pub fn run_flow(
     flow: &Flow,
     execution_id: &str,
@@ -59,9 +62,17 @@ pub fn run_flow(
     let started = Instant::now();
     let mut report = RunReport::new(&flow.name, execution_id);
     match &flow.body {
-        FlowBody::Steps(seq) => steps::run(seq, &flow.inputs, target, sink, &mut report, cancelled),
+        FlowBody::Steps(seq) => {
+            report = on_target::StepsRun::start(seq, &flow.inputs, target, report)
+                .drive_blocking(sink, cancelled);
+        }
         FlowBody::Script(s) => script::run(s, &flow.inputs, target, sink, &mut report, cancelled),
     }
+    finish_run(report, started, sink)
+}
+
+/// A run's end: its duration set from `started`, and `sink` finished with the report.
+pub fn finish_run(mut report: RunReport, started: Instant, sink: &mut dyn Sink) -> RunReport {
     report.duration_ms = started.elapsed().as_millis().try_into().unwrap_or(u64::MAX);
     if let Err(e) = sink.finish(&report) {
         tracing::warn!("a sink failed: {e}");

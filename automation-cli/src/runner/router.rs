@@ -1,10 +1,13 @@
-//! Where a step's tool call goes: the MCP server's own router (`mcp::call_blocking`), so a
-//! step behaves exactly like a direct `tools/call`.
+//! Where a step's tool call goes: the MCP server's own router (`mcp::call_with`: the same
+//! parsing and result shaping as a direct `tools/call`), answered on the target thread —
+//! by [`OnTarget`] when the steps run there, or through a [`TargetHandle`] from elsewhere.
 
+use automation_core::Cancel;
 use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::ErrorData as McpError;
 use serde_json::{Map, Value, json};
 
-use crate::backend::TargetHandle;
+use crate::backend::{Backend, TargetHandle, serve_caught};
 
 /// A tool call's outcome, as a step sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,21 +21,48 @@ pub struct ToolOutcome {
 }
 
 /// Anything that answers tool calls (the target, or a test double in unit tests).
-pub trait Router: Sync {
+pub trait Router {
     /// Runs one tool call to completion.
-    fn call(&self, tool: &str, args: Map<String, Value>) -> ToolOutcome;
+    fn call(&mut self, tool: &str, args: Map<String, Value>) -> ToolOutcome;
 }
 
 impl Router for TargetHandle {
-    fn call(&self, tool: &str, args: Map<String, Value>) -> ToolOutcome {
-        match crate::mcp::call_blocking(self, tool, Some(args)) {
-            Ok(result) => outcome(result),
-            Err(e) => ToolOutcome {
-                is_error: true,
-                value: json!({"code": "BAD_REQUEST", "message": e.message, "hint": "list the tools with tools/list"}),
-                image_base64: None,
-            },
-        }
+    fn call(&mut self, tool: &str, args: Map<String, Value>) -> ToolOutcome {
+        from_call(crate::mcp::call_blocking(self, tool, Some(args)))
+    }
+}
+
+/// The router of steps that run on the target thread: each call served in place, stoppable
+/// through `cancel` like a direct call (a key of `type_text`, a settle frame, a wait poll).
+pub struct OnTarget<'a> {
+    backend: &'a mut Box<dyn Backend>,
+    cancel: Cancel,
+}
+
+impl<'a> OnTarget<'a> {
+    /// Calls served by `backend`, stopped by `cancel`.
+    pub fn new(backend: &'a mut Box<dyn Backend>, cancel: Cancel) -> Self {
+        Self { backend, cancel }
+    }
+}
+
+impl Router for OnTarget<'_> {
+    fn call(&mut self, tool: &str, args: Map<String, Value>) -> ToolOutcome {
+        let (backend, cancel) = (&mut *self.backend, &self.cancel);
+        from_call(crate::mcp::call_with(tool, Some(args), |request| {
+            serve_caught(backend, &request, cancel)
+        }))
+    }
+}
+
+fn from_call(call: Result<CallToolResult, McpError>) -> ToolOutcome {
+    match call {
+        Ok(result) => outcome(result),
+        Err(e) => ToolOutcome {
+            is_error: true,
+            value: json!({"code": "BAD_REQUEST", "message": e.message, "hint": "list the tools with tools/list"}),
+            image_base64: None,
+        },
     }
 }
 

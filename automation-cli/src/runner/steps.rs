@@ -27,7 +27,7 @@ const MAX_RUNS_PER_STEP: usize = 20;
 pub fn run(
     seq: &Sequence,
     given_inputs: &Map<String, Value>,
-    router: &dyn Router,
+    router: &mut dyn Router,
     sink: &mut dyn Sink,
     report: &mut RunReport,
     cancelled: &dyn Fn() -> bool,
@@ -315,7 +315,7 @@ fn attempt_all(
     step: &Step,
     id: &str,
     vars: &mut Value,
-    router: &dyn Router,
+    router: &mut dyn Router,
     sink: &mut dyn Sink,
     progress: &mut Progress,
     cancelled: &dyn Fn() -> bool,
@@ -412,7 +412,7 @@ mod tests {
     }
 
     impl Router for Echo {
-        fn call(&self, tool: &str, args: Map<String, Value>) -> super::super::router::ToolOutcome {
+        fn call(&mut self, tool: &str, args: Map<String, Value>) -> super::super::router::ToolOutcome {
             let mut calls = self.calls.lock().unwrap();
             calls.push(tool.to_string());
             let failed_before = calls.iter().filter(|c| *c == "flaky").count() > 1;
@@ -431,12 +431,12 @@ mod tests {
 
     fn run_json(doc: Value) -> (RunReport, Vec<String>, Collect) {
         let seq = steps_from_value(doc, "t").unwrap();
-        let router = Echo {
+        let mut router = Echo {
             calls: Mutex::new(Vec::new()),
         };
         let mut sink = Collect::default();
         let mut report = RunReport::new("t", "x");
-        run(&seq, &Map::new(), &router, &mut sink, &mut report, &|| {
+        run(&seq, &Map::new(), &mut router, &mut sink, &mut report, &|| {
             false
         });
         let calls = router.calls.into_inner().unwrap();

@@ -1,7 +1,8 @@
 //! `execute_sequence` over MCP: the run, its stream turned into notifications, the report as
-//! the result. With a progress token or a log level the run goes on a blocking thread and its
-//! stream to this async task as it comes; with neither there is nobody to notify, and the
-//! run goes on the worker thread itself (`block_in_place`), with no per-event hand-off.
+//! the result. Steps run on the target thread (`runner::on_target`) and their stream comes
+//! to this async task as it happens. A script runs on a blocking thread with its stream sent
+//! here as it comes; when nobody listens (no progress token, no log level) it runs on the
+//! worker thread itself (`block_in_place`), with no per-event hand-off.
 //!
 //! Progress goes only on the client's own `_meta.progressToken` (none sent: no progress),
 //! strictly increasing (a value not above the last one becomes the last one plus a
@@ -33,7 +34,9 @@ use serde_json::{Value, json};
 use crate::backend::TargetHandle;
 use crate::mcp::image;
 use crate::runner::events::{Fanout, RunEvent, Sink};
-use crate::runner::flow;
+use crate::runner::flow::{self, FlowBody};
+use crate::runner::on_target::StepsRun;
+use crate::runner::report::RunReport;
 use crate::runner::sinks::records::{self, RecordsSink};
 use crate::runner::steps::one_line;
 
@@ -105,13 +108,22 @@ pub async fn call(
     let live = notifier.token.is_some() || notifier.log_level.is_some();
     let multi_thread = tokio::runtime::Handle::try_current()
         .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
-    let (report, shots) = if !live && multi_thread {
-        let ct = context.ct.clone();
-        tokio::task::block_in_place(|| {
-            run_collecting(&flow, &execution_id, &target, None, &|| ct.is_cancelled())
-        })
-    } else {
-        run_live(flow, &execution_id, target, &context, &mut notifier).await?
+    let (report, shots) = match &flow.body {
+        FlowBody::Steps(seq) => {
+            let run = Run {
+                flow: &flow,
+                execution_id: &execution_id,
+                context: &context,
+            };
+            run.steps(seq, &target, &mut notifier, live).await
+        }
+        FlowBody::Script(_) if !live && multi_thread => {
+            let ct = context.ct.clone();
+            tokio::task::block_in_place(|| {
+                run_collecting(&flow, &execution_id, &target, None, &|| ct.is_cancelled())
+            })
+        }
+        FlowBody::Script(_) => run_live(flow, &execution_id, target, &context, &mut notifier).await?,
     };
     if context.ct.is_cancelled() {
         return Err(McpError::internal_error("request cancelled", None));
@@ -131,19 +143,56 @@ pub async fn call(
     Ok(result.into())
 }
 
-/// Runs the flow on this thread with the records sink (when records are on), the run's
-/// screenshots collected, and every item also passed to `forward` (the live stream).
-fn run_collecting(
-    flow: &flow::Flow,
-    execution_id: &str,
-    target: &TargetHandle,
-    forward: Option<ToNotifier>,
-    cancelled: &dyn Fn() -> bool,
-) -> (crate::runner::report::RunReport, Shots) {
-    let mut sinks = Fanout::new();
-    if let Some(f) = forward {
-        sinks.push(Box::new(f));
+/// One `execute_sequence` call's steps run.
+struct Run<'a> {
+    flow: &'a flow::Flow,
+    execution_id: &'a str,
+    context: &'a RequestContext<RoleServer>,
+}
+
+impl Run<'_> {
+    /// A steps flow: the engine on the target thread, its stream taken here as it comes —
+    /// records and screenshots always, notifications when somebody listens (`live`).
+    async fn steps(
+        &self,
+        seq: &flow::Sequence,
+        target: &TargetHandle,
+        notifier: &mut Notifier,
+        live: bool,
+    ) -> (RunReport, Shots) {
+        let started = Instant::now();
+        let (mut sinks, records_dir) = records_sinks(self.execution_id);
+        let mut shots = Shots::default();
+        let report = RunReport::new(&self.flow.name, self.execution_id);
+        let mut run = StepsRun::start(seq, &self.flow.inputs, target, report);
+        loop {
+            let wait = notifier.next_deadline();
+            tokio::select! {
+                item = run.events.recv() => match item {
+                    Some(event) => {
+                        shots.see(&event);
+                        sinks.event(&event);
+                        if live && !matches!(event, RunEvent::Call(_)) {
+                            notifier.on(&event).await;
+                        }
+                    }
+                    None => break,
+                },
+                () = self.context.ct.cancelled(), if !run.cancel.is_cancelled() => run.cancel.cancel(),
+                () = tokio::time::sleep(wait), if live => notifier.tick().await,
+            }
+        }
+        // Everything pending goes out now, before the response.
+        notifier.flush().await;
+        let mut report = crate::runner::finish_run(run.report().await, started, &mut sinks);
+        report.records = records_dir;
+        (report, shots)
     }
+}
+
+/// The records sink when records are on (and its directory), in a fanout.
+fn records_sinks(execution_id: &str) -> (Fanout, Option<String>) {
+    let mut sinks = Fanout::new();
     let mut records_dir = None;
     if records::enabled()
         && let Some(root) = records::default_root()
@@ -151,6 +200,22 @@ fn run_collecting(
     {
         records_dir = Some(r.dir().display().to_string());
         sinks.push(Box::new(r));
+    }
+    (sinks, records_dir)
+}
+
+/// Runs a script flow on this thread with the records sink (when records are on), the run's
+/// screenshots collected, and every item also passed to `forward` (the live stream).
+fn run_collecting(
+    flow: &flow::Flow,
+    execution_id: &str,
+    target: &TargetHandle,
+    forward: Option<ToNotifier>,
+    cancelled: &dyn Fn() -> bool,
+) -> (RunReport, Shots) {
+    let (mut sinks, records_dir) = records_sinks(execution_id);
+    if let Some(f) = forward {
+        sinks.push(Box::new(f));
     }
     let mut shots = Shots::default();
     let mut tee = Tee(&mut shots, &mut sinks);
@@ -167,7 +232,7 @@ async fn run_live(
     target: TargetHandle,
     context: &RequestContext<RoleServer>,
     notifier: &mut Notifier,
-) -> Result<(crate::runner::report::RunReport, Shots), McpError> {
+) -> Result<(RunReport, Shots), McpError> {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let cancelled = Arc::new(AtomicBool::new(false));
     let flag = cancelled.clone();
@@ -205,7 +270,7 @@ impl Sink for Tee<'_> {
         self.1.event(event);
     }
 
-    fn finish(&mut self, report: &crate::runner::report::RunReport) -> Result<(), String> {
+    fn finish(&mut self, report: &RunReport) -> Result<(), String> {
         self.1.finish(report)
     }
 }
