@@ -447,13 +447,13 @@ fn cancelling_a_steps_run_stops_the_running_op() {
         panic!("steps expected")
     };
     let started = std::time::Instant::now();
-    let run = StepsRun::start(seq, &flow.inputs, &target, RunReport::new("c", "c"));
+    let run = StepsRun::start(seq, &flow.inputs, &target, RunReport::new("c", "c"), (), true);
     let cancel = run.cancel.clone();
     std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(200));
         cancel.cancel();
     });
-    let report = run.drive_blocking(&mut Collect::default(), &|| false);
+    let (report, _) = run.drive_blocking(&mut Collect::default(), &|| false);
     let took = started.elapsed();
     assert_eq!(report.status, "failed", "{:#}", report.to_json());
     let typed = &report.steps[0];

@@ -63,7 +63,7 @@ pub fn run_flow(
     let mut report = RunReport::new(&flow.name, execution_id);
     match &flow.body {
         FlowBody::Steps(seq) => {
-            report = on_target::StepsRun::start(seq, &flow.inputs, target, report)
+            (report, _) = on_target::StepsRun::start(seq, &flow.inputs, target, report, (), true)
                 .drive_blocking(sink, cancelled);
         }
         FlowBody::Script(s) => script::run(s, &flow.inputs, target, sink, &mut report, cancelled),

@@ -17,36 +17,43 @@ use super::steps;
 use crate::backend::TargetHandle;
 
 /// A steps flow started on the target thread.
-pub struct StepsRun {
-    /// The run's stream, in order; it closes when the run has ended.
+pub struct StepsRun<L> {
+    /// The run's stream, in order, when it is forwarded; it closes when the run has ended (at
+    /// once when it is not forwarded).
     pub events: mpsc::UnboundedReceiver<RunEvent>,
     /// Stops the run before its next step or try, and the running op at its next step.
     pub cancel: Cancel,
-    done: oneshot::Receiver<RunReport>,
+    done: oneshot::Receiver<(RunReport, L)>,
     lost: RunReport,
 }
 
-impl StepsRun {
-    /// Queues the run on `target` (after the requests already queued), its report
-    /// started as `report`.
+impl<L: Sink + 'static> StepsRun<L> {
+    /// Queues the run on `target` (after the requests already queued), its report started as
+    /// `report`. `local` sees the stream on the target thread and comes back with the report
+    /// (sinks that nobody waits for: records, collected screenshots); with `forward` the
+    /// stream also comes to [`StepsRun::events`] — each item then wakes the receiver, so
+    /// forward only when somebody watches.
     pub fn start(
         seq: &Sequence,
         inputs: &Map<String, Value>,
         target: &TargetHandle,
         report: RunReport,
+        local: L,
+        forward: bool,
     ) -> Self {
         let (tx, events) = mpsc::unbounded_channel();
         let cancel = Cancel::new();
         let lost = RunReport::new(&report.flow, &report.execution_id);
         let (seq, inputs, flag) = (seq.clone(), inputs.clone(), cancel.clone());
+        let tx = forward.then_some(tx);
         let done = target.run_task(move |backend| {
             let mut report = report;
             let mut router = OnTarget::new(backend, flag.clone());
-            let mut sink = Forward(tx);
+            let mut sink = Local { local, tx };
             steps::run(&seq, &inputs, &mut router, &mut sink, &mut report, &|| {
                 flag.is_cancelled()
             });
-            report
+            (report, sink.local)
         });
         Self {
             events,
@@ -56,22 +63,32 @@ impl StepsRun {
         }
     }
 
-    /// Feeds the stream to `sink` on this (non-async) thread, polling `cancelled` as each item
-    /// arrives; returns the report once the run has ended.
-    pub fn drive_blocking(mut self, sink: &mut dyn Sink, cancelled: &dyn Fn() -> bool) -> RunReport {
+    /// Feeds the forwarded stream to `sink` on this (non-async) thread, polling `cancelled`
+    /// as each item arrives; returns the report (and `local`, unless the run was lost).
+    pub fn drive_blocking(
+        mut self,
+        sink: &mut dyn Sink,
+        cancelled: &dyn Fn() -> bool,
+    ) -> (RunReport, Option<L>) {
         while let Some(event) = self.events.blocking_recv() {
             sink.event(&event);
             if cancelled() {
                 self.cancel.cancel();
             }
         }
-        self.done.blocking_recv().unwrap_or_else(|_| lost(self.lost))
+        match self.done.blocking_recv() {
+            Ok((report, local)) => (report, Some(local)),
+            Err(_) => (lost(self.lost), None),
+        }
     }
 
-    /// The report, once the stream has closed (the async counterpart of the end of
-    /// [`StepsRun::drive_blocking`]).
-    pub async fn report(self) -> RunReport {
-        self.done.await.unwrap_or_else(|_| lost(self.lost))
+    /// The report (and `local`, unless the run was lost), once the run has ended; the
+    /// forwarded stream must have been read to its end first.
+    pub async fn finish(self) -> (RunReport, Option<L>) {
+        match self.done.await {
+            Ok((report, local)) => (report, Some(local)),
+            Err(_) => (lost(self.lost), None),
+        }
     }
 }
 
@@ -85,12 +102,23 @@ fn lost(mut report: RunReport) -> RunReport {
     report
 }
 
-/// The engine's sink on the target thread: every item to the caller.
-struct Forward(mpsc::UnboundedSender<RunEvent>);
+/// The engine's sink on the target thread: the local sink, and the caller when forwarded.
+struct Local<L> {
+    local: L,
+    tx: Option<mpsc::UnboundedSender<RunEvent>>,
+}
 
-impl Sink for Forward {
+impl<L: Sink> Sink for Local<L> {
     fn event(&mut self, event: &RunEvent) {
-        // The caller stopped listening (it went away): the run goes on to its end regardless.
-        let _ = self.0.send(event.clone());
+        self.local.event(event);
+        if let Some(tx) = &self.tx {
+            // The caller stopped listening (it went away): the run goes on to its end.
+            let _ = tx.send(event.clone());
+        }
     }
+}
+
+/// A sink that keeps nothing (a run whose whole stream is forwarded).
+impl Sink for () {
+    fn event(&mut self, _event: &RunEvent) {}
 }

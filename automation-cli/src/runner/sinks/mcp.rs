@@ -151,8 +151,9 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    /// A steps flow: the engine on the target thread, its stream taken here as it comes —
-    /// records and screenshots always, notifications when somebody listens (`live`).
+    /// A steps flow: the engine on the target thread with the records and the screenshot
+    /// collector beside it; its stream comes here only when somebody listens (`live`), to
+    /// become notifications.
     async fn steps(
         &self,
         seq: &flow::Sequence,
@@ -161,32 +162,56 @@ impl Run<'_> {
         live: bool,
     ) -> (RunReport, Shots) {
         let started = Instant::now();
-        let (mut sinks, records_dir) = records_sinks(self.execution_id);
-        let mut shots = Shots::default();
+        let (records, records_dir) = records_sinks(self.execution_id);
+        let kept = Kept {
+            shots: Shots::default(),
+            records,
+        };
         let report = RunReport::new(&self.flow.name, self.execution_id);
-        let mut run = StepsRun::start(seq, &self.flow.inputs, target, report);
+        let mut run = StepsRun::start(seq, &self.flow.inputs, target, report, kept, live);
+        let cancel = run.cancel.clone();
+        let ct = &self.context.ct;
+        // Not live: nothing was forwarded, and the stream is already closed.
         loop {
             let wait = notifier.next_deadline();
             tokio::select! {
                 item = run.events.recv() => match item {
-                    Some(event) => {
-                        shots.see(&event);
-                        sinks.event(&event);
-                        if live && !matches!(event, RunEvent::Call(_)) {
-                            notifier.on(&event).await;
-                        }
-                    }
+                    Some(RunEvent::Call(_)) => {}
+                    Some(event) => notifier.on(&event).await,
                     None => break,
                 },
-                () = self.context.ct.cancelled(), if !run.cancel.is_cancelled() => run.cancel.cancel(),
+                () = ct.cancelled(), if !cancel.is_cancelled() => cancel.cancel(),
                 () = tokio::time::sleep(wait), if live => notifier.tick().await,
             }
         }
         // Everything pending goes out now, before the response.
         notifier.flush().await;
-        let mut report = crate::runner::finish_run(run.report().await, started, &mut sinks);
+        let finish = run.finish();
+        tokio::pin!(finish);
+        let (report, kept) = loop {
+            tokio::select! {
+                done = &mut finish => break done,
+                () = ct.cancelled(), if !cancel.is_cancelled() => cancel.cancel(),
+            }
+        };
+        let Kept { shots, mut records } = kept.unwrap_or_default();
+        let mut report = crate::runner::finish_run(report, started, &mut records);
         report.records = records_dir;
         (report, shots)
+    }
+}
+
+/// What a steps run keeps on the target thread: its screenshots and its records.
+#[derive(Default)]
+struct Kept {
+    shots: Shots,
+    records: Fanout,
+}
+
+impl Sink for Kept {
+    fn event(&mut self, event: &RunEvent) {
+        self.shots.see(event);
+        self.records.event(event);
     }
 }
 
