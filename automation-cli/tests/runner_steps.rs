@@ -431,7 +431,7 @@ fn parallel_flows_mark_every_line_with_their_flow() {
 /// `type_text`) at its next key, not after it, and the report says CANCELLED.
 #[test]
 fn cancelling_a_steps_run_stops_the_running_op() {
-    use automation_cli::runner::on_target::StepsRun;
+    use automation_cli::runner::on_target::{Forward, StepsRun};
     let target = TargetHandle::spawn(EguiDemo::factory()).unwrap();
     let text = "a".repeat(20_000);
     let flow = flow::from_arguments(
@@ -447,7 +447,7 @@ fn cancelling_a_steps_run_stops_the_running_op() {
         panic!("steps expected")
     };
     let started = std::time::Instant::now();
-    let run = StepsRun::start(seq, &flow.inputs, &target, RunReport::new("c", "c"), (), true);
+    let run = StepsRun::start(seq, &flow.inputs, &target, RunReport::new("c", "c"), (), Forward::All);
     let cancel = run.cancel.clone();
     std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(200));

@@ -63,7 +63,8 @@ pub fn run_flow(
     let mut report = RunReport::new(&flow.name, execution_id);
     match &flow.body {
         FlowBody::Steps(seq) => {
-            (report, _) = on_target::StepsRun::start(seq, &flow.inputs, target, report, (), true)
+            let forward = on_target::Forward::All;
+            (report, _) = on_target::StepsRun::start(seq, &flow.inputs, target, report, (), forward)
                 .drive_blocking(sink, cancelled);
         }
         FlowBody::Script(s) => script::run(s, &flow.inputs, target, sink, &mut report, cancelled),

@@ -16,6 +16,17 @@ use super::router::OnTarget;
 use super::steps;
 use crate::backend::TargetHandle;
 
+/// What of the stream goes to [`StepsRun::events`] (each item forwarded wakes the receiver).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forward {
+    /// Nothing: nobody watches.
+    Nothing,
+    /// Every item.
+    All,
+    /// Every item but the calls (their arguments and results are not notified).
+    AllButCalls,
+}
+
 /// A steps flow started on the target thread.
 pub struct StepsRun<L> {
     /// The run's stream, in order, when it is forwarded; it closes when the run has ended (at
@@ -30,22 +41,21 @@ pub struct StepsRun<L> {
 impl<L: Sink + 'static> StepsRun<L> {
     /// Queues the run on `target` (after the requests already queued), its report started as
     /// `report`. `local` sees the stream on the target thread and comes back with the report
-    /// (sinks that nobody waits for: records, collected screenshots); with `forward` the
-    /// stream also comes to [`StepsRun::events`] — each item then wakes the receiver, so
-    /// forward only when somebody watches.
+    /// (sinks that nobody waits for: records, collected screenshots); what `forward` names
+    /// also comes to [`StepsRun::events`].
     pub fn start(
         seq: &Sequence,
         inputs: &Map<String, Value>,
         target: &TargetHandle,
         report: RunReport,
         local: L,
-        forward: bool,
+        forward: Forward,
     ) -> Self {
         let (tx, events) = mpsc::unbounded_channel();
         let cancel = Cancel::new();
         let lost = RunReport::new(&report.flow, &report.execution_id);
         let (seq, inputs, flag) = (seq.clone(), inputs.clone(), cancel.clone());
-        let tx = forward.then_some(tx);
+        let tx = (forward != Forward::Nothing).then_some((tx, forward == Forward::All));
         let done = target.run_task(move |backend| {
             let mut report = report;
             let mut router = OnTarget::new(backend, flag.clone());
@@ -105,13 +115,16 @@ fn lost(mut report: RunReport) -> RunReport {
 /// The engine's sink on the target thread: the local sink, and the caller when forwarded.
 struct Local<L> {
     local: L,
-    tx: Option<mpsc::UnboundedSender<RunEvent>>,
+    /// The caller's end, and whether calls go there too.
+    tx: Option<(mpsc::UnboundedSender<RunEvent>, bool)>,
 }
 
 impl<L: Sink> Sink for Local<L> {
     fn event(&mut self, event: &RunEvent) {
         self.local.event(event);
-        if let Some(tx) = &self.tx {
+        if let Some((tx, calls)) = &self.tx
+            && (*calls || !matches!(event, RunEvent::Call(_)))
+        {
             // The caller stopped listening (it went away): the run goes on to its end.
             let _ = tx.send(event.clone());
         }

@@ -35,7 +35,7 @@ use crate::backend::TargetHandle;
 use crate::mcp::image;
 use crate::runner::events::{Fanout, RunEvent, Sink};
 use crate::runner::flow::{self, FlowBody};
-use crate::runner::on_target::StepsRun;
+use crate::runner::on_target::{Forward, StepsRun};
 use crate::runner::report::RunReport;
 use crate::runner::sinks::records::{self, RecordsSink};
 use crate::runner::steps::one_line;
@@ -98,7 +98,9 @@ pub async fn call(
         log_level: context.meta.log_level(),
         last: 0.0,
         total: None,
-        sent_at: None,
+        // The request's start counts as the last send: a run done within one interval
+        // sends one progress (its last) rather than two.
+        sent_at: Instant::now(),
         pending: None,
     };
     let execution_id = crate::runner::new_execution_id();
@@ -168,7 +170,12 @@ impl Run<'_> {
             records,
         };
         let report = RunReport::new(&self.flow.name, self.execution_id);
-        let mut run = StepsRun::start(seq, &self.flow.inputs, target, report, kept, live);
+        let forward = if live {
+            Forward::AllButCalls
+        } else {
+            Forward::Nothing
+        };
+        let mut run = StepsRun::start(seq, &self.flow.inputs, target, report, kept, forward);
         let cancel = run.cancel.clone();
         let ct = &self.context.ct;
         // Not live: nothing was forwarded, and the stream is already closed.
@@ -176,7 +183,6 @@ impl Run<'_> {
             let wait = notifier.next_deadline();
             tokio::select! {
                 item = run.events.recv() => match item {
-                    Some(RunEvent::Call(_)) => {}
                     Some(event) => notifier.on(&event).await,
                     None => break,
                 },
@@ -353,7 +359,8 @@ struct Notifier {
     log_level: Option<LoggingLevel>,
     last: f64,
     total: Option<f64>,
-    sent_at: Option<Instant>,
+    /// When progress last went out (the request's start before the first).
+    sent_at: Instant,
     /// A progress notification held back by the rate limit: (value, message).
     pending: Option<(f64, Option<String>)>,
 }
@@ -482,16 +489,17 @@ impl Notifier {
         let v = if value > base { value } else { base + 0.001 };
         let message = message.or_else(|| self.pending.take().and_then(|p| p.1));
         self.pending = Some((v, message));
-        if self.sent_at.is_none_or(|t| t.elapsed() >= MIN_INTERVAL) {
+        if self.sent_at.elapsed() >= MIN_INTERVAL {
             self.flush().await;
         }
     }
 
     fn next_deadline(&self) -> Duration {
-        match (self.pending.is_some(), self.sent_at) {
-            (true, Some(t)) => MIN_INTERVAL.saturating_sub(t.elapsed()),
-            (_, Some(t)) => HEARTBEAT.saturating_sub(t.elapsed()),
-            (_, None) => HEARTBEAT,
+        let since = self.sent_at.elapsed();
+        if self.pending.is_some() {
+            MIN_INTERVAL.saturating_sub(since)
+        } else {
+            HEARTBEAT.saturating_sub(since)
         }
     }
 
@@ -522,7 +530,7 @@ impl Notifier {
             p = p.with_message(m);
         }
         self.last = value;
-        self.sent_at = Some(Instant::now());
+        self.sent_at = Instant::now();
         let _ = self.peer.notify_progress(p).await;
     }
 }
