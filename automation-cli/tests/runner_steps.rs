@@ -447,7 +447,14 @@ fn cancelling_a_steps_run_stops_the_running_op() {
         panic!("steps expected")
     };
     let started = std::time::Instant::now();
-    let run = StepsRun::start(seq, &flow.inputs, &target, RunReport::new("c", "c"), (), Forward::All);
+    let run = StepsRun::start(
+        seq,
+        &flow.inputs,
+        &target,
+        RunReport::new("c", "c"),
+        (),
+        Forward::All,
+    );
     let cancel = run.cancel.clone();
     std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(200));

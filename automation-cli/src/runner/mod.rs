@@ -64,8 +64,9 @@ pub fn run_flow(
     match &flow.body {
         FlowBody::Steps(seq) => {
             let forward = on_target::Forward::All;
-            (report, _) = on_target::StepsRun::start(seq, &flow.inputs, target, report, (), forward)
-                .drive_blocking(sink, cancelled);
+            (report, _) =
+                on_target::StepsRun::start(seq, &flow.inputs, target, report, (), forward)
+                    .drive_blocking(sink, cancelled);
         }
         FlowBody::Script(s) => script::run(s, &flow.inputs, target, sink, &mut report, cancelled),
     }

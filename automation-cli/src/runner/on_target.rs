@@ -23,8 +23,6 @@ pub enum Forward {
     Nothing,
     /// Every item.
     All,
-    /// Every item but the calls (their arguments and results are not notified).
-    AllButCalls,
 }
 
 /// A steps flow started on the target thread.
@@ -55,7 +53,7 @@ impl<L: Sink + 'static> StepsRun<L> {
         let cancel = Cancel::new();
         let lost = RunReport::new(&report.flow, &report.execution_id);
         let (seq, inputs, flag) = (seq.clone(), inputs.clone(), cancel.clone());
-        let tx = (forward != Forward::Nothing).then_some((tx, forward == Forward::All));
+        let tx = (forward == Forward::All).then_some(tx);
         let done = target.run_task(move |backend| {
             let mut report = report;
             let mut router = OnTarget::new(backend, flag.clone());
@@ -115,16 +113,14 @@ fn lost(mut report: RunReport) -> RunReport {
 /// The engine's sink on the target thread: the local sink, and the caller when forwarded.
 struct Local<L> {
     local: L,
-    /// The caller's end, and whether calls go there too.
-    tx: Option<(mpsc::UnboundedSender<RunEvent>, bool)>,
+    /// The caller's end, when forwarded.
+    tx: Option<mpsc::UnboundedSender<RunEvent>>,
 }
 
 impl<L: Sink> Sink for Local<L> {
     fn event(&mut self, event: &RunEvent) {
         self.local.event(event);
-        if let Some((tx, calls)) = &self.tx
-            && (*calls || !matches!(event, RunEvent::Call(_)))
-        {
+        if let Some(tx) = &self.tx {
             // The caller stopped listening (it went away): the run goes on to its end.
             let _ = tx.send(event.clone());
         }

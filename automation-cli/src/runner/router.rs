@@ -3,8 +3,8 @@
 //! by [`OnTarget`] when the steps run there, or through a [`TargetHandle`] from elsewhere.
 
 use automation_core::Cancel;
-use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::ErrorData as McpError;
+use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
 
 use crate::backend::{Backend, TargetHandle, serve_caught};

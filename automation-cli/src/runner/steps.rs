@@ -412,7 +412,11 @@ mod tests {
     }
 
     impl Router for Echo {
-        fn call(&mut self, tool: &str, args: Map<String, Value>) -> super::super::router::ToolOutcome {
+        fn call(
+            &mut self,
+            tool: &str,
+            args: Map<String, Value>,
+        ) -> super::super::router::ToolOutcome {
             let mut calls = self.calls.lock().unwrap();
             calls.push(tool.to_string());
             let failed_before = calls.iter().filter(|c| *c == "flaky").count() > 1;
@@ -436,9 +440,14 @@ mod tests {
         };
         let mut sink = Collect::default();
         let mut report = RunReport::new("t", "x");
-        run(&seq, &Map::new(), &mut router, &mut sink, &mut report, &|| {
-            false
-        });
+        run(
+            &seq,
+            &Map::new(),
+            &mut router,
+            &mut sink,
+            &mut report,
+            &|| false,
+        );
         let calls = router.calls.into_inner().unwrap();
         (report, calls, sink)
     }

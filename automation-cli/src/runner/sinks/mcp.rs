@@ -1,34 +1,23 @@
-//! `execute_sequence` over MCP: the run, its stream turned into notifications, the report as
-//! the result. Steps run on the target thread (`runner::on_target`) and their stream comes
-//! to this async task as it happens. A script runs on a blocking thread with its stream sent
-//! here as it comes; when nobody listens (no progress token, no log level) it runs on the
-//! worker thread itself (`block_in_place`), with no per-event hand-off.
+//! `execute_sequence` over MCP: the run, its notifications, the report as the result.
 //!
-//! Progress goes only on the client's own `_meta.progressToken` (none sent: no progress),
-//! strictly increasing (a value not above the last one becomes the last one plus a
-//! thousandth, so retries, jumps, a script's own progress and heartbeats never go back),
-//! at most one per [`MIN_INTERVAL`], and never after the response: the result is built only
-//! once the stream has ended and the last pending notification has gone out. Step and log
-//! events become `notifications/message` only when the request carries
-//! `_meta["io.modelcontextprotocol/logLevel"]` (MCP 2026-07-28); otherwise their text rides
-//! in the progress `message`.
-
-// MCP logging is deprecated (SEP-2577) but still the opt-in channel for step events.
-#![allow(deprecated)]
+//! Steps run on the target thread (`runner::on_target`), a script on a blocking thread (or,
+//! when nobody listens, on this worker thread itself: `block_in_place`). Either way the run's
+//! items pass through the request's [`Gate`](crate::runner::sinks::progress::Gate) where the run is, and only the
+//! notifications due now cross to this task, which sends them, keeps the heartbeat, and sends
+//! the held progress before the response.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use automation_wire::events::{EventKind, LogLevel};
+use automation_wire::events::EventKind;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, JsonObject, LoggingLevel,
-    ProgressNotificationParam, ProgressToken, Tool, ToolAnnotations,
+    CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, Peer, RoleServer};
+use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
 
 use crate::backend::TargetHandle;
@@ -37,15 +26,12 @@ use crate::runner::events::{Fanout, RunEvent, Sink};
 use crate::runner::flow::{self, FlowBody};
 use crate::runner::on_target::{Forward, StepsRun};
 use crate::runner::report::RunReport;
+use crate::runner::sinks::progress::{Gate, GateSink, Note, Sender, SharedGate};
 use crate::runner::sinks::records::{self, RecordsSink};
 use crate::runner::steps::one_line;
 
 /// The tool's name.
 pub const TOOL: &str = "execute_sequence";
-/// Fewest milliseconds between two progress notifications.
-pub const MIN_INTERVAL: Duration = Duration::from_millis(50);
-/// A notification at least this often while a step runs (the client may reset its timeout).
-pub const HEARTBEAT: Duration = Duration::from_secs(5);
 /// Screenshots returned as image content, at most.
 pub const MAX_IMAGES: usize = 3;
 
@@ -92,40 +78,29 @@ pub async fn call(
         Ok(f) => f,
         Err(e) => return Ok(CallToolResult::structured_error(e).into()),
     };
-    let mut notifier = Notifier {
-        peer: context.peer.clone(),
-        token: context.meta.get_progress_token(),
-        log_level: context.meta.log_level(),
-        last: 0.0,
-        total: None,
-        // The request's start counts as the last send: a run done within one interval
-        // sends one progress (its last) rather than two.
-        sent_at: Instant::now(),
-        pending: None,
+    let gate = Gate::new(context.meta.get_progress_token(), context.meta.log_level());
+    let live = gate.listening();
+    let run = Run {
+        flow: &flow,
+        execution_id: crate::runner::new_execution_id(),
+        context: &context,
+        gate: SharedGate::new(gate),
     };
-    let execution_id = crate::runner::new_execution_id();
-    // Nobody to notify (no progress token, no log level): no live stream at all. The run
-    // goes on this worker thread (`block_in_place`: no hand-off to a blocking thread, no
-    // wake-up of this task per event), its screenshots collected on the way.
-    let live = notifier.token.is_some() || notifier.log_level.is_some();
     let multi_thread = tokio::runtime::Handle::try_current()
         .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
     let (report, shots) = match &flow.body {
-        FlowBody::Steps(seq) => {
-            let run = Run {
-                flow: &flow,
-                execution_id: &execution_id,
-                context: &context,
-            };
-            run.steps(seq, &target, &mut notifier, live).await
-        }
+        FlowBody::Steps(seq) => run.steps(seq, &target, live).await,
+        // Nobody to notify (no progress token, no log level): the script runs on this
+        // worker thread (no hand-off to a blocking thread), its screenshots collected.
         FlowBody::Script(_) if !live && multi_thread => {
             let ct = context.ct.clone();
             tokio::task::block_in_place(|| {
-                run_collecting(&flow, &execution_id, &target, None, &|| ct.is_cancelled())
+                run_collecting(&flow, &run.execution_id, &target, None, &|| {
+                    ct.is_cancelled()
+                })
             })
         }
-        FlowBody::Script(_) => run_live(flow, &execution_id, target, &context, &mut notifier).await?,
+        FlowBody::Script(_) => run.script(target).await?,
     };
     if context.ct.is_cancelled() {
         return Err(McpError::internal_error("request cancelled", None));
@@ -141,69 +116,155 @@ pub async fn call(
         CallToolResult::error(content)
     };
     result.structured_content = Some(summary);
-    tracing::debug!(execution = %execution_id, passed = report.passed(), "execute_sequence done");
+    tracing::debug!(execution = %report.execution_id, passed = report.passed(), "execute_sequence done");
     Ok(result.into())
 }
 
-/// One `execute_sequence` call's steps run.
+/// One `execute_sequence` call's run.
 struct Run<'a> {
     flow: &'a flow::Flow,
-    execution_id: &'a str,
+    execution_id: String,
     context: &'a RequestContext<RoleServer>,
+    gate: SharedGate,
 }
 
 impl Run<'_> {
-    /// A steps flow: the engine on the target thread with the records and the screenshot
-    /// collector beside it; its stream comes here only when somebody listens (`live`), to
-    /// become notifications.
+    /// A steps flow: the engine on the target thread with the records, the screenshot
+    /// collector and the gate beside it.
     async fn steps(
         &self,
         seq: &flow::Sequence,
         target: &TargetHandle,
-        notifier: &mut Notifier,
         live: bool,
     ) -> (RunReport, Shots) {
         let started = Instant::now();
-        let (records, records_dir) = records_sinks(self.execution_id);
+        let (mut records, records_dir) = records_sinks(&self.execution_id);
+        let (tx, notes) = tokio::sync::mpsc::unbounded_channel();
+        if live {
+            records.push(Box::new(GateSink::new(self.gate.clone(), tx)));
+        }
         let kept = Kept {
             shots: Shots::default(),
             records,
         };
-        let report = RunReport::new(&self.flow.name, self.execution_id);
-        let forward = if live {
-            Forward::AllButCalls
-        } else {
-            Forward::Nothing
-        };
-        let mut run = StepsRun::start(seq, &self.flow.inputs, target, report, kept, forward);
+        let report = RunReport::new(&self.flow.name, &self.execution_id);
+        let run = StepsRun::start(
+            seq,
+            &self.flow.inputs,
+            target,
+            report,
+            kept,
+            Forward::Nothing,
+        );
         let cancel = run.cancel.clone();
-        let ct = &self.context.ct;
-        // Not live: nothing was forwarded, and the stream is already closed.
-        loop {
-            let wait = notifier.next_deadline();
-            tokio::select! {
-                item = run.events.recv() => match item {
-                    Some(event) => notifier.on(&event).await,
-                    None => break,
-                },
-                () = ct.cancelled(), if !cancel.is_cancelled() => cancel.cancel(),
-                () = tokio::time::sleep(wait), if live => notifier.tick().await,
-            }
-        }
-        // Everything pending goes out now, before the response.
-        notifier.flush().await;
         let finish = run.finish();
         tokio::pin!(finish);
+        let mut notes = Notes::new(self, notes);
         let (report, kept) = loop {
-            tokio::select! {
+            let due = tokio::select! {
                 done = &mut finish => break done,
-                () = ct.cancelled(), if !cancel.is_cancelled() => cancel.cancel(),
-            }
+                due = notes.wait(), if live => due,
+                () = self.context.ct.cancelled(), if !cancel.is_cancelled() => {
+                    cancel.cancel();
+                    Vec::new()
+                }
+            };
+            notes.send(due).await;
         };
+        notes.finish().await;
         let Kept { shots, mut records } = kept.unwrap_or_default();
         let mut report = crate::runner::finish_run(report, started, &mut records);
         report.records = records_dir;
         (report, shots)
+    }
+
+    /// A script flow on a blocking thread, the gate beside it.
+    async fn script(&self, target: TargetHandle) -> Result<(RunReport, Shots), McpError> {
+        let (tx, notes) = tokio::sync::mpsc::unbounded_channel();
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let flag = cancelled.clone();
+        let (flow, id) = (self.flow.clone(), self.execution_id.clone());
+        let sink = GateSink::new(self.gate.clone(), tx);
+        let run = tokio::task::spawn_blocking(move || {
+            run_collecting(&flow, &id, &target, Some(sink), &|| {
+                flag.load(Ordering::SeqCst)
+            })
+        });
+        tokio::pin!(run);
+        let mut notes = Notes::new(self, notes);
+        let done = loop {
+            let due = tokio::select! {
+                done = &mut run => break done,
+                due = notes.wait() => due,
+                () = self.context.ct.cancelled(), if !cancelled.load(Ordering::SeqCst) => {
+                    cancelled.store(true, Ordering::SeqCst);
+                    Vec::new()
+                }
+            };
+            notes.send(due).await;
+        };
+        notes.finish().await;
+        done.map_err(|e| McpError::internal_error(format!("the run stopped: {e}"), None))
+    }
+}
+
+/// The request's side of the gate: the notes the run sends, the heartbeat and the held
+/// progress's window, in order.
+struct Notes {
+    gate: SharedGate,
+    rx: tokio::sync::mpsc::UnboundedReceiver<Note>,
+    sender: Sender,
+    open: bool,
+}
+
+impl Notes {
+    fn new(run: &Run<'_>, rx: tokio::sync::mpsc::UnboundedReceiver<Note>) -> Self {
+        Self {
+            gate: run.gate.clone(),
+            rx,
+            sender: Sender::new(run.context.peer.clone()),
+            open: true,
+        }
+    }
+
+    /// Waits for the next notes: one the run sent, or (when the timer fires) those already
+    /// sent and then what the timer made due — in that order, so the timer's never overtakes
+    /// them. Cancel-safe: nothing is taken before the wait is over.
+    async fn wait(&mut self) -> Vec<Note> {
+        let wait = self.gate.lock().next_deadline();
+        tokio::select! {
+            note = self.rx.recv(), if self.open => match note {
+                Some(note) => vec![note],
+                None => {
+                    self.open = false;
+                    Vec::new()
+                }
+            },
+            () = tokio::time::sleep(wait) => {
+                let mut due = Vec::new();
+                while let Ok(note) = self.rx.try_recv() {
+                    due.push(note);
+                }
+                due.extend(self.gate.lock().due());
+                due
+            }
+        }
+    }
+
+    async fn send(&mut self, notes: Vec<Note>) {
+        for note in notes {
+            self.sender.send(note).await;
+        }
+    }
+
+    /// The run has ended: what it sent, then the held progress — all before the response.
+    async fn finish(mut self) {
+        let mut last = Vec::new();
+        while let Ok(note) = self.rx.try_recv() {
+            last.push(note);
+        }
+        last.extend(self.gate.lock().flush());
+        self.send(last).await;
     }
 }
 
@@ -241,7 +302,7 @@ fn run_collecting(
     flow: &flow::Flow,
     execution_id: &str,
     target: &TargetHandle,
-    forward: Option<ToNotifier>,
+    forward: Option<GateSink>,
     cancelled: &dyn Fn() -> bool,
 ) -> (RunReport, Shots) {
     let (mut sinks, records_dir) = records_sinks(execution_id);
@@ -255,43 +316,6 @@ fn run_collecting(
     (report, shots)
 }
 
-/// The run on a blocking thread, its stream turned into notifications here as it comes;
-/// returns once the stream has ended and the last held notification has gone out.
-async fn run_live(
-    flow: flow::Flow,
-    execution_id: &str,
-    target: TargetHandle,
-    context: &RequestContext<RoleServer>,
-    notifier: &mut Notifier,
-) -> Result<(RunReport, Shots), McpError> {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let cancelled = Arc::new(AtomicBool::new(false));
-    let flag = cancelled.clone();
-    let id = execution_id.to_string();
-    let run = tokio::task::spawn_blocking(move || {
-        run_collecting(&flow, &id, &target, Some(ToNotifier(tx)), &|| {
-            flag.load(Ordering::SeqCst)
-        })
-    });
-    loop {
-        let wait = notifier.next_deadline();
-        tokio::select! {
-            item = rx.recv() => match item {
-                Some(event) => notifier.on(&event).await,
-                None => break,
-            },
-            () = context.ct.cancelled(), if !cancelled.load(Ordering::SeqCst) => {
-                cancelled.store(true, Ordering::SeqCst);
-            }
-            () = tokio::time::sleep(wait) => notifier.tick().await,
-        }
-    }
-    // Everything pending goes out now, before the response.
-    notifier.flush().await;
-    run.await
-        .map_err(|e| McpError::internal_error(format!("the run stopped: {e}"), None))
-}
-
 /// Feeds the screenshot collector and the other sinks.
 struct Tee<'a>(&'a mut Shots, &'a mut Fanout);
 
@@ -303,18 +327,6 @@ impl Sink for Tee<'_> {
 
     fn finish(&mut self, report: &RunReport) -> Result<(), String> {
         self.1.finish(report)
-    }
-}
-
-/// Passes the run's stream to the async side, without the calls (their arguments and
-/// results are not notified; their screenshots are collected where the run is).
-struct ToNotifier(tokio::sync::mpsc::UnboundedSender<RunEvent>);
-
-impl Sink for ToNotifier {
-    fn event(&mut self, event: &RunEvent) {
-        if !matches!(event, RunEvent::Call(_)) {
-            let _ = self.0.send(event.clone());
-        }
     }
 }
 
@@ -350,188 +362,6 @@ impl Shots {
             }
         }
         out
-    }
-}
-
-struct Notifier {
-    peer: Peer<RoleServer>,
-    token: Option<ProgressToken>,
-    log_level: Option<LoggingLevel>,
-    last: f64,
-    total: Option<f64>,
-    /// When progress last went out (the request's start before the first).
-    sent_at: Instant,
-    /// A progress notification held back by the rate limit: (value, message).
-    pending: Option<(f64, Option<String>)>,
-}
-
-fn level_of(l: LogLevel) -> LoggingLevel {
-    match l {
-        LogLevel::Trace | LogLevel::Debug => LoggingLevel::Debug,
-        LogLevel::Info => LoggingLevel::Info,
-        LogLevel::Warn => LoggingLevel::Warning,
-        LogLevel::Error => LoggingLevel::Error,
-    }
-}
-
-fn rank(l: LoggingLevel) -> u8 {
-    match l {
-        LoggingLevel::Debug => 0,
-        LoggingLevel::Info => 1,
-        LoggingLevel::Notice => 2,
-        LoggingLevel::Warning => 3,
-        LoggingLevel::Error => 4,
-        LoggingLevel::Critical => 5,
-        LoggingLevel::Alert => 6,
-        LoggingLevel::Emergency => 7,
-    }
-}
-
-impl Notifier {
-    /// The text and level of an event as a log line, when it is one.
-    fn as_log(event: &RunEvent) -> Option<(LoggingLevel, String, Value)> {
-        match event {
-            RunEvent::Event(kind) => {
-                let (level, text) = match kind {
-                    EventKind::StepStarted {
-                        step_name, step_id, ..
-                    } => (LoggingLevel::Info, format!("▶ {step_name} ({step_id})")),
-                    EventKind::StepCompleted {
-                        step_name,
-                        duration,
-                        ..
-                    } => (
-                        LoggingLevel::Info,
-                        format!(
-                            "✓ {step_name}{}",
-                            duration
-                                .map(|d| format!(" ({d:.0} ms)"))
-                                .unwrap_or_default()
-                        ),
-                    ),
-                    EventKind::StepFailed {
-                        step_name, error, ..
-                    } => (
-                        LoggingLevel::Error,
-                        format!("✗ {step_name}: {}", error.as_deref().unwrap_or("failed")),
-                    ),
-                    EventKind::Log { level, message, .. } => (level_of(*level), message.clone()),
-                    EventKind::Status { message, .. } => (LoggingLevel::Info, message.clone()),
-                    EventKind::Screenshot { annotation, .. } => (
-                        LoggingLevel::Info,
-                        format!(
-                            "screenshot{}",
-                            annotation
-                                .as_deref()
-                                .map(|a| format!(": {a}"))
-                                .unwrap_or_default()
-                        ),
-                    ),
-                    EventKind::Progress { .. } | EventKind::Data { .. } => return None,
-                };
-                let data = json!({"type": kind.wire_type(), "message": text});
-                Some((level, text, data))
-            }
-            RunEvent::Log(r) => Some((
-                level_of(r.level),
-                r.message.clone(),
-                json!({"type": "output", "message": r.message}),
-            )),
-            RunEvent::Call(_) => None,
-        }
-    }
-
-    async fn on(&mut self, event: &RunEvent) {
-        if let RunEvent::Event(EventKind::Progress {
-            current,
-            total,
-            message,
-        }) = event
-        {
-            if let Some(t) = total {
-                self.total = Some(*t);
-            }
-            self.queue(*current, message.clone()).await;
-            return;
-        }
-        if self.token.is_none() && self.log_level.is_none() {
-            return; // neither progress nor log notifications: nothing to format
-        }
-        let Some((level, text, data)) = Self::as_log(event) else {
-            return;
-        };
-        match self.log_level {
-            Some(min) => {
-                if rank(level) >= rank(min) {
-                    #[allow(deprecated)]
-                    let param = rmcp::model::LoggingMessageNotificationParam::new(level, data)
-                        .with_logger("automation");
-                    #[allow(deprecated)]
-                    let _ = self.peer.notify_logging_message(param).await;
-                }
-            }
-            // The capability downgrade: the text rides in the progress message.
-            None => {
-                if matches!(event, RunEvent::Event(_)) {
-                    let v = self.last;
-                    self.queue(v, Some(text)).await;
-                }
-            }
-        }
-    }
-
-    /// Queues a progress notification (sent now, or when the rate limit allows).
-    async fn queue(&mut self, value: f64, message: Option<String>) {
-        if self.token.is_none() {
-            return;
-        }
-        let base = self.pending.as_ref().map_or(self.last, |p| p.0);
-        let v = if value > base { value } else { base + 0.001 };
-        let message = message.or_else(|| self.pending.take().and_then(|p| p.1));
-        self.pending = Some((v, message));
-        if self.sent_at.elapsed() >= MIN_INTERVAL {
-            self.flush().await;
-        }
-    }
-
-    fn next_deadline(&self) -> Duration {
-        let since = self.sent_at.elapsed();
-        if self.pending.is_some() {
-            MIN_INTERVAL.saturating_sub(since)
-        } else {
-            HEARTBEAT.saturating_sub(since)
-        }
-    }
-
-    /// A timer fired: send what is pending, or a heartbeat.
-    async fn tick(&mut self) {
-        if self.pending.is_some() {
-            self.flush().await;
-        } else if self.token.is_some() {
-            let v = self.last + 0.001;
-            self.pending = Some((v, Some("still running".into())));
-            self.flush().await;
-        }
-    }
-
-    async fn flush(&mut self) {
-        let (Some(token), Some((value, message))) = (self.token.clone(), self.pending.take())
-        else {
-            return;
-        };
-        if value <= self.last {
-            return;
-        }
-        let mut p = ProgressNotificationParam::new(token, value);
-        if let Some(t) = self.total {
-            p = p.with_total(t.max(value));
-        }
-        if let Some(m) = message {
-            p = p.with_message(m);
-        }
-        self.last = value;
-        self.sent_at = Instant::now();
-        let _ = self.peer.notify_progress(p).await;
     }
 }
 

@@ -3,9 +3,12 @@
 //! - [`display`]: the live terminal view (`exec`'s display).
 //! - [`junit`]: one JUnit testcase per step (quick-junit), failures with message and logs.
 //! - [`records`]: per-step records on disk (`.json`, a replay snippet, `.png`).
-//! - [`mcp`]: MCP progress (and, when asked, log) notifications for `execute_sequence`.
+//! - [`mcp`]: `execute_sequence`: the run over MCP, its report as the result.
+//! - [`progress`]: which of the stream becomes MCP progress (or, when asked, log)
+//!   notifications, and when.
 
 pub mod display;
 pub mod junit;
 pub mod mcp;
+pub mod progress;
 pub mod records;
