@@ -263,7 +263,7 @@ impl Notes {
         while let Ok(note) = self.rx.try_recv() {
             last.push(note);
         }
-        last.extend(self.gate.lock().flush());
+        last.extend(self.gate.lock().last());
         self.send(last).await;
     }
 }

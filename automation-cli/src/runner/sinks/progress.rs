@@ -9,7 +9,8 @@
 //!
 //! Progress goes only on the request's own progress token, strictly increasing (a value not
 //! above the last becomes the last plus a thousandth), at most one per [`MIN_INTERVAL`]
-//! counted from the request, and never after the response. Without a log level, step and log
+//! counted from the request, and never after the response; a run done within the first
+//! interval sends none (its response follows at once). Without a log level, step and log
 //! events ride in the progress `message` (the capability downgrade).
 
 // MCP logging is deprecated (SEP-2577) but still the opt-in channel for step events.
@@ -51,6 +52,8 @@ pub struct Gate {
     total: Option<f64>,
     /// When progress last went out (the request's start before the first).
     sent_at: Instant,
+    /// Whether any progress went out.
+    sent_any: bool,
     /// A progress held back by the rate limit: (value, message).
     pending: Option<(f64, Option<String>)>,
 }
@@ -66,6 +69,7 @@ impl Gate {
             // The request's start counts as the last send: a run done within one interval
             // sends one progress (its last) rather than two.
             sent_at: Instant::now(),
+            sent_any: false,
             pending: None,
         }
     }
@@ -142,7 +146,7 @@ impl Gate {
         self.flush()
     }
 
-    /// The held progress, now (the run's end: it goes out before the response).
+    /// The held progress, now.
     pub fn flush(&mut self) -> Option<Note> {
         let token = self.token.clone()?;
         let (value, message) = self.pending.take()?;
@@ -158,7 +162,19 @@ impl Gate {
         }
         self.last = value;
         self.sent_at = Instant::now();
+        self.sent_any = true;
         Some(Note::Progress(p))
+    }
+
+    /// The run has ended: the held progress, unless the whole run fit in the first interval
+    /// (then the response, a moment later, says all a progress would, and costs the client
+    /// one notification less).
+    pub fn last(&mut self) -> Option<Note> {
+        if !self.sent_any && self.sent_at.elapsed() < MIN_INTERVAL {
+            self.pending = None;
+            return None;
+        }
+        self.flush()
     }
 }
 
@@ -340,8 +356,14 @@ mod tests {
         assert!(gate.on(&progress(1.0, "a")).is_none());
         assert!(gate.on(&progress(1.0, "b")).is_none());
         assert!(gate.next_deadline() <= MIN_INTERVAL);
-        // The end sends what is held, above the last value even when the run repeated it.
-        assert_eq!(value(gate.flush()), Some(1.001));
+        // A run that ends within the first interval sends nothing: the response says it.
+        let mut quick = Gate::new(token(), None);
+        assert!(quick.on(&progress(1.0, "a")).is_none());
+        assert!(quick.last().is_none());
+        // Past it, the end sends what is held, above the last value even when the run
+        // repeated it.
+        std::thread::sleep(MIN_INTERVAL);
+        assert_eq!(value(gate.last()), Some(1.001));
         assert!(gate.flush().is_none(), "nothing held, nothing sent");
         std::thread::sleep(MIN_INTERVAL);
         // A value below the last one becomes the last plus a thousandth.
