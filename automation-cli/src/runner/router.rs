@@ -68,22 +68,23 @@ fn from_call(call: Result<CallToolResult, McpError>) -> ToolOutcome {
 
 /// A tool result as an outcome: its structured content (or its text), and its image.
 pub fn outcome(result: CallToolResult) -> ToolOutcome {
+    let is_error = result.is_error.unwrap_or(false);
     let mut image = None;
     let mut text = None;
-    for block in &result.content {
+    for block in result.content {
         match block {
-            ContentBlock::Image(i) if image.is_none() => image = Some(i.data.clone()),
-            ContentBlock::Text(t) if text.is_none() => text = Some(t.text.clone()),
+            ContentBlock::Image(i) if image.is_none() => image = Some(i.data),
+            ContentBlock::Text(t) if text.is_none() => text = Some(t.text),
             _ => {}
         }
     }
-    let value = result.structured_content.clone().unwrap_or_else(|| {
+    let value = result.structured_content.unwrap_or_else(|| {
         text.as_deref()
             .and_then(|t| serde_json::from_str(t).ok())
             .unwrap_or_else(|| text.map(Value::String).unwrap_or(Value::Null))
     });
     ToolOutcome {
-        is_error: result.is_error.unwrap_or(false),
+        is_error,
         value,
         image_base64: image,
     }

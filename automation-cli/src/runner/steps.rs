@@ -351,7 +351,7 @@ fn attempt_all(
         sink.event(&RunEvent::Call(CallRecord {
             step_id: id.to_string(),
             tool: step.tool.clone(),
-            args: Value::Object(args.clone()),
+            args: Value::Object(args),
             result: out.value.clone(),
             is_error: out.is_error,
             duration_ms: ms(t.elapsed()),

@@ -24,7 +24,7 @@ use rmcp::model::{
     LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
 };
 use rmcp::{Peer, RoleServer};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::mpsc;
 
 use crate::runner::events::{RunEvent, Sink};
@@ -95,9 +95,10 @@ impl Gate {
         if !self.listening() {
             return None; // neither progress nor log notifications: nothing to format
         }
-        let (level, text, data) = as_log(event)?;
+        let (level, text) = as_log(event)?;
         match self.log_level {
             Some(min) => (rank(level) >= rank(min)).then(|| {
+                let data = json!({"type": wire_type(event), "message": text});
                 Note::Log(
                     LoggingMessageNotificationParam::new(level, data).with_logger("automation"),
                 )
@@ -273,7 +274,7 @@ fn rank(l: LoggingLevel) -> u8 {
 }
 
 /// The text and level of an event as a log line, when it is one.
-fn as_log(event: &RunEvent) -> Option<(LoggingLevel, String, Value)> {
+fn as_log(event: &RunEvent) -> Option<(LoggingLevel, String)> {
     match event {
         RunEvent::Event(kind) => {
             let (level, text) = match kind {
@@ -313,15 +314,18 @@ fn as_log(event: &RunEvent) -> Option<(LoggingLevel, String, Value)> {
                 ),
                 EventKind::Progress { .. } | EventKind::Data { .. } => return None,
             };
-            let data = json!({"type": kind.wire_type(), "message": text});
-            Some((level, text, data))
+            Some((level, text))
         }
-        RunEvent::Log(r) => Some((
-            level_of(r.level),
-            r.message.clone(),
-            json!({"type": "output", "message": r.message}),
-        )),
+        RunEvent::Log(r) => Some((level_of(r.level), r.message.clone())),
         RunEvent::Call(_) => None,
+    }
+}
+
+/// The `type` a log note's data carries: the event's wire type, or `output` for plain output.
+fn wire_type(event: &RunEvent) -> &'static str {
+    match event {
+        RunEvent::Event(kind) => kind.wire_type(),
+        _ => "output",
     }
 }
 
