@@ -63,6 +63,14 @@ function helperArgs(spec, first, second) {
   return args;
 }
 
+/** The reply itself, when it is one (`status` ok or err); anything else is a `BRIDGE_IO`. */
+function checkedReply(reply) {
+  if (!reply || (reply.status !== 'ok' && reply.status !== 'err')) {
+    throw new AutomationError('BRIDGE_IO', `bridge payload: a reply without "status": ${JSON.stringify(reply).slice(0, 200)}`);
+  }
+  return reply;
+}
+
 export class App {
   /** Use `connect()`. */
   constructor(conn, descriptor = null, { settle } = {}) {
@@ -83,11 +91,7 @@ export class App {
    * `{status: "err", code, message, hint?, candidates?}`); transport failures are thrown.
    */
   async request(request, { timeoutMs } = {}) {
-    const reply = await this.conn.request(request, timeoutMs === undefined ? {} : { timeoutMs });
-    if (!reply || (reply.status !== 'ok' && reply.status !== 'err')) {
-      throw new AutomationError('BRIDGE_IO', `bridge payload: a reply without "status": ${JSON.stringify(reply).slice(0, 200)}`);
-    }
-    return reply;
+    return checkedReply(await this.conn.request(request, timeoutMs === undefined ? undefined : { timeoutMs }));
   }
 
   /**
@@ -103,7 +107,10 @@ export class App {
     const request = { op: { [name]: wireArgs } };
     const spec = settle ?? (this.defaultSettle && opSpec(name)?.settle ? this.defaultSettle : undefined);
     if (spec !== undefined) request.settle = spec;
-    const reply = await this.request(request, { timeoutMs });
+    // Straight to the connection, one await: every async layer between a reply and the script
+    // is another promise and microtask per op. The error is made here, after the await, so its
+    // async stack still reaches the script's line.
+    const reply = checkedReply(await this.conn.request(request, timeoutMs === undefined ? undefined : { timeoutMs }));
     if (reply.status === 'ok') return reply.data;
     const err = AutomationError.fromReply(reply, name);
     const node = wireArgs && typeof wireArgs === 'object' ? wireArgs.node ?? (name === 'find_node' ? wireArgs : undefined) : undefined;
