@@ -63,6 +63,19 @@ function helperArgs(spec, first, second) {
   return args;
 }
 
+/**
+ * `JSON.stringify({op: {[name]: args}, settle})` (settle left out when undefined), byte for byte,
+ * without building the two wrapper objects per op. Anything JSON has no text for (a function,
+ * say) is left out, as `JSON.stringify` leaves such a property out.
+ */
+function requestJson(name, args, settle) {
+  const argsJson = JSON.stringify(args);
+  let text = argsJson === undefined ? '{"op":{}' : `{"op":{${JSON.stringify(name)}:${argsJson}}`;
+  const settleJson = settle === undefined ? undefined : JSON.stringify(settle);
+  if (settleJson !== undefined) text += `,"settle":${settleJson}`;
+  return `${text}}`;
+}
+
 /** The reply itself, when it is one (`status` ok or err); anything else is a `BRIDGE_IO`. */
 function checkedReply(reply) {
   if (!reply || (reply.status !== 'ok' && reply.status !== 'err')) {
@@ -104,13 +117,11 @@ export class App {
       throw new AutomationError('BAD_ARGUMENT', `op() needs an op name (a string such as "find_node"); got ${JSON.stringify(name)}`);
     }
     const wireArgs = name === 'find_node' ? toSelector(args ?? {}) : normalizeArgs(args ?? {});
-    const request = { op: { [name]: wireArgs } };
     const spec = settle ?? (this.defaultSettle && opSpec(name)?.settle ? this.defaultSettle : undefined);
-    if (spec !== undefined) request.settle = spec;
     // Straight to the connection, one await: every async layer between a reply and the script
     // is another promise and microtask per op. The error is made here, after the await, so its
     // async stack still reaches the script's line.
-    const reply = checkedReply(await this.conn.request(request, timeoutMs === undefined ? undefined : { timeoutMs }));
+    const reply = checkedReply(await this.conn.request(requestJson(name, wireArgs, spec), timeoutMs === undefined ? undefined : { timeoutMs }));
     if (reply.status === 'ok') return reply.data;
     const err = AutomationError.fromReply(reply, name);
     const node = wireArgs && typeof wireArgs === 'object' ? wireArgs.node ?? (name === 'find_node' ? wireArgs : undefined) : undefined;
@@ -316,4 +327,4 @@ export async function connect(options = {}) {
   return new App(conn, descriptor, { settle: options.settle });
 }
 
-export { helperArgs };
+export { helperArgs, requestJson };
