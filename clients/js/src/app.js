@@ -63,6 +63,27 @@ function helperArgs(spec, first, second) {
   return args;
 }
 
+/**
+ * `JSON.stringify({op: {[name]: args}, settle})` (settle left out when undefined), byte for byte,
+ * without building the two wrapper objects per op. Anything JSON has no text for (a function,
+ * say) is left out, as `JSON.stringify` leaves such a property out.
+ */
+function requestJson(name, args, settle) {
+  const argsJson = JSON.stringify(args);
+  let text = argsJson === undefined ? '{"op":{}' : `{"op":{${JSON.stringify(name)}:${argsJson}}`;
+  const settleJson = settle === undefined ? undefined : JSON.stringify(settle);
+  if (settleJson !== undefined) text += `,"settle":${settleJson}`;
+  return `${text}}`;
+}
+
+/** The reply itself, when it is one (`status` ok or err); anything else is a `BRIDGE_IO`. */
+function checkedReply(reply) {
+  if (!reply || (reply.status !== 'ok' && reply.status !== 'err')) {
+    throw new AutomationError('BRIDGE_IO', `bridge payload: a reply without "status": ${JSON.stringify(reply).slice(0, 200)}`);
+  }
+  return reply;
+}
+
 export class App {
   /** Use `connect()`. */
   constructor(conn, descriptor = null, { settle } = {}) {
@@ -83,11 +104,7 @@ export class App {
    * `{status: "err", code, message, hint?, candidates?}`); transport failures are thrown.
    */
   async request(request, { timeoutMs } = {}) {
-    const reply = await this.conn.request(request, timeoutMs === undefined ? {} : { timeoutMs });
-    if (!reply || (reply.status !== 'ok' && reply.status !== 'err')) {
-      throw new AutomationError('BRIDGE_IO', `bridge payload: a reply without "status": ${JSON.stringify(reply).slice(0, 200)}`);
-    }
-    return reply;
+    return checkedReply(await this.conn.request(request, timeoutMs === undefined ? undefined : { timeoutMs }));
   }
 
   /**
@@ -100,10 +117,11 @@ export class App {
       throw new AutomationError('BAD_ARGUMENT', `op() needs an op name (a string such as "find_node"); got ${JSON.stringify(name)}`);
     }
     const wireArgs = name === 'find_node' ? toSelector(args ?? {}) : normalizeArgs(args ?? {});
-    const request = { op: { [name]: wireArgs } };
     const spec = settle ?? (this.defaultSettle && opSpec(name)?.settle ? this.defaultSettle : undefined);
-    if (spec !== undefined) request.settle = spec;
-    const reply = await this.request(request, { timeoutMs });
+    // Straight to the connection, one await: every async layer between a reply and the script
+    // is another promise and microtask per op. The error is made here, after the await, so its
+    // async stack still reaches the script's line.
+    const reply = checkedReply(await this.conn.request(requestJson(name, wireArgs, spec), timeoutMs === undefined ? undefined : { timeoutMs }));
     if (reply.status === 'ok') return reply.data;
     const err = AutomationError.fromReply(reply, name);
     const node = wireArgs && typeof wireArgs === 'object' ? wireArgs.node ?? (name === 'find_node' ? wireArgs : undefined) : undefined;
@@ -309,4 +327,4 @@ export async function connect(options = {}) {
   return new App(conn, descriptor, { settle: options.settle });
 }
 
-export { helperArgs };
+export { helperArgs, requestJson };

@@ -30,7 +30,10 @@ export function toSelector(input) {
     );
   }
   const out = {};
-  for (const [key, value] of Object.entries(input)) {
+  // for…in over own keys, not Object.entries: no array of pairs per call (every op pays this).
+  for (const key in input) {
+    if (!Object.prototype.hasOwnProperty.call(input, key)) continue;
+    const value = input[key];
     if (value === undefined) continue;
     const wire = ALIASES[key] ?? key;
     if (out[wire] !== undefined) {

@@ -4,7 +4,6 @@
 // JSON. Every failure is an `AutomationError` with the code automation-wire's own client
 // gives it (`BRIDGE_IO`, `BRIDGE_TIMEOUT`, `BRIDGE_DROPPED`).
 
-import buffer from 'node:buffer';
 import net from 'node:net';
 
 import { AutomationError } from './errors.js';
@@ -23,13 +22,20 @@ export const PROTOCOL_VERSION = 1;
 export const HANDSHAKE_DEADLINE_MS = 10_000;
 /** Client-side wait for a reply (`client::CLIENT_REPLY_TIMEOUT`), above the server's 15 s. */
 export const CLIENT_REPLY_TIMEOUT_MS = 20_000;
+/** What node reads into at a time: one buffer per connection, reused for every read. */
+const READ_BUFFER_BYTES = 64 * 1024;
 /** What a busy bridge says (`handshake::BUSY_MESSAGE`). */
 export const BUSY_MESSAGE = 'another client is attached to this app; wait for it to detach or retry later';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-// `buffer.isUtf8` (node 18.14+) checks in C++ and lets `toString` decode without a second,
-// slower pass through TextDecoder; older nodes keep the fatal decoder.
-const isUtf8 = typeof buffer.isUtf8 === 'function' ? buffer.isUtf8 : null;
+
+/** The u32 little-endian length header, stored byte by byte (`writeUInt32LE` is several JS calls). */
+function putLength(frame, length) {
+  frame[0] = length & 0xff;
+  frame[1] = (length >>> 8) & 0xff;
+  frame[2] = (length >>> 16) & 0xff;
+  frame[3] = length >>> 24;
+}
 
 /** One frame: header and body in one buffer. An oversize payload is refused before writing. */
 export function encodeFrame(payload, cap = MAX_REQUEST_FRAME) {
@@ -43,8 +49,8 @@ export function encodeFrame(payload, cap = MAX_REQUEST_FRAME) {
       );
     }
     const frame = Buffer.allocUnsafe(4 + length);
-    frame.writeUInt32LE(length, 0);
     frame.write(payload, 4, 'utf8');
+    putLength(frame, length);
     return frame;
   }
   const body = payload;
@@ -55,38 +61,68 @@ export function encodeFrame(payload, cap = MAX_REQUEST_FRAME) {
     );
   }
   const frame = Buffer.allocUnsafe(4 + body.length);
-  frame.writeUInt32LE(body.length, 0);
+  putLength(frame, body.length);
   body.copy(frame, 4);
   return frame;
 }
 
 /**
  * Splits a byte stream into frames. The cap is checked against the announced length before
- * anything is buffered for the body; chunks are joined once per frame.
+ * anything is buffered for the body. A frame that arrives whole in one chunk is handed over in
+ * place (no copy); only a frame split across chunks is collected and joined.
  */
 export class FrameReader {
   constructor(cap) {
     this.cap = cap;
-    this.chunks = [];
-    this.buffered = 0;
+    this.head = Buffer.alloc(4); // a header split across chunks
+    this.headGot = 0;
     this.need = -1; // body length once the header is known
+    this.parts = []; // the body so far, when it spans chunks
+    this.buffered = 0;
   }
 
   /** Bytes of an unfinished frame (a stall after any of them puts the stream out of sync). */
   get partial() {
-    return this.buffered;
+    return this.need >= 0 ? this.buffered : this.headGot;
+  }
+
+  /** True once any byte of a frame has been read and the frame is not complete. */
+  get inFrame() {
+    return this.need >= 0 || this.headGot > 0;
   }
 
   /** Feed a chunk; returns the complete frames' bodies (Buffers). Throws on an oversize header. */
   push(chunk) {
-    this.chunks.push(chunk);
-    this.buffered += chunk.length;
     const frames = [];
+    this.feed(chunk, chunk.length, (bytes, start, end) => frames.push(bytes.subarray(start, end)), false);
+    return frames;
+  }
+
+  /**
+   * Feed the first `length` bytes of `chunk` and call `onFrame(bytes, start, end)` for every
+   * frame they complete, in order (the body is `bytes[start, end)`; offsets, not a view, since a
+   * Buffer view is an object per frame). With `reused` the caller overwrites the chunk once this
+   * returns (node's `onread` buffer): a body in it is valid only during the call, and an
+   * unfinished frame is copied out. Throws on an oversize header.
+   */
+  feed(chunk, length, onFrame, reused) {
+    let pos = 0;
     for (;;) {
       if (this.need < 0) {
-        if (this.buffered < 4) break;
-        const head = this.take(4);
-        const len = head.readUInt32LE(0);
+        let len;
+        if (this.headGot === 0 && length - pos >= 4) {
+          len = chunk.readUInt32LE(pos);
+          pos += 4;
+        } else {
+          if (pos >= length) return;
+          const n = Math.min(4 - this.headGot, length - pos);
+          chunk.copy(this.head, this.headGot, pos, pos + n);
+          this.headGot += n;
+          pos += n;
+          if (this.headGot < 4) return;
+          this.headGot = 0;
+          len = this.head.readUInt32LE(0);
+        }
         if (len > this.cap) {
           throw new AutomationError(
             'BRIDGE_IO',
@@ -95,35 +131,42 @@ export class FrameReader {
         }
         this.need = len;
       }
-      if (this.buffered < this.need) break;
-      frames.push(this.take(this.need));
+      const avail = length - pos;
+      if (this.buffered === 0 && avail >= this.need) {
+        // The common case: the whole body is in this chunk.
+        const start = pos;
+        pos += this.need;
+        this.need = -1;
+        onFrame(chunk, start, pos);
+        continue;
+      }
+      if (avail === 0) return;
+      const n = Math.min(this.need - this.buffered, avail);
+      const piece = chunk.subarray(pos, pos + n);
+      this.parts.push(reused ? Buffer.from(piece) : piece);
+      this.buffered += n;
+      pos += n;
+      if (this.buffered < this.need) return;
+      const body = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts, this.buffered);
+      this.parts = [];
+      this.buffered = 0;
       this.need = -1;
+      onFrame(body, 0, body.length);
     }
-    return frames;
-  }
-
-  take(n) {
-    if (n === 0) return Buffer.alloc(0);
-    let joined = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.buffered);
-    const out = joined.subarray(0, n);
-    const rest = joined.subarray(n);
-    this.chunks = rest.length > 0 ? [rest] : [];
-    this.buffered = rest.length;
-    return out;
   }
 }
 
-function parseJson(body, what) {
-  let text;
-  try {
-    if (isUtf8) {
-      if (!isUtf8(body)) throw new TypeError('The encoded data was not valid for encoding utf-8');
-      text = body.toString('utf8');
-    } else {
-      text = utf8.decode(body);
+/** `bytes[start, end)` as JSON; not UTF-8 or not JSON is a `BRIDGE_IO` naming `what`. */
+function parseJson(bytes, start, end, what) {
+  const text = bytes.toString('utf8', start, end);
+  // Decoding turns every byte sequence that is not UTF-8 into U+FFFD, so only a text holding
+  // one can be invalid (a reply may also carry a real U+FFFD): the strict check runs then only.
+  if (text.includes('\uFFFD')) {
+    try {
+      utf8.decode(bytes.subarray(start, end));
+    } catch (e) {
+      throw new AutomationError('BRIDGE_IO', `${what} is not UTF-8 (${e.message}); frames carry UTF-8 JSON`);
     }
-  } catch (e) {
-    throw new AutomationError('BRIDGE_IO', `${what} is not UTF-8 (${e.message}); frames carry UTF-8 JSON`);
   }
   try {
     return JSON.parse(text);
@@ -163,8 +206,9 @@ export class WireConnection {
   static open(address, token, { helloTimeoutMs = HANDSHAKE_DEADLINE_MS, replyTimeoutMs = CLIENT_REPLY_TIMEOUT_MS } = {}) {
     checkToken(token);
     return new Promise((resolve, reject) => {
-      const socket = net.createConnection({ path: address });
+      // One reader for the whole stream: the greeting first, then (cap raised) the replies.
       const reader = new FrameReader(MAX_GREETING_FRAME);
+      let conn = null; // once the hello is in, every later frame is a reply
       let settled = false;
       let connected = false;
       let writeError = null;
@@ -172,7 +216,6 @@ export class WireConnection {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        socket.removeListener('data', onData);
         socket.removeListener('error', onError);
         socket.removeListener('close', onClose);
         if (err) {
@@ -180,6 +223,72 @@ export class WireConnection {
           reject(err);
         }
       };
+      const onGreeting = (bytes, start, end) => {
+        if (settled) return; // a frame after a busy notice or a refused greeting
+        let greeting;
+        try {
+          greeting = parseJson(bytes, start, end, 'the greeting');
+        } catch (e) {
+          finish(e);
+          return;
+        }
+        if (greeting && greeting.busy === true) {
+          const pid = Number.isInteger(greeting.pid) ? greeting.pid : 0;
+          finish(
+            new AutomationError(
+              'BRIDGE_IO',
+              `${BUSY_MESSAGE} (the bridge at ${address}, pid ${pid}, serves one client at a time)`,
+              { busy: true, hint: 'pass { waitMs } to connect() to wait for the other client to detach' },
+            ),
+          );
+          return;
+        }
+        if (
+          !greeting ||
+          greeting.bridge !== 'automation-wire' ||
+          !Number.isInteger(greeting.protocol) ||
+          !Number.isInteger(greeting.pid)
+        ) {
+          finish(
+            new AutomationError(
+              'BRIDGE_IO',
+              `bridge handshake failed: no hello from the server (unexpected greeting ${JSON.stringify(greeting).slice(0, 200)})`,
+            ),
+          );
+          return;
+        }
+        if (greeting.protocol > PROTOCOL_VERSION) {
+          finish(
+            new AutomationError(
+              'BRIDGE_IO',
+              `bridge handshake failed: server speaks protocol ${greeting.protocol}, this client ${PROTOCOL_VERSION}; upgrade the client`,
+            ),
+          );
+          return;
+        }
+        finish(null);
+        reader.cap = MAX_REPLY_FRAME;
+        conn = new WireConnection(socket, greeting, address, replyTimeoutMs, reader);
+        resolve(conn);
+      };
+      const onFrame = (bytes, start, end) => (conn === null ? onGreeting(bytes, start, end) : conn.onFrame(bytes, start, end));
+      const socket = net.createConnection({
+        path: address,
+        // Node reads into this one buffer and calls back directly: no Buffer allocated and no
+        // stream `data` event per read. That stream machinery was a good part of the client's
+        // round trip, the more so before node has optimised it (a short script never gets there).
+        onread: {
+          buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES),
+          callback: (nread, buf) => {
+            try {
+              reader.feed(buf, nread, onFrame, true);
+            } catch (e) {
+              if (conn !== null) conn.fail(e);
+              else finish(e);
+            }
+          },
+        },
+      });
       const timer = setTimeout(() => {
         finish(
           new AutomationError(
@@ -222,72 +331,18 @@ export class WireConnection {
         );
       };
       socket.on('close', onClose);
-      const onData = (chunk) => {
-        let frames;
-        try {
-          frames = reader.push(chunk);
-        } catch (e) {
-          finish(e);
-          return;
-        }
-        if (frames.length === 0) return;
-        let greeting;
-        try {
-          greeting = parseJson(frames[0], 'the greeting');
-        } catch (e) {
-          finish(e);
-          return;
-        }
-        if (greeting && greeting.busy === true) {
-          const pid = Number.isInteger(greeting.pid) ? greeting.pid : 0;
-          finish(
-            new AutomationError(
-              'BRIDGE_IO',
-              `${BUSY_MESSAGE} (the bridge at ${address}, pid ${pid}, serves one client at a time)`,
-              { busy: true, hint: 'pass { waitMs } to connect() to wait for the other client to detach' },
-            ),
-          );
-          return;
-        }
-        if (
-          !greeting ||
-          greeting.bridge !== 'automation-wire' ||
-          !Number.isInteger(greeting.protocol) ||
-          !Number.isInteger(greeting.pid)
-        ) {
-          finish(
-            new AutomationError(
-              'BRIDGE_IO',
-              `bridge handshake failed: no hello from the server (unexpected greeting ${JSON.stringify(greeting).slice(0, 200)})`,
-            ),
-          );
-          return;
-        }
-        if (greeting.protocol > PROTOCOL_VERSION) {
-          finish(
-            new AutomationError(
-              'BRIDGE_IO',
-              `bridge handshake failed: server speaks protocol ${greeting.protocol}, this client ${PROTOCOL_VERSION}; upgrade the client`,
-            ),
-          );
-          return;
-        }
-        // Bytes after the hello belong to replies: there are none before the first request.
-        finish(null);
-        resolve(new WireConnection(socket, greeting, address, replyTimeoutMs));
-      };
-      socket.on('data', onData);
     });
   }
 
-  constructor(socket, hello, address, replyTimeoutMs) {
+  /** Use `WireConnection.open`. `reader` has read the hello; it reads the replies. */
+  constructor(socket, hello, address, replyTimeoutMs, reader) {
     this.socket = socket;
     this.hello = Object.freeze({ bridge: hello.bridge, protocol: hello.protocol, pid: hello.pid });
     this.address = address;
     this.replyTimeoutMs = replyTimeoutMs;
-    this.reader = new FrameReader(MAX_REPLY_FRAME);
-    this.queue = []; // requests not yet on the wire
-    this.waiting = null; // the request on the wire: {resolve, reject, deadline}
+    this.reader = reader;
+    this.queue = []; // requests made while one is on the wire
+    this.waiting = null; // the request on the wire: {resolve, reject, deadline, timeoutMs}
     // One reply timer per connection, not one per request: it is armed for the earliest
     // deadline and, when it fires early (the request it was armed for has been answered), it
     // re-arms for the request now waiting. A timer per request cost more than the rest of
@@ -297,12 +352,11 @@ export class WireConnection {
     this.orphans = 0; // replies still owed to requests that timed out: discarded on arrival
     this.broken = null; // the error every later request fails with
     socket.unref();
-    socket.on('data', (chunk) => this.onData(chunk));
     socket.on('error', (e) => {
       this.fail(new AutomationError('BRIDGE_IO', `bridge I/O: ${e.message}`, { cause: e }));
     });
     socket.on('close', () => {
-      if (this.reader.partial > 0 || this.reader.need >= 0) {
+      if (this.reader.inFrame) {
         this.fail(
           new AutomationError(
             'BRIDGE_IO',
@@ -337,36 +391,28 @@ export class WireConnection {
     this.socket.destroy();
   }
 
-  onData(chunk) {
-    let frames;
-    try {
-      frames = this.reader.push(chunk);
-    } catch (e) {
-      this.fail(e);
+  /** One reply frame, `bytes[start, end)` (maybe the read buffer: it is decoded before returning). */
+  onFrame(bytes, start, end) {
+    if (this.orphans > 0) {
+      this.orphans -= 1;
       return;
     }
-    for (const body of frames) {
-      if (this.orphans > 0) {
-        this.orphans -= 1;
-        continue;
-      }
-      const w = this.waiting;
-      if (!w) {
-        this.fail(new AutomationError('BRIDGE_IO', 'bridge I/O: a reply arrived with no request waiting; the stream is out of sync, reconnect'));
-        return;
-      }
-      this.waiting = null;
-      let reply;
-      let error;
-      try {
-        reply = parseJson(body, 'the reply frame');
-      } catch (e) {
-        error = e;
-      }
-      this.next();
-      if (error) w.reject(error);
-      else w.resolve(reply);
+    const w = this.waiting;
+    if (!w) {
+      this.fail(new AutomationError('BRIDGE_IO', 'bridge I/O: a reply arrived with no request waiting; the stream is out of sync, reconnect'));
+      return;
     }
+    this.waiting = null;
+    let reply;
+    let error = null;
+    try {
+      reply = parseJson(bytes, start, end, 'the reply frame');
+    } catch (e) {
+      error = e;
+    }
+    this.next();
+    if (error !== null) w.reject(error);
+    else w.resolve(reply);
   }
 
   /**
@@ -383,26 +429,32 @@ export class WireConnection {
       return Promise.reject(e);
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ frame, timeoutMs, resolve, reject });
-      if (!this.waiting) this.next();
+      const call = { frame, timeoutMs, deadline: 0, resolve, reject };
+      // With nothing on the wire it goes out now; the queue holds only what waits behind one.
+      if (this.waiting === null) this.send(call);
+      else this.queue.push(call);
     });
   }
 
   /** Put the next queued request on the wire (or, with none, let the process exit when idle). */
   next() {
-    const q = this.queue.shift();
-    if (!q) {
+    const call = this.queue.shift();
+    if (call === undefined) {
       // An idle connection does not keep the process alive: a script that never calls
       // close() still exits when it is done.
       this.socket.unref();
       return;
     }
-    const { frame, timeoutMs, resolve, reject } = q;
-    const deadline = performance.now() + timeoutMs;
-    this.waiting = { resolve, reject, deadline, timeoutMs };
-    if (deadline < this.timerAt) this.arm(deadline);
+    this.send(call);
+  }
+
+  send(call) {
+    call.deadline = performance.now() + call.timeoutMs;
+    this.waiting = call;
+    if (call.deadline < this.timerAt) this.arm(call.deadline);
     this.socket.ref();
-    this.socket.write(frame);
+    this.socket.write(call.frame);
+    call.frame = null;
   }
 
   /** (Re-)arm the reply timer for `at` (a `performance.now()` time). */
@@ -431,7 +483,7 @@ export class WireConnection {
     }
     this.waiting = null;
     const { reject } = w;
-    if (this.reader.partial > 0 || this.reader.need >= 0) {
+    if (this.reader.inFrame) {
       // A stall inside a frame: the stream cannot be trusted any more.
       const err = new AutomationError(
         'BRIDGE_IO',

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 
 import { App, AutomationError, Codes, ERROR_CODES, OPS, emit, faultOf, inputs, isRetryable, scriptLocation, toSelector } from '../../src/index.js';
 import { Locator } from '../../src/locator.js';
-import { helperArgs } from '../../src/app.js';
+import { helperArgs, requestJson } from '../../src/app.js';
 import { opSpec } from '../../src/catalog.js';
 
 test('selectors in the shape agents guess become core selectors', () => {
@@ -90,4 +90,21 @@ test('inputs() reads the run inputs, {} outside the runner, and refuses non-obje
   process.env.AUTOMATION_INPUTS = '{';
   assert.throws(() => inputs(), (e) => e.code === 'BAD_ARGUMENT' && /not JSON/.test(e.message));
   delete process.env.AUTOMATION_INPUTS;
+});
+
+test('the request an op sends is JSON.stringify of {op: {[name]: args}, settle}, byte for byte', () => {
+  const cases = [
+    ['find_node', { role: 'Button', label: 'Sa"ve é\u2028' }, undefined],
+    ['settle', {}, { settle_timeout_ms: 5 }],
+    ['read_node', '12', undefined],
+    ['odd', () => 1, undefined],
+    ['odd', { a: undefined, b: [1, undefined] }, () => 2],
+    ['odd', { toJSON: () => 7 }, { toJSON: () => 'k' }],
+    ['odd', null, null],
+  ];
+  for (const [name, args, settle] of cases) {
+    const request = { op: { [name]: args } };
+    if (settle !== undefined) request.settle = settle;
+    assert.equal(requestJson(name, args, settle), JSON.stringify(request), name);
+  }
 });

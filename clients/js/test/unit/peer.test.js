@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { WireConnection, encodeFrame, FrameReader } from '../../src/wire.js';
+import { App } from '../../src/app.js';
 
 const HELLO = JSON.stringify({ bridge: 'automation-wire', protocol: 1, pid: 4242 });
 
@@ -143,4 +144,39 @@ test('a reply that is not UTF-8 JSON is BRIDGE_IO and the stream stays in sync',
   assert.deepEqual(await c.request({}), { status: 'ok', data: 'fine' });
   await c.close();
   await p.close();
+});
+
+test('app.op sends the op, resolves with data; an error reply throws with the caller in its stack', async () => {
+  const sent = [];
+  const p = await peer(
+    (s) => s.write(encodeFrame(HELLO)),
+    (s, frame) => {
+      sent.push(frame);
+      const reply = sent.length === 1
+        ? { status: 'ok', data: { count: 1, node: 'e1' } }
+        : { status: 'err', code: 'NOT_FOUND', message: 'no node matches', candidates: [{ node: 'e1' }] };
+      // Written a byte at a time on the first reply: a frame split over many reads.
+      const bytes = encodeFrame(JSON.stringify(reply));
+      if (sent.length === 1) for (const b of bytes) s.write(Buffer.from([b]));
+      else s.write(bytes);
+    },
+  );
+  const app = new App(await WireConnection.open(p.address, 't'));
+  try {
+    assert.deepEqual(await app.op('find_node', { role: 'Button', name: 'Save' }), { count: 1, node: 'e1' });
+    assert.equal(sent[0], '{"op":{"find_node":{"role":"Button","label":"Save"}}}');
+    async function callerInTheScript() {
+      await app.op('read_node', { node: 'Sav' });
+    }
+    await assert.rejects(callerInTheScript(), (e) => {
+      assert.equal(e.code, 'NOT_FOUND');
+      assert.deepEqual(e.candidates, [{ node: 'e1' }]);
+      assert.deepEqual(e.selector, { label: 'Sav' });
+      assert.match(e.stack, /callerInTheScript/, 'the async stack reaches the caller (crash reports locate the script line)');
+      return true;
+    });
+  } finally {
+    await app.close();
+    await p.close();
+  }
 });

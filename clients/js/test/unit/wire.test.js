@@ -27,6 +27,23 @@ test('frames split at every byte boundary come back whole and in order', () => {
   assert.deepEqual(got.map((b) => b.toString('utf8')), bodies);
 });
 
+test('frames fed from one reused read buffer come back whole: a frame split across reads is copied out', () => {
+  const bodies = ['{"a":1}', '', 'Zoë Ångström', 'x'.repeat(1000)];
+  const wire = Buffer.concat(bodies.map((b) => encodeFrame(b)));
+  for (const size of [1, 2, 3, 5, 7, 64, wire.length]) {
+    const r = new FrameReader(MAX_REQUEST_FRAME);
+    const read = Buffer.alloc(size); // what node's onread hands over, overwritten by every read
+    const got = [];
+    for (let at = 0; at < wire.length; at += size) {
+      const n = wire.copy(read, 0, at, at + size);
+      r.feed(read, n, (bytes, start, end) => got.push(bytes.toString('utf8', start, end)), true);
+      read.fill(0xee); // the next read overwrites it
+    }
+    assert.deepEqual(got, bodies, `reads of ${size} bytes`);
+    assert.equal(r.inFrame, false);
+  }
+});
+
 test('an oversize header is refused before its body is buffered', () => {
   const r = new FrameReader(10);
   assert.throws(() => r.push(Buffer.from([0xff, 0xff, 0xff, 0xff])), (e) => e.code === 'BRIDGE_IO' && /exceeds the 10-byte cap/.test(e.message));
