@@ -2,9 +2,9 @@
 //!
 //! Steps run on the target thread (`runner::on_target`), a script on a blocking thread (or,
 //! when nobody listens, on this worker thread itself: `block_in_place`). Either way the run's
-//! items pass through the request's [`Gate`](crate::runner::sinks::progress::Gate) where the run is, and only the
-//! notifications due now cross to this task, which sends them, keeps the heartbeat, and sends
-//! the held progress before the response.
+//! items pass through the request's [`Gate`] where the run is, and only the notifications due
+//! now cross to this task, which sends them, keeps the heartbeat, and sends the held progress
+//! before the response.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
