@@ -300,3 +300,71 @@ async fn a_cancelled_call_queued_behind_a_slow_one_never_runs() {
     assert!(!is_error(&found));
     client.cancel().await.expect("shut down");
 }
+
+/// `execute_sequence` runs its steps on the target thread as one job; cancelling the request
+/// stops the step that is running (a wait on the longest budget) at its next poll, and no
+/// later step runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_sequence_stops_its_running_step_and_runs_no_more() {
+    use rmcp::model::{CallToolRequest, ClientRequest};
+    use rmcp::service::PeerRequestOptions;
+    use std::time::{Duration, Instant};
+
+    let client = start().await;
+    let sequence = CallToolRequestParams::new("execute_sequence").with_arguments(args(json!({
+        "steps": [
+            {"id": "wait", "tool": "wait_for_condition", "args": {
+                "condition": {"kind": "node_exists", "label": "never there"},
+                "settle": {"settle_timeout_ms": 120000}
+            }},
+            {"id": "save", "tool": "invoke_action",
+             "args": {"node": {"role": "Button", "label": "Save"}, "action": "click"}}
+        ]
+    })));
+    let handle = client
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(CallToolRequest::new(sequence)),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .expect("send");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // A direct call now waits behind the run: the wait is really running (7 500 simulated
+    // frames uncancelled, many seconds).
+    let peer = client.peer().clone();
+    let next = tokio::spawn(async move {
+        let found = peer
+            .call_tool(
+                CallToolRequestParams::new("find_node")
+                    .with_arguments(args(json!({"label": "Save"}))),
+            )
+            .await;
+        (found, Instant::now())
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !next.is_finished(),
+        "the direct call did not wait: the wait step did not run"
+    );
+    let cancelled_at = Instant::now();
+    handle
+        .cancel(Some("changed my mind".into()))
+        .await
+        .expect("cancel");
+    let (found, answered_at) = next.await.expect("join");
+    let took = answered_at - cancelled_at;
+    assert!(!is_error(&found.expect("find_node replies")));
+    assert!(
+        took < Duration::from_secs(3),
+        "the cancelled wait went on for {took:?}"
+    );
+    // The step after the cancelled one never ran: nothing announced "Saved".
+    let pulled = call(&client, "pull_announcements", json!({}))
+        .await
+        .unwrap();
+    assert!(
+        !structured(&pulled).to_string().contains("\"Saved\""),
+        "{pulled:?}"
+    );
+    client.cancel().await.expect("shut down");
+}
