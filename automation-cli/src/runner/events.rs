@@ -46,6 +46,12 @@ pub trait Sink: Send {
     /// One item, in order.
     fn event(&mut self, event: &RunEvent);
 
+    /// Whether this sink reads [`RunEvent::Call`] items (their records copy a call's
+    /// arguments and result, so they are made only when some sink does).
+    fn wants_calls(&self) -> bool {
+        true
+    }
+
     /// The run ended with this report; write files, flush. The error names what failed.
     fn finish(&mut self, report: &RunReport) -> Result<(), String> {
         let _ = report;
@@ -82,6 +88,10 @@ impl Sink for Fanout {
         for s in &mut self.sinks {
             s.event(event);
         }
+    }
+
+    fn wants_calls(&self) -> bool {
+        self.sinks.iter().any(|s| s.wants_calls())
     }
 
     /// Finishes every sink (each one, even after another failed); the errors joined.

@@ -1,6 +1,6 @@
 //! A steps flow run on the target thread: the engine and every tool call it makes run there,
-//! so a step costs a plain call instead of a thread hop and a wake-up; its stream comes back
-//! to the caller's sinks on a channel as it happens (a sink never slows the steps down).
+//! so a step costs a plain call instead of a thread hop and a wake-up. Sinks nobody waits for
+//! run beside it; a caller that watches gets the stream on a channel as it happens.
 //!
 //! The target thread serves one job at a time, so a direct call that arrives during a run is
 //! answered after the run, as it would be after any long op.
@@ -118,6 +118,10 @@ struct Local<L> {
 }
 
 impl<L: Sink> Sink for Local<L> {
+    fn wants_calls(&self) -> bool {
+        self.tx.is_some() || self.local.wants_calls()
+    }
+
     fn event(&mut self, event: &RunEvent) {
         self.local.event(event);
         if let Some(tx) = &self.tx {
@@ -130,4 +134,8 @@ impl<L: Sink> Sink for Local<L> {
 /// A sink that keeps nothing (a run whose whole stream is forwarded).
 impl Sink for () {
     fn event(&mut self, _event: &RunEvent) {}
+
+    fn wants_calls(&self) -> bool {
+        false
+    }
 }

@@ -347,16 +347,25 @@ fn attempt_all(
             }
         };
         let t = Instant::now();
-        let out = router.call(&step.tool, args.clone());
-        sink.event(&RunEvent::Call(CallRecord {
-            step_id: id.to_string(),
-            tool: step.tool.clone(),
-            args: Value::Object(args),
-            result: out.value.clone(),
-            is_error: out.is_error,
-            duration_ms: ms(t.elapsed()),
-            image_base64: out.image_base64.clone(),
-        }));
+        // A call record copies the arguments and the result: made only for a sink that
+        // reads calls (records, a forwarded stream).
+        let (call_args, recorded) = if sink.wants_calls() {
+            (args.clone(), Some(args))
+        } else {
+            (args, None)
+        };
+        let out = router.call(&step.tool, call_args);
+        if let Some(args) = recorded {
+            sink.event(&RunEvent::Call(CallRecord {
+                step_id: id.to_string(),
+                tool: step.tool.clone(),
+                args: Value::Object(args),
+                result: out.value.clone(),
+                is_error: out.is_error,
+                duration_ms: ms(t.elapsed()),
+                image_base64: out.image_base64.clone(),
+            }));
+        }
         if let Some(b64) = &out.image_base64 {
             sink.event(&RunEvent::Event(EventKind::Screenshot {
                 path: None,
@@ -450,6 +459,57 @@ mod tests {
         );
         let calls = router.calls.into_inner().unwrap();
         (report, calls, sink)
+    }
+
+    /// Keeps every item, but reads no calls.
+    #[derive(Default)]
+    struct NoCalls(Collect);
+
+    impl Sink for NoCalls {
+        fn event(&mut self, event: &RunEvent) {
+            self.0.event(event);
+        }
+
+        fn wants_calls(&self) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn call_records_are_made_only_for_a_sink_that_reads_them() {
+        let seq = steps_from_value(json!([{"id": "a", "tool": "find"}]), "t").unwrap();
+        let is_call = |e: &RunEvent| matches!(e, RunEvent::Call(_));
+        for wants in [true, false] {
+            let mut router = Echo {
+                calls: Mutex::new(Vec::new()),
+            };
+            let mut report = RunReport::new("t", "x");
+            let items = if wants {
+                let mut sink = Collect::default();
+                run(
+                    &seq,
+                    &Map::new(),
+                    &mut router,
+                    &mut sink,
+                    &mut report,
+                    &|| false,
+                );
+                sink.items
+            } else {
+                let mut sink = NoCalls::default();
+                run(
+                    &seq,
+                    &Map::new(),
+                    &mut router,
+                    &mut sink,
+                    &mut report,
+                    &|| false,
+                );
+                sink.0.items
+            };
+            assert!(report.passed(), "{:#}", report.to_json());
+            assert_eq!(items.iter().any(is_call), wants, "{items:?}");
+        }
     }
 
     #[test]

@@ -276,6 +276,11 @@ struct Kept {
 }
 
 impl Sink for Kept {
+    /// The records read calls; the screenshots come from the screenshot events too.
+    fn wants_calls(&self) -> bool {
+        self.records.wants_calls()
+    }
+
     fn event(&mut self, event: &RunEvent) {
         self.shots.see(event);
         self.records.event(event);

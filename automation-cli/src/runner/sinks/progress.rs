@@ -209,6 +209,10 @@ impl GateSink {
 }
 
 impl Sink for GateSink {
+    fn wants_calls(&self) -> bool {
+        false // calls are never notified
+    }
+
     fn event(&mut self, event: &RunEvent) {
         if matches!(event, RunEvent::Call(_)) {
             return; // calls are never notified
