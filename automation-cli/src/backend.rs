@@ -350,15 +350,21 @@ fn gone() -> Reply {
 mod tests {
     use super::*;
 
+    fn find_save() -> Request {
+        Request::from_json(r#"{"op": {"find_node": {"role": "Button", "label": "Save"}}}"#).unwrap()
+    }
+
+    fn list_windows() -> Request {
+        Request::from_json(r#"{"op": "list_windows"}"#).unwrap()
+    }
+
     #[test]
     fn demo_serves_find_and_list_windows() {
         let handle = TargetHandle::spawn(EguiDemo::factory()).unwrap();
-        let find =
-            Request::from_json(r#"{"op": {"find_node": {"role": "Button", "label": "Save"}}}"#)
-                .unwrap();
+        let find = find_save();
         let reply = handle.call_blocking(find);
         assert!(reply.is_ok(), "{reply:?}");
-        let list = Request::from_json(r#"{"op": "list_windows"}"#).unwrap();
+        let list = list_windows();
         let reply = handle.call_blocking(list);
         assert!(
             reply.data().unwrap()["windows"]
@@ -406,7 +412,7 @@ mod tests {
             }) as Box<dyn Backend>)
         }))
         .unwrap();
-        let req = || Request::from_json(r#"{"op": "list_windows"}"#).unwrap();
+        let req = || list_windows();
         let Reply::Err(e) = handle.call_blocking(req()) else {
             panic!("expected an error reply")
         };
@@ -424,16 +430,14 @@ mod tests {
     #[test]
     fn a_task_runs_with_the_backend_and_a_panicking_one_closes_its_channel() {
         let handle = TargetHandle::spawn(EguiDemo::factory()).unwrap();
-        let find =
-            Request::from_json(r#"{"op": {"find_node": {"role": "Button", "label": "Save"}}}"#)
-                .unwrap();
+        let find = find_save();
         let found = handle
             .run_task(move |backend| backend.serve(&find).is_ok())
             .blocking_recv();
         assert_eq!(found, Ok(true));
         let boom = handle.run_task(|_| -> u8 { panic!("boom in a task") });
         assert!(boom.blocking_recv().is_err());
-        let list = Request::from_json(r#"{"op": "list_windows"}"#).unwrap();
+        let list = list_windows();
         assert!(handle.call_blocking(list).is_ok());
     }
 
@@ -441,9 +445,7 @@ mod tests {
     fn the_demo_recovers_by_rebuilding() {
         let mut demo = EguiDemo::new();
         assert!(demo.recover_from_panic().contains("rebuilt"));
-        let find =
-            Request::from_json(r#"{"op": {"find_node": {"role": "Button", "label": "Save"}}}"#)
-                .unwrap();
+        let find = find_save();
         assert!(demo.serve(&find).is_ok());
     }
 
@@ -471,7 +473,7 @@ mod tests {
         assert_eq!(e.code, ErrorCode::Cancelled, "{}", e.message);
         // Uncancelled, 20 000 characters take ~3 s here (debug build).
         assert!(took < std::time::Duration::from_millis(1500), "{took:?}");
-        let list = Request::from_json(r#"{"op": "list_windows"}"#).unwrap();
+        let list = list_windows();
         assert!(handle.call_blocking(list).is_ok());
     }
 

@@ -19,6 +19,21 @@ async fn start() -> Client {
     ().serve(transport).await.expect("MCP initialize")
 }
 
+/// Sends a tool call the test may cancel later.
+async fn send_cancellable(
+    client: &Client,
+    params: CallToolRequestParams,
+) -> rmcp::service::RequestHandle<RoleClient> {
+    use rmcp::model::{CallToolRequest, ClientRequest};
+    client
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+            rmcp::service::PeerRequestOptions::no_options(),
+        )
+        .await
+        .expect("send")
+}
+
 fn args(v: Value) -> JsonObject {
     v.as_object().cloned().unwrap_or_default()
 }
@@ -247,9 +262,6 @@ async fn the_demo_is_driven_over_mcp() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_call_queued_behind_a_slow_one_never_runs() {
-    use rmcp::model::{CallToolRequest, ClientRequest};
-    use rmcp::service::PeerRequestOptions;
-
     let client = start().await;
     // A slow op occupies the target thread (a wait that can never succeed, on a big budget)…
     let peer = client.peer().clone();
@@ -266,13 +278,7 @@ async fn a_cancelled_call_queued_behind_a_slow_one_never_runs() {
     let click = CallToolRequestParams::new("invoke_action").with_arguments(args(
         json!({"node": {"role": "Button", "label": "Save"}, "action": "click"}),
     ));
-    let handle = client
-        .send_cancellable_request(
-            ClientRequest::CallToolRequest(CallToolRequest::new(click)),
-            PeerRequestOptions::no_options(),
-        )
-        .await
-        .expect("send");
+    let handle = send_cancellable(&client, click).await;
     // (rmcp's client writes the request and the cancel from separate tasks: let the request
     // reach the server first, as it would from any real client changing its mind.)
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -306,8 +312,6 @@ async fn a_cancelled_call_queued_behind_a_slow_one_never_runs() {
 /// later step runs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_sequence_stops_its_running_step_and_runs_no_more() {
-    use rmcp::model::{CallToolRequest, ClientRequest};
-    use rmcp::service::PeerRequestOptions;
     use std::time::{Duration, Instant};
 
     let client = start().await;
@@ -321,13 +325,7 @@ async fn a_cancelled_sequence_stops_its_running_step_and_runs_no_more() {
              "args": {"node": {"role": "Button", "label": "Save"}, "action": "click"}}
         ]
     })));
-    let handle = client
-        .send_cancellable_request(
-            ClientRequest::CallToolRequest(CallToolRequest::new(sequence)),
-            PeerRequestOptions::no_options(),
-        )
-        .await
-        .expect("send");
+    let handle = send_cancellable(&client, sequence).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     // A direct call now waits behind the run: the wait is really running (7 500 simulated
     // frames uncancelled, many seconds).

@@ -1,13 +1,13 @@
 //! Where a step's tool call goes: the MCP server's own router (`mcp::call_with`: the same
-//! parsing and result shaping as a direct `tools/call`), answered on the target thread —
-//! by [`OnTarget`] when the steps run there, or through a [`TargetHandle`] from elsewhere.
+//! parsing and result shaping as a direct `tools/call`), answered in place by [`OnTarget`]
+//! on the target thread, where the steps run.
 
 use automation_core::Cancel;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
 
-use crate::backend::{Backend, TargetHandle, serve_caught};
+use crate::backend::{Backend, serve_caught};
 
 /// A tool call's outcome, as a step sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,16 +20,10 @@ pub struct ToolOutcome {
     pub image_base64: Option<String>,
 }
 
-/// Anything that answers tool calls (the target, or a test double in unit tests).
+/// Anything that answers tool calls ([`OnTarget`], or a test double in unit tests).
 pub trait Router {
     /// Runs one tool call to completion.
     fn call(&mut self, tool: &str, args: Map<String, Value>) -> ToolOutcome;
-}
-
-impl Router for TargetHandle {
-    fn call(&mut self, tool: &str, args: Map<String, Value>) -> ToolOutcome {
-        from_call(crate::mcp::call_blocking(self, tool, Some(args)))
-    }
 }
 
 /// The router of steps that run on the target thread: each call served in place, stoppable

@@ -461,17 +461,19 @@ mod tests {
         (report, calls, sink)
     }
 
-    /// Keeps every item, but reads no calls.
-    #[derive(Default)]
-    struct NoCalls(Collect);
+    /// Keeps every item; reads calls only when `calls`.
+    struct Keeps {
+        items: Vec<RunEvent>,
+        calls: bool,
+    }
 
-    impl Sink for NoCalls {
+    impl Sink for Keeps {
         fn event(&mut self, event: &RunEvent) {
-            self.0.event(event);
+            self.items.push(event.clone());
         }
 
         fn wants_calls(&self) -> bool {
-            false
+            self.calls
         }
     }
 
@@ -484,29 +486,19 @@ mod tests {
                 calls: Mutex::new(Vec::new()),
             };
             let mut report = RunReport::new("t", "x");
-            let items = if wants {
-                let mut sink = Collect::default();
-                run(
-                    &seq,
-                    &Map::new(),
-                    &mut router,
-                    &mut sink,
-                    &mut report,
-                    &|| false,
-                );
-                sink.items
-            } else {
-                let mut sink = NoCalls::default();
-                run(
-                    &seq,
-                    &Map::new(),
-                    &mut router,
-                    &mut sink,
-                    &mut report,
-                    &|| false,
-                );
-                sink.0.items
+            let mut sink = Keeps {
+                items: Vec::new(),
+                calls: wants,
             };
+            run(
+                &seq,
+                &Map::new(),
+                &mut router,
+                &mut sink,
+                &mut report,
+                &|| false,
+            );
+            let items = sink.items;
             assert!(report.passed(), "{:#}", report.to_json());
             assert_eq!(items.iter().any(is_call), wants, "{items:?}");
         }

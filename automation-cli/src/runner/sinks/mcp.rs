@@ -138,14 +138,14 @@ impl Run<'_> {
         live: bool,
     ) -> (RunReport, Shots) {
         let started = Instant::now();
-        let (mut records, records_dir) = records_sinks(&self.execution_id);
+        let (mut sinks, records_dir) = records_sinks(&self.execution_id);
         let (tx, notes) = tokio::sync::mpsc::unbounded_channel();
         if live {
-            records.push(Box::new(GateSink::new(self.gate.clone(), tx)));
+            sinks.push(Box::new(GateSink::new(self.gate.clone(), tx)));
         }
         let kept = Kept {
             shots: Shots::default(),
-            records,
+            sinks,
         };
         let report = RunReport::new(&self.flow.name, &self.execution_id);
         let run = StepsRun::start(
@@ -172,8 +172,8 @@ impl Run<'_> {
             notes.send(due).await;
         };
         notes.finish().await;
-        let Kept { shots, mut records } = kept.unwrap_or_default();
-        let mut report = crate::runner::finish_run(report, started, &mut records);
+        let Kept { shots, mut sinks } = kept.unwrap_or_default();
+        let mut report = crate::runner::finish_run(report, started, &mut sinks);
         report.records = records_dir;
         (report, shots)
     }
@@ -268,22 +268,23 @@ impl Notes {
     }
 }
 
-/// What a steps run keeps on the target thread: its screenshots and its records.
+/// What a steps run keeps on the target thread: its screenshots, and its other sinks (the
+/// records, the notification gate).
 #[derive(Default)]
 struct Kept {
     shots: Shots,
-    records: Fanout,
+    sinks: Fanout,
 }
 
 impl Sink for Kept {
     /// The records read calls; the screenshots come from the screenshot events too.
     fn wants_calls(&self) -> bool {
-        self.records.wants_calls()
+        self.sinks.wants_calls()
     }
 
     fn event(&mut self, event: &RunEvent) {
         self.shots.see(event);
-        self.records.event(event);
+        self.sinks.event(event);
     }
 }
 
