@@ -477,3 +477,45 @@ fn cancelling_a_steps_run_stops_the_running_op() {
     let list = automation_core::Request::from_json(r#"{"op": "list_windows"}"#).unwrap();
     assert!(target.call_blocking(list).is_ok());
 }
+
+/// A retry's pause holds the target thread (the steps run there), so cancelling the run ends
+/// the pause too, not only the op.
+#[test]
+fn cancelling_a_run_ends_its_retry_pause() {
+    use automation_cli::runner::on_target::{Forward, StepsRun};
+    let target = TargetHandle::spawn(EguiDemo::factory()).unwrap();
+    let flow = flow::from_arguments(
+        json!({"steps": [
+            {"id": "gone", "tool": "invoke_action", "retries": 1, "retry_delay_ms": 60000,
+             "args": {"node": {"role": "Button", "label": "No such button"}, "action": "click"}}
+        ]})
+        .as_object()
+        .unwrap(),
+    )
+    .unwrap();
+    let FlowBody::Steps(seq) = &flow.body else {
+        panic!("steps expected")
+    };
+    let started = std::time::Instant::now();
+    let run = StepsRun::start(
+        seq,
+        &flow.inputs,
+        &target,
+        RunReport::new("p", "p"),
+        (),
+        Forward::All,
+    );
+    let cancel = run.cancel.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        cancel.cancel();
+    });
+    let (report, _) = run.drive_blocking(&mut Collect::default(), &|| false);
+    let took = started.elapsed();
+    assert_eq!(report.status, "failed", "{:#}", report.to_json());
+    assert_eq!(report.steps[0].error.as_ref().unwrap()["code"], "NOT_FOUND");
+    assert!(
+        took < std::time::Duration::from_secs(5),
+        "the 60 s pause went on: {took:?}"
+    );
+}

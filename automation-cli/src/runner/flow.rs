@@ -189,6 +189,11 @@ pub fn steps_from_value(value: Value, what: &str) -> Result<Sequence, Value> {
 }
 
 /// Ids unique; `fallback_id` and `start_from_step` name existing steps; a step runs a tool.
+/// Most tries after a step's first failure.
+pub const MAX_RETRIES: u32 = 100;
+/// Longest pause between tries, ms (the steps run on the target thread: a pause holds it).
+pub const MAX_RETRY_DELAY_MS: u64 = 60_000;
+
 fn validate(seq: &Sequence, what: &str) -> Result<(), Value> {
     let mut seen = std::collections::HashSet::new();
     for (i, s) in seq.steps.iter().enumerate() {
@@ -196,6 +201,25 @@ fn validate(seq: &Sequence, what: &str) -> Result<(), Value> {
             return Err(bad(
                 format!("{what}: step {} has an empty `tool`", i + 1),
                 "name a tool from tools/list",
+            ));
+        }
+        if s.retries > MAX_RETRIES {
+            return Err(bad(
+                format!(
+                    "{what}: step {}'s retries {} is over the limit of {MAX_RETRIES}",
+                    i + 1,
+                    s.retries
+                ),
+                "retry fewer times, or wait for the state with wait_for_condition",
+            ));
+        }
+        if let Some(ms) = s.retry_delay_ms.filter(|ms| *ms > MAX_RETRY_DELAY_MS) {
+            return Err(bad(
+                format!(
+                    "{what}: step {}'s retry_delay_ms {ms} is over the limit of {MAX_RETRY_DELAY_MS} ms",
+                    i + 1
+                ),
+                "pause less between tries, or wait for the state with wait_for_condition",
             ));
         }
         if s.tool == "execute_sequence" {
@@ -363,6 +387,25 @@ pub fn resolve_inputs(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn retries_and_their_pause_are_bounded() {
+        let over = |step: Value| {
+            from_arguments(json!({"steps": [step]}).as_object().unwrap()).unwrap_err()["message"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let m = over(json!({"tool": "find_node", "retries": MAX_RETRIES + 1}));
+        assert!(
+            m.contains("retries 101") && m.contains("limit of 100"),
+            "{m}"
+        );
+        let m = over(json!({"tool": "find_node", "retry_delay_ms": MAX_RETRY_DELAY_MS + 1}));
+        assert!(m.contains("retry_delay_ms 60001"), "{m}");
+        let ok = json!({"steps": [{"tool": "find_node", "retries": MAX_RETRIES, "retry_delay_ms": MAX_RETRY_DELAY_MS}]});
+        assert!(from_arguments(ok.as_object().unwrap()).is_ok());
+    }
 
     #[test]
     fn one_of_script_file_steps() {

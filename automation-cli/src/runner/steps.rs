@@ -280,6 +280,23 @@ fn after_failure(
     Next::Stop
 }
 
+/// Sleeps `delay` in short slices, so a cancelled run (it holds the target thread) stops
+/// within one; true when it was cancelled.
+fn pause(delay: Duration, cancelled: &dyn Fn() -> bool) -> bool {
+    const SLICE: Duration = Duration::from_millis(20);
+    let until = Instant::now() + delay;
+    loop {
+        if cancelled() {
+            return true;
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        std::thread::sleep(left.min(SLICE));
+    }
+}
+
 /// Runs `f` with `vars.key` set to `value`, then restores what `key` held before.
 fn with_var<T>(vars: &mut Value, key: &str, value: Value, f: impl FnOnce(&Value) -> T) -> T {
     let before = match vars {
@@ -395,8 +412,7 @@ fn attempt_all(
                 progress.finished as f64 + frac,
                 &format!("retrying {id} ({attempt}/{tries} failed)"),
             );
-            std::thread::sleep(delay);
-            if cancelled() {
+            if pause(delay, cancelled) {
                 break;
             }
         }
