@@ -105,12 +105,13 @@ error_codes! {
     /// The app produced a malformed accessibility tree update; the mirror kept the last good tree.
     InvalidTreeUpdate = "INVALID_TREE_UPDATE", Retry,
         "the app sent a malformed tree update; the last good tree is kept";
-    /// Screenshot: no GPU adapter at all, not even a software one.
+    /// Screenshot: the host has no GPU to render with (a target that renders on the GPU; the
+    /// built-in egui targets rasterize on the CPU and never answer it).
     GpuUnavailable = "GPU_UNAVAILABLE", Retry,
-        "no GPU adapter, not even a software one";
-    /// Screenshot: device lost during readback.
+        "no GPU to render the screenshot with";
+    /// Screenshot: reading the pixels back failed (a lost device, a window closed mid-capture).
     GpuReadbackFailed = "GPU_READBACK_FAILED", Retry,
-        "the GPU device was lost during readback";
+        "reading the screenshot's pixels back failed";
     /// Live bridge: the app's UI thread did not answer in time.
     BridgeTimeout = "BRIDGE_TIMEOUT", Retry,
         "the app's UI thread did not answer within 15 s";

@@ -1,14 +1,12 @@
-//! Screenshots with egui-wgpu: PNG shape, cropping, determinism and the golden image.
+//! Screenshots (CPU rasterized): PNG shape, cropping, determinism and the golden image.
 //!
-//! A missing adapter is a failure, unless `AUTOMATION_ALLOW_MISSING` lists `gpu` (then the
-//! tests are skipped and logged).
 //! Refresh the golden with `UPDATE_GOLDENS=1 cargo test -p automation-egui --features screenshot`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![cfg(feature = "screenshot")]
 
 use std::path::PathBuf;
 
-use automation_core::{ErrorCode, Reply, Request, Session};
+use automation_core::{Reply, Request, Session};
 use automation_egui::screenshot::{Screenshot, capture};
 use automation_egui::{EguiTarget, demo_target, serve};
 use base64::Engine as _;
@@ -16,28 +14,6 @@ use serde_json::{Value, json};
 
 /// Largest per-channel difference accepted against the golden.
 const TOLERANCE: u8 = 2;
-
-fn gpu_or_skip() -> bool {
-    match automation_egui::screenshot::gpu_info() {
-        Ok(info) => {
-            eprintln!(
-                "screenshot adapter: {} ({:?}, {:?})",
-                info.name, info.backend, info.device_type
-            );
-            true
-        }
-        Err(e) if e.code == ErrorCode::GpuUnavailable => automation_testkit::require::require(
-            "gpu",
-            false,
-            &format!(
-                "no GPU adapter ({}); the goldens come from Mesa's llvmpipe through GL: \
-                 apt-get install libgl1-mesa-dri libegl1 libegl-mesa0 libgl1 libgles2",
-                e.message
-            ),
-        ),
-        Err(e) => panic!("no GPU adapter: {e:?}"),
-    }
-}
 
 fn session() -> Session<EguiTarget<'static>> {
     Session::new(demo_target())
@@ -85,9 +61,6 @@ fn decode(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
 
 #[test]
 fn screenshot_is_a_png_of_the_window() {
-    if !gpu_or_skip() {
-        return;
-    }
     let mut s = session();
     let v = run(&mut s, json!({"op": "screenshot"}));
     assert_eq!(v["image"]["mime"], "image/png");
@@ -111,9 +84,6 @@ fn screenshot_is_a_png_of_the_window() {
 
 #[test]
 fn screenshot_crops_to_a_node_and_scales() {
-    if !gpu_or_skip() {
-        return;
-    }
     let mut s = session();
     let v = run(
         &mut s,
@@ -147,9 +117,6 @@ fn screenshot_crops_to_a_node_and_scales() {
 
 #[test]
 fn two_renders_are_byte_identical() {
-    if !gpu_or_skip() {
-        return;
-    }
     let a = scripted();
     let b = scripted();
     assert_eq!(a.png, b.png);
@@ -162,9 +129,6 @@ fn two_renders_are_byte_identical() {
 
 #[test]
 fn golden_demo() {
-    if !gpu_or_skip() {
-        return;
-    }
     let shot = scripted();
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/demo.png");
     if std::env::var_os("UPDATE_GOLDENS").is_some_and(|v| v == "1") {

@@ -1,8 +1,7 @@
 //! A test whose real component is missing fails — unless the run opted out explicitly.
 //!
-//! Some tests need something outside Cargo: an X server (`xvfb`), a GPU adapter or Mesa's
-//! software renderer (`gpu`), a Python with the `mcp` SDK (`python-mcp`), the `bun` and
-//! `esbuild` binaries. `scripts/test` installs all of them. When one is missing anyway, the
+//! Some tests need something outside Cargo: an X server (`xvfb`), a Python with the `mcp` SDK
+//! (`python-mcp`), the `bun` and `esbuild` binaries. `scripts/test` installs all of them. When one is missing anyway, the
 //! test calls [`require`] and
 //!
 //! - **fails** (panics) with a message naming the component, why it is missing, how to get
@@ -89,7 +88,7 @@ pub fn append_to_log(path: &std::path::Path, line: &str) -> std::io::Result<()> 
 /// through [`ALLOW_MISSING`], after printing and logging the skip line; otherwise a panic
 /// that names the component, `why_missing` (say how to install it there) and the opt-out.
 ///
-/// `component` is a short stable name (`xvfb`, `gpu`, `python-mcp`, `bun`, `esbuild`): it is
+/// `component` is a short stable name (`xvfb`, `python-mcp`, `bun`, `esbuild`): it is
 /// what a person lists in [`ALLOW_MISSING`].
 #[track_caller]
 pub fn require(component: &str, present: bool, why_missing: &str) -> bool {

@@ -180,9 +180,6 @@ pub fn run(opts: &RunOptions) -> u8 {
     } else {
         None
     };
-    if opts.mode == Mode::Headless {
-        warm_gpu(&selected);
-    }
     let suites = Suites::default();
     let tty = std::io::stderr().is_terminal() && opts.jobs <= 1;
     let prefixes = prefixes(&selected, opts.jobs.min(selected.len()));
@@ -248,29 +245,6 @@ pub fn run(opts: &RunOptions) -> u8 {
         say(&format!("records: {}", root.display()));
     }
     code
-}
-
-/// Opens the process's shared screenshot device on a thread of its own when a selected flow
-/// mentions `screenshot`, so the one-time device open (adapter search, driver start-up)
-/// overlaps the flows' first steps instead of stalling the first screenshot — with
-/// `--jobs N` it would otherwise hold up whichever flow gets there first while the rest wait
-/// on the same device. Nothing waits for it; a failure surfaces at the screenshot itself.
-fn warm_gpu(selected: &[(usize, PathBuf)]) {
-    #[cfg(feature = "screenshot")]
-    {
-        let wants = selected
-            .iter()
-            .any(|(_, p)| std::fs::read_to_string(p).is_ok_and(|text| text.contains("screenshot")));
-        if wants {
-            let _ = std::thread::Builder::new()
-                .name("gpu-warm-up".into())
-                .spawn(|| {
-                    let _ = automation_egui::screenshot::gpu_info();
-                });
-        }
-    }
-    #[cfg(not(feature = "screenshot"))]
-    let _ = selected;
 }
 
 fn run_one(
