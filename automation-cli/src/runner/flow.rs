@@ -2,6 +2,7 @@
 //! (`.ts`/`.js`/`.mjs`/`.mts`, `.json`, `.yaml`/`.yml`) or from `execute_sequence`'s arguments.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -24,8 +25,8 @@ pub struct Flow {
 pub enum FlowBody {
     /// A TypeScript or JavaScript program driving the session through the JS client.
     Script(Script),
-    /// A list of tool calls.
-    Steps(Sequence),
+    /// A list of tool calls (shared: a run hands it to the target thread without a copy).
+    Steps(Arc<Sequence>),
 }
 
 /// A script's source and where it came from.
@@ -141,7 +142,7 @@ pub fn from_file(path: &Path) -> Result<Flow, Value> {
             dir,
         })
     } else if ext == "json" {
-        FlowBody::Steps(steps_from_value(
+        FlowBody::Steps(Arc::new(steps_from_value(
             serde_json::from_str(&text).map_err(|e| {
                 bad(
                     format!("{shown} is not valid JSON: {e}"),
@@ -149,7 +150,7 @@ pub fn from_file(path: &Path) -> Result<Flow, Value> {
                 )
             })?,
             &shown,
-        )?)
+        )?))
     } else if ext == "yaml" || ext == "yml" {
         let value: Value = serde_norway::from_str(&text).map_err(|e| {
             bad(
@@ -157,7 +158,7 @@ pub fn from_file(path: &Path) -> Result<Flow, Value> {
                 "fix the YAML at that line and column",
             )
         })?;
-        FlowBody::Steps(steps_from_value(value, &shown)?)
+        FlowBody::Steps(Arc::new(steps_from_value(value, &shown)?))
     } else {
         return Err(bad(
             format!("{shown}: unknown flow type .{ext}"),
@@ -344,12 +345,13 @@ pub fn from_arguments(args: &Map<String, Value>) -> Result<Flow, Value> {
             Flow {
                 name: "inline".into(),
                 inputs: Map::new(),
-                body: FlowBody::Steps(steps_from_value(Value::Object(doc), "steps")?),
+                body: FlowBody::Steps(Arc::new(steps_from_value(Value::Object(doc), "steps")?)),
             }
         }
     };
     // Flags given beside `file` override the file's own.
     if let FlowBody::Steps(seq) = &mut flow.body {
+        let seq = Arc::make_mut(seq);
         if let Some(v) = args.get("stop_on_error").and_then(Value::as_bool) {
             seq.stop_on_error = v;
         }

@@ -5,6 +5,8 @@
 //! The target thread serves one job at a time, so a direct call that arrives during a run is
 //! answered after the run, as it would be after any long op.
 
+use std::sync::Arc;
+
 use automation_core::Cancel;
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
@@ -42,7 +44,7 @@ impl<L: Sink + 'static> StepsRun<L> {
     /// (sinks that nobody waits for: records, collected screenshots); what `forward` names
     /// also comes to [`StepsRun::events`].
     pub fn start(
-        seq: &Sequence,
+        seq: &Arc<Sequence>,
         inputs: &Map<String, Value>,
         target: &TargetHandle,
         report: RunReport,
@@ -52,7 +54,7 @@ impl<L: Sink + 'static> StepsRun<L> {
         let (tx, events) = mpsc::unbounded_channel();
         let cancel = Cancel::new();
         let lost = RunReport::new(&report.flow, &report.execution_id);
-        let (seq, inputs, flag) = (seq.clone(), inputs.clone(), cancel.clone());
+        let (seq, inputs, flag) = (Arc::clone(seq), inputs.clone(), cancel.clone());
         let tx = (forward == Forward::All).then_some(tx);
         let done = target.run_task(move |backend| {
             let mut report = report;

@@ -353,15 +353,17 @@ pub fn new_execution_id() -> std::io::Result<String> {
         .map_err(|e| std::io::Error::other(format!("OS RNG unavailable: {e}")))?;
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    Ok(format!(
-        "{}-{}-{}-{}-{}",
-        h.get(0..8).unwrap_or_default(),
-        h.get(8..12).unwrap_or_default(),
-        h.get(12..16).unwrap_or_default(),
-        h.get(16..20).unwrap_or_default(),
-        h.get(20..32).unwrap_or_default()
-    ))
+    // One allocation: the id is made for every run, a cost an `execute_sequence` step pays.
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut id = String::with_capacity(36);
+    for (i, x) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            id.push('-');
+        }
+        id.push(char::from(HEX[usize::from(x >> 4)]));
+        id.push(char::from(HEX[usize::from(x & 0x0f)]));
+    }
+    Ok(id)
 }
 
 /// Longest line accepted (bytes before the newline); a longer one is reported once as a log
@@ -400,4 +402,25 @@ pub enum PipeError {
     /// A reader thread panicked or failed.
     #[error("event pipe reader failed: {0}")]
     Reader(String),
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn execution_ids_are_uuid_v4_shaped_and_differ() {
+        let a = super::new_execution_id().unwrap_or_default();
+        let b = super::new_execution_id().unwrap_or_default();
+        assert_ne!(a, b);
+        let groups: Vec<usize> = a.split('-').map(str::len).collect();
+        assert_eq!(groups, [8, 4, 4, 4, 12], "{a}");
+        assert!(
+            a.chars()
+                .all(|c| c == '-' || c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        );
+        assert_eq!(a.as_bytes()[14], b'4', "version nibble: {a}");
+        assert!(
+            matches!(a.as_bytes()[19], b'8' | b'9' | b'a' | b'b'),
+            "variant: {a}"
+        );
+    }
 }

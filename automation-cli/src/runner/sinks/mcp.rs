@@ -133,7 +133,7 @@ impl Run<'_> {
     /// collector and the gate beside it.
     async fn steps(
         &self,
-        seq: &flow::Sequence,
+        seq: &Arc<flow::Sequence>,
         target: &TargetHandle,
         live: bool,
     ) -> (RunReport, Shots) {
