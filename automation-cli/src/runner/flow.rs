@@ -263,6 +263,11 @@ fn validate(seq: &Sequence, what: &str) -> Result<(), Value> {
 /// `execute_sequence`'s arguments: exactly one of `script`, `file`, `steps`; then `inputs`,
 /// `stop_on_error`, `start_from_step`.
 pub fn from_arguments(args: &Map<String, Value>) -> Result<Flow, Value> {
+    from_owned_arguments(args.clone())
+}
+
+/// [`from_arguments`], taking the arguments (the steps move into the flow, uncopied).
+pub fn from_owned_arguments(mut args: Map<String, Value>) -> Result<Flow, Value> {
     const KNOWN: &[&str] = &[
         "script",
         "file",
@@ -294,9 +299,9 @@ pub fn from_arguments(args: &Map<String, Value>) -> Result<Flow, Value> {
             "pass the script source in `script`, a flow file path in `file`, or a list in `steps`",
         ));
     }
-    let inputs = match args.get("inputs") {
+    let inputs = match args.remove("inputs") {
         None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m.clone(),
+        Some(Value::Object(m)) => m,
         Some(other) => {
             return Err(bad(
                 format!("execute_sequence: `inputs` must be an object, got {other}"),
@@ -333,10 +338,7 @@ pub fn from_arguments(args: &Map<String, Value>) -> Result<Flow, Value> {
         }
         _ => {
             let mut doc = Map::new();
-            doc.insert(
-                "steps".into(),
-                args.get("steps").cloned().unwrap_or(Value::Null),
-            );
+            doc.insert("steps".into(), args.remove("steps").unwrap_or(Value::Null));
             for k in ["stop_on_error", "start_from_step"] {
                 if let Some(v) = args.get(k).filter(|v| !v.is_null()) {
                     doc.insert(k.into(), v.clone());

@@ -74,7 +74,7 @@ pub async fn call(
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, McpError> {
     let args = arguments.unwrap_or_default();
-    let flow = match flow::from_arguments(&args) {
+    let flow = match flow::from_owned_arguments(args) {
         Ok(f) => f,
         Err(e) => return Ok(CallToolResult::structured_error(e).into()),
     };
