@@ -22,6 +22,7 @@ pub use emitter::{EmitError, EventEmitter};
 pub use parse::{ParsedLine, parse_line, parse_log_line};
 pub use pipe::EventPipe;
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -354,14 +355,13 @@ pub fn new_execution_id() -> std::io::Result<String> {
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
     // One allocation: the id is made for every run, a cost an `execute_sequence` step pays.
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut id = String::with_capacity(36);
     for (i, x) in b.iter().enumerate() {
         if matches!(i, 4 | 6 | 8 | 10) {
             id.push('-');
         }
-        id.push(char::from(HEX[usize::from(x >> 4)]));
-        id.push(char::from(HEX[usize::from(x & 0x0f)]));
+        // Writing to a String cannot fail.
+        let _ = write!(id, "{x:02x}");
     }
     Ok(id)
 }
