@@ -20,6 +20,11 @@ use serde_json::{Value, json};
 use crate::EguiTarget;
 use raster::{Canvas, PixelRect, Texture};
 
+/// Largest screenshot side, px (what GPUs allow a texture).
+const MAX_SIDE: u32 = 16_384;
+/// Most pixels in a screenshot (a 256 MiB canvas).
+const MAX_PIXELS: u64 = 64 * 1024 * 1024;
+
 /// A target's textures, as egui uploaded them.
 #[derive(Debug, Default)]
 pub(crate) struct Renderer {
@@ -144,6 +149,17 @@ pub fn capture(target: &mut EguiTarget<'_>, crop: Option<Bounds>) -> Result<Scre
         size.x.round().max(1.0) as u32,
         size.y.round().max(1.0) as u32,
     );
+    if w > MAX_SIDE || h > MAX_SIDE || u64::from(w) * u64::from(h) > MAX_PIXELS {
+        return Err(OpError::new(
+            ErrorCode::Unsupported,
+            format!(
+                "a {w}x{h} px screenshot ({} points at {ppp} px per point) is over the limit of \
+                 {MAX_SIDE} px a side and {MAX_PIXELS} px in all",
+                target.size()
+            ),
+        )
+        .with_hint("lower the scale (set_density), or shrink the window"));
+    }
     let mut delta = target.take_textures();
     if target.live {
         // eframe still needs these; the live bridge hands them back after the op.

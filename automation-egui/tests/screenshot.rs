@@ -159,3 +159,16 @@ fn golden_demo() {
         );
     }
 }
+
+#[test]
+fn a_screenshot_over_the_size_limit_is_refused_before_anything_is_allocated() {
+    let mut huge = Session::new(demo_target().with_size(20_000.0, 300.0));
+    let r = Request::from_value(json!({"op": "screenshot"})).unwrap();
+    match serve(&mut huge, &r) {
+        Reply::Err(e) => {
+            assert_eq!(e.code, automation_core::ErrorCode::Unsupported, "{e:?}");
+            assert!(e.message.contains("20000x300"), "{}", e.message);
+        }
+        Reply::Ok(v) => panic!("a 20000x300 screenshot was made: {}", v["width"]),
+    }
+}
