@@ -1,8 +1,8 @@
 //! Offscreen screenshots, rasterized on the CPU (feature `screenshot`).
 //!
-//! egui's last frame is tessellated and its triangles drawn by [`raster`], the arithmetic of
+//! egui's last frame is tessellated and its triangles drawn by `raster`, the arithmetic of
 //! egui-wgpu's shader (the renderer eframe uses) without a GPU: no driver, no display, the same
-//! bytes on every machine, nothing to start up. Each target keeps its own [`Renderer`] (its
+//! bytes on every machine, nothing to start up. Each target keeps its own `Renderer` (its
 //! textures), fed with the texture deltas the target accumulated since its last screenshot. A
 //! render runs on the calling thread alone, so screenshots of several targets scale with the
 //! cores (`automation run --jobs`).
