@@ -132,6 +132,8 @@ fn stopped_by(signal: libc::c_int) {
     }
     let before = leftovers();
     let marker = format!("signal-{signal}-{}", std::process::id());
+    // The server's stderr, for the failure message (a launch that fails says why there).
+    let log = tempfile::NamedTempFile::new().unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_automation"));
     command
         .args([
@@ -142,7 +144,7 @@ fn stopped_by(signal: libc::c_int) {
         .env("AUTOMATION_VIRTUAL_DISPLAYS", "90-93")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+        .stderr(Stdio::from(log.reopen().unwrap()));
     // The test harness may run with SIGINT ignored (a background job), and an ignored
     // disposition is inherited: give the server the defaults an interactive shell gives.
     // SAFETY: only async-signal-safe calls between fork and exec.
@@ -165,7 +167,11 @@ fn stopped_by(signal: libc::c_int) {
     std::io::BufReader::new(server.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    assert!(line.contains("\"result\""), "no initialize reply: {line:?}");
+    assert!(
+        line.contains("\"result\""),
+        "no initialize reply: {line:?}; the server's stderr: {}",
+        std::fs::read_to_string(log.path()).unwrap_or_default()
+    );
     let app_running = || leftovers_matching(&marker);
     assert!(!app_running().is_empty(), "the app is not running");
     let during: Vec<String> = leftovers()
