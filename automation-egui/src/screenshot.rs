@@ -54,7 +54,9 @@ impl Renderer {
                 let Some(texture) = self.textures.get_mut(&id) else {
                     return Ok(());
                 };
-                if x + w > texture.width || y + h > texture.height {
+                if x.checked_add(w).is_none_or(|e| e > texture.width)
+                    || y.checked_add(h).is_none_or(|e| e > texture.height)
+                {
                     return Err(OpError::new(
                         ErrorCode::TargetFailed,
                         format!(

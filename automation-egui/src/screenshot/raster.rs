@@ -12,6 +12,9 @@ use egui::{TextureFilter, TextureOptions, TextureWrapMode};
 
 /// Sub-pixel steps per pixel (8 bits).
 const SUB: i64 = 256;
+/// Farthest vertex drawn, in sub-pixels (2^21 px): the edge functions' products stay below
+/// 2^61. `as` maps NaN to 0 and infinities to the extremes, which this excludes.
+const FAR: i64 = (1 << 21) * SUB;
 
 /// A texture as egui uploaded it: premultiplied RGBA8, top row first.
 #[derive(Debug, Clone)]
@@ -65,6 +68,9 @@ impl Canvas {
     fn triangle(&mut self, v: [&Vertex; 3], texture: Option<&Texture>, clip: PixelRect, ppp: f32) {
         let snap = |x: f32| (f64::from(x) * f64::from(ppp) * SUB as f64).round() as i64;
         let mut p = v.map(|v| [snap(v.pos.x), snap(v.pos.y)]);
+        if p.iter().flatten().any(|c| !(-FAR..=FAR).contains(c)) {
+            return; // beyond any window (or not finite): the edge functions would overflow
+        }
         let mut v = v;
         let mut area = orient(p[0], p[1], p[2]);
         if area == 0 {
@@ -393,6 +399,25 @@ mod tests {
         let mut d = [200, 100, 0, 255];
         blend(&mut d, [50, 0, 0, 128]);
         assert_eq!(d, [50 + 100, 50, 0, 255]);
+    }
+
+    #[test]
+    fn far_and_non_finite_vertices_draw_nothing_and_never_overflow() {
+        for far in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e30, -3e6] {
+            let mut m = Mesh::default();
+            let v = |x: f32, y: f32| Vertex {
+                pos: pos2(x, y),
+                uv: egui::epaint::WHITE_UV,
+                color: Color32::RED,
+            };
+            m.vertices = vec![v(0.0, 0.0), v(far, 1.0), v(1.0, far)];
+            m.indices = vec![0, 1, 2];
+            let mut c = Canvas::new(4, 4);
+            c.draw_mesh(&m, None, full(&c), 1.0);
+            if !far.is_nan() {
+                assert!(c.pixels.iter().all(|p| *p == [0; 4]), "{far}");
+            }
+        }
     }
 
     #[test]
