@@ -26,7 +26,7 @@ use crate::runner::events::{Fanout, RunEvent, Sink};
 use crate::runner::flow::{self, FlowBody};
 use crate::runner::on_target::{Forward, StepsRun};
 use crate::runner::report::RunReport;
-use crate::runner::sinks::progress::{Gate, GateSink, Note, Sender, SharedGate};
+use crate::runner::sinks::progress::{Gate, GateSink, NOTE_QUEUE, Note, Sender, SharedGate};
 use crate::runner::sinks::records::{self, RecordsSink};
 use crate::runner::steps::one_line;
 
@@ -139,7 +139,7 @@ impl Run<'_> {
     ) -> (RunReport, Shots) {
         let started = Instant::now();
         let (mut sinks, records_dir) = records_sinks(&self.execution_id);
-        let (tx, notes) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, notes) = tokio::sync::mpsc::channel(NOTE_QUEUE);
         if live {
             sinks.push(Box::new(GateSink::new(self.gate.clone(), tx)));
         }
@@ -180,7 +180,7 @@ impl Run<'_> {
 
     /// A script flow on a blocking thread, the gate beside it.
     async fn script(&self, target: TargetHandle) -> Result<(RunReport, Shots), McpError> {
-        let (tx, notes) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, notes) = tokio::sync::mpsc::channel(NOTE_QUEUE);
         let cancelled = Arc::new(AtomicBool::new(false));
         let flag = cancelled.clone();
         let (flow, id) = (self.flow.clone(), self.execution_id.clone());
@@ -212,13 +212,13 @@ impl Run<'_> {
 /// progress's window, in order.
 struct Notes {
     gate: SharedGate,
-    rx: tokio::sync::mpsc::UnboundedReceiver<Note>,
+    rx: tokio::sync::mpsc::Receiver<Note>,
     sender: Sender,
     open: bool,
 }
 
 impl Notes {
-    fn new(run: &Run<'_>, rx: tokio::sync::mpsc::UnboundedReceiver<Note>) -> Self {
+    fn new(run: &Run<'_>, rx: tokio::sync::mpsc::Receiver<Note>) -> Self {
         Self {
             gate: run.gate.clone(),
             rx,

@@ -74,6 +74,23 @@ impl Gate {
         }
     }
 
+    /// The warning that `n` notes were dropped (a full queue), when the request takes
+    /// warnings; `None` otherwise (then only progress was dropped, superseded anyway).
+    pub fn dropped_note(&self, n: usize) -> Option<Note> {
+        let min = self.log_level?;
+        (rank(LoggingLevel::Warning) >= rank(min)).then(|| {
+            let data = json!({
+                "type": "notes_dropped",
+                "message": format!("{n} notifications were dropped: the client read them slower than the run made them"),
+                "dropped": n,
+            });
+            Note::Log(
+                LoggingMessageNotificationParam::new(LoggingLevel::Warning, data)
+                    .with_logger("automation"),
+            )
+        })
+    }
+
     /// Whether anything can go out at all (a progress token or a log level).
     pub fn listening(&self) -> bool {
         self.token.is_some() || self.log_level.is_some()
@@ -198,13 +215,50 @@ impl SharedGate {
 /// The run's side: every item through the gate, what must go out now to the request's task.
 pub struct GateSink {
     gate: SharedGate,
-    notes: mpsc::UnboundedSender<Note>,
+    notes: mpsc::Sender<Note>,
+    /// Notes dropped because the queue was full, not yet reported.
+    dropped: usize,
 }
 
+/// Notes waiting for the request's task, at most. A script that floods its log pipe while the
+/// client reads slowly would otherwise queue without limit; past this the notes are dropped
+/// and counted, and a warning says how many once there is room (progress is rate-limited and
+/// superseded by the next value, so only log notes can fill it).
+pub const NOTE_QUEUE: usize = 1024;
+
 impl GateSink {
-    /// Feeds `gate`; notes go to `notes`.
-    pub fn new(gate: SharedGate, notes: mpsc::UnboundedSender<Note>) -> Self {
-        Self { gate, notes }
+    /// Notes the gate lets out go to `notes` (a channel of [`NOTE_QUEUE`]).
+    pub fn new(gate: SharedGate, notes: mpsc::Sender<Note>) -> Self {
+        Self {
+            gate,
+            notes,
+            dropped: 0,
+        }
+    }
+
+    /// Queues `note`, first the count of those dropped since the queue last had room.
+    fn send(&mut self, note: Note) {
+        use mpsc::error::TrySendError;
+        if self.dropped > 0 {
+            let lost = self.gate.lock().dropped_note(self.dropped);
+            if let Some(lost) = lost {
+                match self.notes.try_send(lost) {
+                    Ok(()) => {}
+                    Err(TrySendError::Full(_)) => {
+                        self.dropped += 1;
+                        return;
+                    }
+                    Err(TrySendError::Closed(_)) => return,
+                }
+            }
+            self.dropped = 0;
+        }
+        match self.notes.try_send(note) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => self.dropped += 1,
+            // The request's task is gone (the client went away): nothing to tell.
+            Err(TrySendError::Closed(_)) => {}
+        }
     }
 }
 
@@ -219,8 +273,7 @@ impl Sink for GateSink {
         }
         let note = self.gate.lock().on(event);
         if let Some(note) = note {
-            // The request's task is gone (the client went away): nothing to tell.
-            let _ = self.notes.send(note);
+            self.send(note);
         }
     }
 }
@@ -429,5 +482,36 @@ mod tests {
             panic!("a held progress expected")
         };
         assert_eq!(p.message.as_deref(), Some("✗ save: NOT_FOUND: no node"));
+    }
+
+    #[test]
+    fn a_full_note_queue_drops_and_then_says_how_many() {
+        let warn = RunEvent::Event(EventKind::Log {
+            level: LogLevel::Warn,
+            message: "flood".into(),
+            data: None,
+        });
+        let (tx, mut rx) = mpsc::channel(2);
+        let mut sink = GateSink::new(
+            SharedGate::new(Gate::new(None, Some(LoggingLevel::Info))),
+            tx,
+        );
+        for _ in 0..5 {
+            sink.event(&warn);
+        }
+        // Two queued, three dropped; the client reads, the next note comes after the count.
+        assert!(rx.try_recv().is_ok() && rx.try_recv().is_ok());
+        assert!(rx.try_recv().is_err());
+        sink.event(&warn);
+        let Ok(Note::Log(lost)) = rx.try_recv() else {
+            panic!("the dropped count comes first")
+        };
+        assert_eq!(lost.data["dropped"], 3);
+        assert_eq!(lost.level, LoggingLevel::Warning);
+        assert!(
+            matches!(rx.try_recv(), Ok(Note::Log(_))),
+            "then the note itself"
+        );
+        assert!(rx.try_recv().is_err());
     }
 }
