@@ -80,20 +80,30 @@ pub fn call_blocking(
     call_with(name, arguments, |request| target.call_blocking(request))
 }
 
-/// One tool call answered by `serve` (the target thread itself, for workflow steps that run
-/// there): the same parsing and result shaping as a direct `tools/call`.
+/// One tool call answered by `serve`: the same parsing and result shaping as a direct
+/// `tools/call`.
 pub fn call_with(
     name: &str,
     arguments: Option<rmcp::model::JsonObject>,
     serve: impl FnOnce(automation_core::Request) -> Reply,
 ) -> Result<CallToolResult, McpError> {
+    call_shaped(name, arguments, serve).map(Shaped::into_result)
+}
+
+/// [`call_with`], its result left shaped (workflow steps on the target thread read the data,
+/// not the JSON text a client gets).
+pub fn call_shaped(
+    name: &str,
+    arguments: Option<rmcp::model::JsonObject>,
+    serve: impl FnOnce(automation_core::Request) -> Reply,
+) -> Result<Shaped, McpError> {
     let call = match tools::parse_call(name, arguments) {
         Ok(c) => c,
         Err(CallError::UnknownTool(n)) => return Err(unknown_tool(&n)),
-        Err(CallError::Op(e)) => return Ok(error_result(&e)),
+        Err(CallError::Op(e)) => return Ok(Shaped::error(&e)),
     };
     let reply = serve(call.request);
-    Ok(to_result(reply, call.shot.as_ref()))
+    Ok(shape(reply, call.shot.as_ref()))
 }
 
 /// The catalog's tools plus the runner's `execute_sequence`.
@@ -163,24 +173,78 @@ impl ServerHandler for AutomationServer {
 /// An op error as an `isError` result: structured `{code, message, hint?, candidates?}` and the
 /// same JSON as text.
 pub fn error_result(e: &OpError) -> CallToolResult {
-    CallToolResult::structured_error(
-        serde_json::to_value(e).unwrap_or_else(|_| json!({"code": e.code, "message": e.message})),
-    )
+    Shaped::error(e).into_result()
 }
 
 /// A reply as a tool result.
 pub fn to_result(reply: Reply, shot: Option<&ShotOptions>) -> CallToolResult {
+    shape(reply, shot).into_result()
+}
+
+/// A reply shaped for a tool call, before it is a [`CallToolResult`]: what a direct call
+/// answers and what a workflow step reads.
+#[derive(Debug)]
+pub enum Shaped {
+    /// Structured data; as a result it is also sent as its JSON text.
+    Data {
+        /// The op's data, or the error `{code, message, hint?, …}`.
+        value: Value,
+        /// An `isError` result.
+        is_error: bool,
+    },
+    /// Text only (`snapshot_tree`'s outline).
+    Text(String),
+    /// A finished result (a screenshot: its image and metadata).
+    Result(CallToolResult),
+}
+
+impl Shaped {
+    /// An op error as `isError` data.
+    pub fn error(e: &OpError) -> Self {
+        Self::Data {
+            value: serde_json::to_value(e)
+                .unwrap_or_else(|_| json!({"code": e.code, "message": e.message})),
+            is_error: true,
+        }
+    }
+
+    /// The tool result a client gets.
+    pub fn into_result(self) -> CallToolResult {
+        match self {
+            Self::Data {
+                value,
+                is_error: false,
+            } => CallToolResult::structured(value),
+            Self::Data {
+                value,
+                is_error: true,
+            } => CallToolResult::structured_error(value),
+            Self::Text(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Self::Result(result) => result,
+        }
+    }
+}
+
+/// Shapes a reply: errors and data as structured data, a snapshot outline as text, a
+/// screenshot as an image within `shot`'s budget.
+pub fn shape(reply: Reply, shot: Option<&ShotOptions>) -> Shaped {
     match (reply, shot) {
-        (Reply::Err(e), _) => error_result(&e),
+        (Reply::Err(e), _) => Shaped::error(&e),
         (Reply::Ok(data), Some(shot)) => match screenshot_result(data, shot) {
-            Ok(r) => r,
-            Err(e) => error_result(&e),
+            Ok(r) => Shaped::Result(r),
+            Err(e) => Shaped::error(&e),
         },
         (Reply::Ok(Value::Object(m)), None) => match outline_text(&m) {
-            Some(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            None => CallToolResult::structured(Value::Object(m)),
+            Some(text) => Shaped::Text(text),
+            None => Shaped::Data {
+                value: Value::Object(m),
+                is_error: false,
+            },
         },
-        (Reply::Ok(other), None) => CallToolResult::structured(json!({ "result": other })),
+        (Reply::Ok(other), None) => Shaped::Data {
+            value: json!({ "result": other }),
+            is_error: false,
+        },
     }
 }
 

@@ -1,4 +1,4 @@
-//! Where a step's tool call goes: the MCP server's own router (`mcp::call_with`: the same
+//! Where a step's tool call goes: the MCP server's own router (`mcp::call_shaped`: the same
 //! parsing and result shaping as a direct `tools/call`), answered in place by [`OnTarget`]
 //! on the target thread, where the steps run.
 
@@ -8,6 +8,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
 
 use crate::backend::{Backend, serve_caught};
+use crate::mcp::Shaped;
 
 /// A tool call's outcome, as a step sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,15 +44,21 @@ impl<'a> OnTarget<'a> {
 impl Router for OnTarget<'_> {
     fn call(&mut self, tool: &str, args: Map<String, Value>) -> ToolOutcome {
         let (backend, cancel) = (&mut *self.backend, &self.cancel);
-        from_call(crate::mcp::call_with(tool, Some(args), |request| {
+        from_call(crate::mcp::call_shaped(tool, Some(args), |request| {
             serve_caught(backend, &request, cancel)
         }))
     }
 }
 
-fn from_call(call: Result<CallToolResult, McpError>) -> ToolOutcome {
+fn from_call(call: Result<Shaped, McpError>) -> ToolOutcome {
     match call {
-        Ok(result) => outcome(result),
+        // The data as is: a direct call's JSON text of it is never read here.
+        Ok(Shaped::Data { value, is_error }) => ToolOutcome {
+            is_error,
+            value,
+            image_base64: None,
+        },
+        Ok(shaped) => outcome(shaped.into_result()),
         Err(e) => ToolOutcome {
             is_error: true,
             value: json!({"code": "BAD_REQUEST", "message": e.message, "hint": "list the tools with tools/list"}),
