@@ -281,14 +281,8 @@ async fn a_cancelled_call_queued_behind_a_slow_one_never_runs() {
     assert!(is_error(&waited));
     assert_eq!(structured(&waited)["code"], "WAIT_TIMEOUT");
 
-    // The cancelled click never ran: nothing announced "Saved".
-    let pulled = call(&client, "pull_announcements", json!({}))
-        .await
-        .unwrap();
-    assert!(
-        !structured(&pulled).to_string().contains("\"Saved\""),
-        "{pulled:?}"
-    );
+    // The cancelled click never ran.
+    assert_nothing_saved(&client).await;
     // And the server still works.
     let found = call(&client, "find_node", json!({"label": "Save"}))
         .await
@@ -346,13 +340,16 @@ async fn a_cancelled_sequence_stops_its_running_step_and_runs_no_more() {
         took < Duration::from_secs(3),
         "the cancelled wait went on for {took:?}"
     );
-    // The step after the cancelled one never ran: nothing announced "Saved".
-    let pulled = call(&client, "pull_announcements", json!({}))
-        .await
-        .unwrap();
+    // The step after the cancelled one never ran.
+    assert_nothing_saved(&client).await;
+    client.cancel().await.expect("shut down");
+}
+
+/// Nothing announced "Saved": the Save click (cancelled before it ran) never happened.
+async fn assert_nothing_saved(client: &Client) {
+    let pulled = call(client, "pull_announcements", json!({})).await.unwrap();
     assert!(
         !structured(&pulled).to_string().contains("\"Saved\""),
         "{pulled:?}"
     );
-    client.cancel().await.expect("shut down");
 }

@@ -427,22 +427,15 @@ fn parallel_flows_mark_every_line_with_their_flow() {
     );
 }
 
-/// Steps run on the target thread; cancelling the run stops the op that is running (a long
-/// `type_text`) at its next key, not after it, and the report says CANCELLED.
-#[test]
-fn cancelling_a_steps_run_stops_the_running_op() {
+/// Runs `steps` on `target` through the steps engine, cancelled `after` it starts: the report
+/// and how long the run took.
+fn run_cancelled_after(
+    target: &TargetHandle,
+    steps: serde_json::Value,
+    after: std::time::Duration,
+) -> (RunReport, std::time::Duration) {
     use automation_cli::runner::on_target::{Forward, StepsRun};
-    let target = TargetHandle::spawn(EguiDemo::factory()).unwrap();
-    let text = "a".repeat(20_000);
-    let flow = flow::from_arguments(
-        json!({"steps": [
-            {"id": "type", "tool": "type_text", "args": {"node": {"role": "TextInput", "label": "Name"}, "text": text}},
-            {"id": "after", "tool": "list_windows"}
-        ]})
-        .as_object()
-        .unwrap(),
-    )
-    .unwrap();
+    let flow = flow::from_arguments(json!({ "steps": steps }).as_object().unwrap()).unwrap();
     let FlowBody::Steps(seq) = &flow.body else {
         panic!("steps expected")
     };
@@ -450,18 +443,34 @@ fn cancelling_a_steps_run_stops_the_running_op() {
     let run = StepsRun::start(
         seq,
         &flow.inputs,
-        &target,
+        target,
         RunReport::new("c", "c"),
         (),
         Forward::All,
     );
     let cancel = run.cancel.clone();
     std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_millis(200));
+        std::thread::sleep(after);
         cancel.cancel();
     });
     let (report, _) = run.drive_blocking(&mut Collect::default(), &|| false);
-    let took = started.elapsed();
+    (report, started.elapsed())
+}
+
+/// Steps run on the target thread; cancelling the run stops the op that is running (a long
+/// `type_text`) at its next key, not after it, and the report says CANCELLED.
+#[test]
+fn cancelling_a_steps_run_stops_the_running_op() {
+    let target = TargetHandle::spawn(EguiDemo::factory()).unwrap();
+    let text = "a".repeat(20_000);
+    let (report, took) = run_cancelled_after(
+        &target,
+        json!([
+            {"id": "type", "tool": "type_text", "args": {"node": {"role": "TextInput", "label": "Name"}, "text": text}},
+            {"id": "after", "tool": "list_windows"}
+        ]),
+        std::time::Duration::from_millis(200),
+    );
     assert_eq!(report.status, "failed", "{:#}", report.to_json());
     let typed = &report.steps[0];
     assert_eq!(typed.status, StepStatus::Failed, "{:#}", report.to_json());
@@ -482,36 +491,15 @@ fn cancelling_a_steps_run_stops_the_running_op() {
 /// the pause too, not only the op.
 #[test]
 fn cancelling_a_run_ends_its_retry_pause() {
-    use automation_cli::runner::on_target::{Forward, StepsRun};
     let target = TargetHandle::spawn(EguiDemo::factory()).unwrap();
-    let flow = flow::from_arguments(
-        json!({"steps": [
+    let (report, took) = run_cancelled_after(
+        &target,
+        json!([
             {"id": "gone", "tool": "invoke_action", "retries": 1, "retry_delay_ms": 60000,
              "args": {"node": {"role": "Button", "label": "No such button"}, "action": "click"}}
-        ]})
-        .as_object()
-        .unwrap(),
-    )
-    .unwrap();
-    let FlowBody::Steps(seq) = &flow.body else {
-        panic!("steps expected")
-    };
-    let started = std::time::Instant::now();
-    let run = StepsRun::start(
-        seq,
-        &flow.inputs,
-        &target,
-        RunReport::new("p", "p"),
-        (),
-        Forward::All,
+        ]),
+        std::time::Duration::from_millis(300),
     );
-    let cancel = run.cancel.clone();
-    std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        cancel.cancel();
-    });
-    let (report, _) = run.drive_blocking(&mut Collect::default(), &|| false);
-    let took = started.elapsed();
     assert_eq!(report.status, "failed", "{:#}", report.to_json());
     assert_eq!(report.steps[0].error.as_ref().unwrap()["code"], "NOT_FOUND");
     assert!(

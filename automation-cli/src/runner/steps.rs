@@ -459,22 +459,20 @@ mod tests {
     }
 
     fn run_json(doc: Value) -> (RunReport, Vec<String>, Collect) {
+        let mut sink = Collect::default();
+        let (report, calls) = run_into(doc, &mut sink);
+        (report, calls, sink)
+    }
+
+    /// Runs `doc` against [`Echo`] into `sink`: the report and the tools called.
+    fn run_into(doc: Value, sink: &mut dyn Sink) -> (RunReport, Vec<String>) {
         let seq = steps_from_value(doc, "t").unwrap();
         let mut router = Echo {
             calls: Mutex::new(Vec::new()),
         };
-        let mut sink = Collect::default();
         let mut report = RunReport::new("t", "x");
-        run(
-            &seq,
-            &Map::new(),
-            &mut router,
-            &mut sink,
-            &mut report,
-            &|| false,
-        );
-        let calls = router.calls.into_inner().unwrap();
-        (report, calls, sink)
+        run(&seq, &Map::new(), &mut router, sink, &mut report, &|| false);
+        (report, router.calls.into_inner().unwrap())
     }
 
     /// Keeps every item; reads calls only when `calls`.
@@ -495,25 +493,13 @@ mod tests {
 
     #[test]
     fn call_records_are_made_only_for_a_sink_that_reads_them() {
-        let seq = steps_from_value(json!([{"id": "a", "tool": "find"}]), "t").unwrap();
         let is_call = |e: &RunEvent| matches!(e, RunEvent::Call(_));
         for wants in [true, false] {
-            let mut router = Echo {
-                calls: Mutex::new(Vec::new()),
-            };
-            let mut report = RunReport::new("t", "x");
             let mut sink = Keeps {
                 items: Vec::new(),
                 calls: wants,
             };
-            run(
-                &seq,
-                &Map::new(),
-                &mut router,
-                &mut sink,
-                &mut report,
-                &|| false,
-            );
+            let (report, _) = run_into(json!([{"id": "a", "tool": "find"}]), &mut sink);
             let items = sink.items;
             assert!(report.passed(), "{:#}", report.to_json());
             assert_eq!(items.iter().any(is_call), wants, "{items:?}");
