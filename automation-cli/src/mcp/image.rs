@@ -126,29 +126,21 @@ pub fn downscale(img: &Rgba, w: u32, h: u32) -> Rgba {
     }
 }
 
-/// A PNG's size from its header (nothing decoded).
-fn png_size(bytes: &[u8]) -> Result<(u32, u32), String> {
-    let reader = png::Decoder::new(Cursor::new(bytes))
-        .read_info()
-        .map_err(|e| format!("not a PNG: {e}"))?;
-    let info = reader.info();
-    Ok((info.width, info.height))
-}
-
 /// Fits a PNG to `max_dimension` and `max_bytes` (base64 length), re-encoding only when needed.
+/// The PNG is always decoded: one from an attached app is input, and a corrupt one is an error
+/// here, not an image the client cannot open.
 pub fn fit(png_bytes: &[u8], max_dimension: u32, max_bytes: usize) -> Result<Fitted, String> {
     let b64_len = png_bytes.len().div_ceil(3) * 4;
-    let (width, height) = png_size(png_bytes)?;
-    let longest = width.max(height).max(1);
+    let img = decode_png(png_bytes)?;
+    let longest = img.width.max(img.height).max(1);
     if longest <= max_dimension && b64_len <= max_bytes {
         return Ok(Fitted {
             base64: B64.encode(png_bytes),
-            width,
-            height,
+            width: img.width,
+            height: img.height,
             factor: 1.0,
         });
     }
-    let img = decode_png(png_bytes)?;
     let mut factor = (f64::from(max_dimension.max(1)) / f64::from(longest)).min(1.0);
     for _ in 0..8 {
         let w = ((f64::from(img.width) * factor).floor() as u32).max(1);
@@ -226,5 +218,16 @@ mod tests {
     fn garbage_is_an_error_not_a_panic() {
         assert!(fit(b"not a png", 10, 10).is_err());
         assert!(decode_png(&[]).is_err());
+    }
+
+    #[test]
+    fn a_png_with_a_good_header_and_corrupt_pixels_is_refused() {
+        let mut png = encode_png(&gradient(64, 48)).unwrap();
+        // Past the signature and the IHDR chunk (8 + 25 bytes): inside the image data.
+        let mid = 33 + (png.len() - 33) / 2;
+        for b in &mut png[mid..mid + 16] {
+            *b ^= 0xa5;
+        }
+        assert!(fit(&png, 4096, 1 << 20).is_err());
     }
 }
