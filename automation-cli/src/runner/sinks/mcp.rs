@@ -7,9 +7,9 @@
 //! before the response.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use automation_core::Cancel;
 use automation_wire::events::EventKind;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
@@ -157,21 +157,9 @@ impl Run<'_> {
             Forward::Nothing,
         );
         let cancel = run.cancel.clone();
-        let finish = run.finish();
-        tokio::pin!(finish);
-        let mut notes = Notes::new(self, notes);
-        let (report, kept) = loop {
-            let due = tokio::select! {
-                done = &mut finish => break done,
-                due = notes.wait(), if live => due,
-                () = self.context.ct.cancelled(), if !cancel.is_cancelled() => {
-                    cancel.cancel();
-                    Vec::new()
-                }
-            };
-            notes.send(due).await;
-        };
-        notes.finish().await;
+        let (report, kept) = Notes::new(self, notes)
+            .relay(self, run.finish(), live, &cancel)
+            .await;
         let Kept { shots, mut sinks } = kept.unwrap_or_default();
         let mut report = crate::runner::finish_run(report, started, &mut sinks);
         report.records = records_dir;
@@ -181,29 +169,16 @@ impl Run<'_> {
     /// A script flow on a blocking thread, the gate beside it.
     async fn script(&self, target: TargetHandle) -> Result<(RunReport, Shots), McpError> {
         let (tx, notes) = tokio::sync::mpsc::channel(NOTE_QUEUE);
-        let cancelled = Arc::new(AtomicBool::new(false));
-        let flag = cancelled.clone();
+        let cancel = Cancel::new();
+        let flag = cancel.clone();
         let (flow, id) = (self.flow.clone(), self.execution_id.clone());
         let sink = GateSink::new(self.gate.clone(), tx);
         let run = tokio::task::spawn_blocking(move || {
-            run_collecting(&flow, &id, &target, Some(sink), &|| {
-                flag.load(Ordering::SeqCst)
-            })
+            run_collecting(&flow, &id, &target, Some(sink), &|| flag.is_cancelled())
         });
-        tokio::pin!(run);
-        let mut notes = Notes::new(self, notes);
-        let done = loop {
-            let due = tokio::select! {
-                done = &mut run => break done,
-                due = notes.wait() => due,
-                () = self.context.ct.cancelled(), if !cancelled.load(Ordering::SeqCst) => {
-                    cancelled.store(true, Ordering::SeqCst);
-                    Vec::new()
-                }
-            };
-            notes.send(due).await;
-        };
-        notes.finish().await;
+        let done = Notes::new(self, notes)
+            .relay(self, run, true, &cancel)
+            .await;
         done.map_err(|e| McpError::internal_error(format!("the run stopped: {e}"), None))
     }
 }
@@ -249,6 +224,31 @@ impl Notes {
                 due
             }
         }
+    }
+
+    /// Awaits `run`, sending the notes it makes (and the timer's, when `listen`) as they fall
+    /// due, then what the gate still holds; the request's cancellation goes on to `cancel`.
+    async fn relay<T>(
+        mut self,
+        request: &Run<'_>,
+        run: impl std::future::Future<Output = T>,
+        listen: bool,
+        cancel: &Cancel,
+    ) -> T {
+        tokio::pin!(run);
+        let done = loop {
+            let due = tokio::select! {
+                done = &mut run => break done,
+                due = self.wait(), if listen => due,
+                () = request.context.ct.cancelled(), if !cancel.is_cancelled() => {
+                    cancel.cancel();
+                    Vec::new()
+                }
+            };
+            self.send(due).await;
+        };
+        self.finish().await;
+        done
     }
 
     async fn send(&mut self, notes: Vec<Note>) {
