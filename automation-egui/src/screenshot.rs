@@ -187,7 +187,7 @@ pub fn capture(target: &mut EguiTarget<'_>, crop: Option<Bounds>) -> Result<Scre
         );
     }
     let prims = target.context().tessellate(target.shapes.clone(), ppp);
-    let renderer = target.renderer.get_or_insert_with(Box::default);
+    let renderer = target.renderer.get_or_insert_with(Renderer::default);
     for (id, images) in &set {
         for image in images {
             renderer.apply(*id, image)?;

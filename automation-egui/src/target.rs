@@ -82,7 +82,7 @@ pub struct EguiTarget<'a> {
     pub(crate) shapes: Vec<egui::epaint::ClippedShape>,
     platform: Platform,
     #[cfg(feature = "screenshot")]
-    pub(crate) renderer: Option<Box<crate::screenshot::Renderer>>,
+    pub(crate) renderer: Option<crate::screenshot::Renderer>,
 }
 
 impl std::fmt::Debug for EguiTarget<'_> {
