@@ -243,6 +243,47 @@ fn an_op_error_in_a_script_carries_the_kit_code_and_candidates() {
 }
 
 #[test]
+fn every_op_is_filed_under_the_step_that_made_it() {
+    // Ops and step events race on two channels (the socket and the event pipe); each op's
+    // marker orders them. Forty short steps back to back, an op before any step and one
+    // after the last: each call lands in its own step, in order.
+    let _serial = serial();
+    if !node_present() {
+        return;
+    }
+    let source = "import { connect, step } from '@automation-kit/client';\n\
+                  const app = await connect();\n\
+                  await app.op('list_windows');\n\
+                  for (let i = 0; i < 40; i += 1) {\n\
+                  \x20 await step(`s${i}`, async () => {\n\
+                  \x20   await app.op('find_node', { role: 'Button', label: 'Save' });\n\
+                  \x20   if (i % 2) await app.op('list_windows');\n\
+                  \x20 }, { id: `s${i}` });\n\
+                  }\n\
+                  await app.op('list_windows');\n";
+    let (report, sink) = run_script(source);
+    assert!(report.passed(), "{:#}", report.to_json());
+    assert_eq!(report.steps.len(), 40);
+    let calls: Vec<(String, String)> = sink
+        .items
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::Call(c) => Some((c.step_id.clone(), c.tool.clone())),
+            _ => None,
+        })
+        .collect();
+    let mut expected = vec![("script".to_string(), "list_windows".to_string())];
+    for i in 0..40 {
+        expected.push((format!("s{i}"), "find_node".into()));
+        if i % 2 == 1 {
+            expected.push((format!("s{i}"), "list_windows".into()));
+        }
+    }
+    expected.push(("script".into(), "list_windows".into()));
+    assert_eq!(calls, expected);
+}
+
+#[test]
 fn a_hand_written_client_drives_the_session_on_the_private_endpoint() {
     let _serial = serial();
     if !node_present() {

@@ -236,9 +236,39 @@ struct Shared {
     max_reply: usize,
 }
 
+/// Where the connection thread hands each request: the server's own queue, or a host's
+/// handler. Called on that one thread only; a request it cannot take is given back.
+type Deliver<P> = Box<dyn FnMut(PendingRequest<P>) -> Result<(), PendingRequest<P>> + Send>;
+
 impl<P: BridgeProtocol> BridgeServer<P> {
-    /// Bind, publish the descriptor (unless disabled) and start the accept thread.
+    /// Bind, publish the descriptor (unless disabled) and start the accept thread. Requests
+    /// wait in the server's queue for [`poll`](Self::poll) or
+    /// [`recv_timeout`](Self::recv_timeout).
     pub fn start(opts: ServerOptions) -> Result<Self, BridgeError> {
+        let (tx, rx) = mpsc::channel();
+        let deliver: Deliver<P> = Box::new(move |p| tx.send(p).map_err(|e| e.0));
+        Self::start_delivering(opts, deliver, Some(rx))
+    }
+
+    /// Like [`start`](Self::start), but each request is handed to `handler` on the bridge's
+    /// connection thread as it arrives, instead of waiting in the queue (`poll` and
+    /// `recv_timeout` then find nothing). For a host that forwards it to its own thread at
+    /// once: one thread hop fewer a request. The handler must not block; it answers through
+    /// the [`PendingRequest`] (the client gets `BRIDGE_TIMEOUT` after the reply timeout, and
+    /// `BRIDGE_DROPPED` if the request is dropped unanswered), or gives the request back
+    /// when it cannot take it (it is answered `BRIDGE_DROPPED`).
+    pub fn start_with_handler(
+        opts: ServerOptions,
+        handler: impl FnMut(PendingRequest<P>) -> Result<(), PendingRequest<P>> + Send + 'static,
+    ) -> Result<Self, BridgeError> {
+        Self::start_delivering(opts, Box::new(handler), None)
+    }
+
+    fn start_delivering(
+        opts: ServerOptions,
+        deliver: Deliver<P>,
+        requests: Option<Receiver<PendingRequest<P>>>,
+    ) -> Result<Self, BridgeError> {
         let base = opts
             .base_dir
             .clone()
@@ -267,7 +297,6 @@ impl<P: BridgeProtocol> BridgeServer<P> {
             None
         };
         let stop = Arc::new(AtomicBool::new(false));
-        let (tx, rx) = mpsc::channel();
         let shared = Shared {
             token: token.clone(),
             stop: stop.clone(),
@@ -279,9 +308,9 @@ impl<P: BridgeProtocol> BridgeServer<P> {
         };
         let thread = std::thread::Builder::new()
             .name("automation-bridge".into())
-            .spawn(move || accept_loop::<P>(endpoint, shared, tx))?;
+            .spawn(move || accept_loop::<P>(endpoint, shared, deliver))?;
         Ok(BridgeServer {
-            requests: Some(rx),
+            requests,
             stop,
             thread: Some(thread),
             address,
@@ -396,11 +425,7 @@ impl Slot {
 
 /// The accept thread: it keeps accepting while a connection is served on the connection
 /// thread, and answers every connection that finds the slot taken with a busy notice at once.
-fn accept_loop<P: BridgeProtocol>(
-    endpoint: Endpoint,
-    shared: Shared,
-    tx: mpsc::Sender<PendingRequest<P>>,
-) {
+fn accept_loop<P: BridgeProtocol>(endpoint: Endpoint, shared: Shared, mut deliver: Deliver<P>) {
     let stop = shared.stop.clone();
     let slot = Arc::new(Slot::default());
     let (conn_tx, conn_rx) = mpsc::channel::<Connection>();
@@ -409,7 +434,7 @@ fn accept_loop<P: BridgeProtocol>(
         .name("automation-bridge-conn".into())
         .spawn(move || {
             for conn in conn_rx {
-                serve_connection::<P>(&conn, &shared, &tx);
+                serve_connection::<P>(&conn, &shared, &mut deliver);
                 drop(conn);
                 worker_slot.release();
             }
@@ -466,7 +491,7 @@ fn answer_busy(conn: &Connection) {
 fn serve_connection<P: BridgeProtocol>(
     conn: &Connection,
     shared: &Shared,
-    tx: &mpsc::Sender<PendingRequest<P>>,
+    deliver: &mut Deliver<P>,
 ) {
     let deadline = Instant::now() + shared.handshake_deadline;
     let mut rd = conn;
@@ -492,7 +517,7 @@ fn serve_connection<P: BridgeProtocol>(
         let reply = match read_frame(&mut reader, MAX_REQUEST_FRAME) {
             Ok(None) => return,
             Ok(Some(text)) => match P::parse(&text) {
-                Ok(req) => dispatch::<P>(req, shared, tx),
+                Ok(req) => dispatch::<P>(req, shared, deliver),
                 Err(bad) => bad,
             },
             Err(FrameError::NotUtf8(e)) => {
@@ -514,16 +539,15 @@ fn serve_connection<P: BridgeProtocol>(
 fn dispatch<P: BridgeProtocol>(
     req: P::Request,
     shared: &Shared,
-    tx: &mpsc::Sender<PendingRequest<P>>,
+    deliver: &mut Deliver<P>,
 ) -> P::Reply {
     let request = P::clamp_settle(req, shared.settle_limits);
     let (reply_tx, reply_rx) = mpsc::sync_channel(1);
-    if tx
-        .send(PendingRequest {
-            request,
-            reply: reply_tx,
-        })
-        .is_err()
+    if deliver(PendingRequest {
+        request,
+        reply: reply_tx,
+    })
+    .is_err()
     {
         return P::dropped("the app is shutting down its automation bridge".into());
     }

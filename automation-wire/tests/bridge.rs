@@ -15,7 +15,7 @@ use automation_wire::descriptor::{Descriptor, DescriptorDir, TransportKind, now_
 use automation_wire::frame::{MAX_REQUEST_FRAME, read_frame, write_frame};
 use automation_wire::fsguard::{DirError, euid};
 use automation_wire::probe::{PROBE_TIMEOUT, ProbeState, attach, list_live, probe};
-use automation_wire::server::{BridgeServer, JsonProtocol, ServerOptions};
+use automation_wire::server::{BridgeServer, JsonProtocol, PendingRequest, ServerOptions};
 use automation_wire::transport::{Endpoint, EndpointOptions, TransportError, connect};
 use serde_json::{Value, json};
 
@@ -323,6 +323,62 @@ fn dropped_request_is_bridge_dropped() {
     });
     drop(b.server.recv_timeout(Duration::from_secs(5)).unwrap());
     assert_eq!(t.join().unwrap()["code"], "BRIDGE_DROPPED");
+}
+
+/// A server whose requests go to `handler` (on the bridge's connection thread).
+fn start_handled(
+    handler: impl FnMut(PendingRequest<JsonProtocol>) -> Result<(), PendingRequest<JsonProtocol>>
+    + Send
+    + 'static,
+) -> Bridge {
+    let base = short_base();
+    let mut opts = ServerOptions::new("test-app");
+    opts.base_dir = Some(base.path().to_path_buf());
+    Bridge {
+        server: BridgeServer::start_with_handler(opts, handler).unwrap(),
+        _base: base,
+    }
+}
+
+#[test]
+fn a_handler_gets_each_request_and_answers_from_its_own_thread() {
+    // The handler forwards to a host thread, as the CLI forwards a script's ops to its
+    // target thread; the queue stays empty.
+    let (host_tx, host_rx) = std::sync::mpsc::channel::<PendingRequest<JsonProtocol>>();
+    let host = thread::spawn(move || {
+        for (n, p) in host_rx.into_iter().enumerate() {
+            let echo = p.request().clone();
+            assert!(p.respond(json!({"status": "ok", "data": [n, echo]})));
+        }
+    });
+    let b = start_handled(move |p| host_tx.send(p).map_err(|e| e.0));
+    let mut c = client(&b);
+    for n in 0..3 {
+        let r: Value = c.request(&json!({"op": n})).unwrap();
+        assert_eq!(r["data"], json!([n, {"op": n}]), "{r}");
+    }
+    assert!(b.server.poll().is_none(), "nothing waits in the queue");
+    drop(c);
+    drop(b); // drops the handler, which ends the host's loop
+    host.join().unwrap();
+}
+
+#[test]
+fn a_request_the_handler_gives_back_or_drops_is_bridge_dropped() {
+    let mut calls = 0;
+    let b = start_handled(move |p| {
+        calls += 1;
+        if calls == 1 {
+            return Err(p); // given back
+        }
+        drop(p); // taken, never answered
+        Ok(())
+    });
+    let mut c = client(&b);
+    for _ in 0..2 {
+        let r: Value = c.request(&json!({"op": "x"})).unwrap();
+        assert_eq!(r["code"], "BRIDGE_DROPPED", "{r}");
+    }
 }
 
 #[test]

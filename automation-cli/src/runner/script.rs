@@ -4,19 +4,21 @@
 //! The child's environment carries `AUTOMATION_ENDPOINT` and `AUTOMATION_TOKEN` (a bridge
 //! server started for this run only, with a fresh token, no descriptor published),
 //! `MCP_EVENT_PIPE_PATH` / `MCP_LOG_PIPE_PATH`, `AUTOMATION_EXECUTION_ID` and
-//! `AUTOMATION_INPUTS` (the inputs as JSON). This thread serves the bridge's queue on the
-//! caller's target thread (the same session a direct MCP call drives) and pushes the pipe's
-//! events, the child's output and one record per op into the sink.
+//! `AUTOMATION_INPUTS` (the inputs as JSON). The bridge hands each op the script sends
+//! straight to the caller's target thread (the same session a direct MCP call drives), which
+//! answers it and sends its record back; this thread pushes the pipe's events, the child's
+//! output and those records into the sink.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
-use automation_core::{Reply, Request};
+use automation_core::{Cancel, Reply, Request};
 use automation_wire::events::{EventKind, EventPipe, LogLevel, LogRecord, LogSource, PipeItem};
-use automation_wire::server::{BridgeServer, JsonProtocol, ServerOptions};
+use automation_wire::server::{BridgeServer, JsonProtocol, PendingRequest, ServerOptions};
 use serde_json::{Map, Value, json};
 
 use super::events::{CallRecord, RunEvent, Sink};
@@ -25,7 +27,7 @@ use super::report::{RunReport, StepReport, StepStatus, runner_error};
 use super::runtime;
 use super::sourcemap::{self, Mapped};
 use super::steps::one_line;
-use crate::backend::TargetHandle;
+use crate::backend::{Backend, TargetHandle, serve_caught};
 
 /// Env var: the bridge endpoint handed to the child.
 pub const ENDPOINT_ENV: &str = "AUTOMATION_ENDPOINT";
@@ -36,7 +38,8 @@ pub const EXECUTION_ID_ENV: &str = "AUTOMATION_EXECUTION_ID";
 /// Env var: the run's inputs, as a JSON object.
 pub const INPUTS_ENV: &str = "AUTOMATION_INPUTS";
 
-/// How long the queue is waited on between looks at the pipe and the child.
+/// How long the child's output is waited on between looks at the pipe, the records and the
+/// child.
 const POLL: Duration = Duration::from_millis(5);
 /// Env var: the longest a script may run, in seconds (default 600).
 pub const TIMEOUT_ENV: &str = "AUTOMATION_SCRIPT_TIMEOUT";
@@ -93,26 +96,49 @@ pub fn run(
             return;
         }
     };
-    // 3. The private endpoint and the event pipe, for this run only.
-    let mut opts = ServerOptions::new(format!("automation run {}", report.execution_id));
-    opts.publish_descriptor = false;
-    let server = match BridgeServer::<JsonProtocol>::start(opts) {
-        Ok(s) => s,
-        Err(e) => {
-            report.fail(runner_error(
-                "BRIDGE_IO",
-                format!("cannot start the script's bridge endpoint: {e}"),
-                "retry; check $XDG_RUNTIME_DIR is writable",
-            ));
-            return;
-        }
-    };
+    // 3. The event pipe and the private endpoint, for this run only. Each op the script
+    // sends is handed from the bridge's connection thread straight to the target thread,
+    // which serves it, files its record and answers (this thread is not on the way).
     let (pipe, pipe_rx) = match EventPipe::create() {
         Ok(p) => p,
         Err(e) => {
             report.fail(runner_error(
                 "BRIDGE_IO",
                 format!("cannot create the event pipe: {e}"),
+                "retry; check $XDG_RUNTIME_DIR is writable",
+            ));
+            return;
+        }
+    };
+    let (served_tx, served_rx) = mpsc::channel::<Served>();
+    let ops = Arc::new(ScriptOps {
+        marker_out: Mutex::new(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(pipe.event_path())
+                .ok(),
+        ),
+        calls: AtomicU64::new(0),
+        served: served_tx,
+    });
+    let mut opts = ServerOptions::new(format!("automation run {}", report.execution_id));
+    opts.publish_descriptor = false;
+    let handler = {
+        let (target, ops) = (target.clone(), ops.clone());
+        move |pending: PendingRequest<JsonProtocol>| {
+            let ops = ops.clone();
+            // Refused only when the target thread is gone: the request is dropped with the
+            // task, and the script's call answers BRIDGE_DROPPED.
+            drop(target.run_task(move |backend| ops.serve(backend, pending)));
+            Ok(())
+        }
+    };
+    let server = match BridgeServer::<JsonProtocol>::start_with_handler(opts, handler) {
+        Ok(s) => s,
+        Err(e) => {
+            report.fail(runner_error(
+                "BRIDGE_IO",
+                format!("cannot start the script's bridge endpoint: {e}"),
                 "retry; check $XDG_RUNTIME_DIR is writable",
             ));
             return;
@@ -152,29 +178,14 @@ pub fn run(
     let mut state = State::default();
     let (begun, limit) = (Instant::now(), script_timeout());
     let mut timed_out = false;
-    let mut marker_out = std::fs::OpenOptions::new()
-        .write(true)
-        .open(pipe.event_path())
-        .ok();
     let status = loop {
-        drain_pipe(&pipe_rx, sink, &mut state);
-        drain_output(&out_rx, sink, &mut state);
-        if let Some(pending) = server.recv_timeout(POLL) {
-            let (request, responder) = pending.into_parts();
-            // A marker on the event channel, written before the reply: it lands after every
-            // event the script wrote before this request and before any it writes after the
-            // reply, so the call is filed under the right step when the marker is read.
-            state.calls += 1;
-            let marker = state.calls;
-            let marked = write_marker(&mut marker_out, marker);
-            let (reply, call) = serve(target, request);
-            let sent = responder.respond(reply);
-            tracing::debug!(sent, "script reply");
-            state.pending.push((marker, call));
-            if !marked {
-                state.file_calls(sink, None);
-            }
+        // Woken by the child's output, or every POLL to look at the rest.
+        if let Ok(line) = out_rx.recv_timeout(POLL) {
+            output_line(line, sink, &mut state);
         }
+        state.take_served(&served_rx, sink);
+        drain_pipe(&pipe_rx, &served_rx, sink, &mut state);
+        drain_output(&out_rx, sink, &mut state);
         if cancelled() {
             let _ = child.kill();
         }
@@ -189,10 +200,13 @@ pub fn run(
         }
     };
     drop(server);
-    drop(marker_out);
+    // No marker after this point: the pipe's readers see end of stream once the child's
+    // ends and this one are closed (an op still on the target thread is filed unmarked).
+    ops.close_markers();
     // The child has exited: everything it wrote is in the pipe; drain it all, then tear down.
     let _ = pipe.finish();
-    drain_pipe(&pipe_rx, sink, &mut state);
+    drain_pipe(&pipe_rx, &served_rx, sink, &mut state);
+    state.take_served(&served_rx, sink);
     state.file_calls(sink, None);
     for r in readers.into_iter().flatten() {
         let _ = r.join();
@@ -277,8 +291,6 @@ struct State {
     crash: Option<Value>,
     stderr_tail: Vec<String>,
     last_error: Option<Value>,
-    /// Calls served so far (the markers' numbers).
-    calls: u64,
     /// Calls whose marker has not been read yet.
     pending: Vec<(u64, CallRecord)>,
 }
@@ -286,9 +298,59 @@ struct State {
 /// The data key of the runner's own call markers (never passed on to the sinks).
 const CALL_MARKER: &str = "__automation_call__";
 
-fn write_marker(out: &mut Option<std::fs::File>, n: u64) -> bool {
+/// What the target thread tells the run's thread about the ops it served for the script.
+enum Served {
+    /// An op's record and its marker's number: filed when the marker is read from the event
+    /// channel.
+    Call(u64, CallRecord),
+    /// Marker `n` could not be written: file the calls up to it now.
+    Unmarked(u64),
+}
+
+/// What the target thread needs to serve the script's ops, shared by their tasks (which run
+/// one at a time, in order, on that thread).
+struct ScriptOps {
+    /// The runner's own end of the event channel, for the call markers.
+    marker_out: Mutex<Option<std::fs::File>>,
+    /// Calls served so far (the markers' numbers).
+    calls: AtomicU64,
+    served: mpsc::Sender<Served>,
+}
+
+impl ScriptOps {
+    /// Serves one op on the target thread: the reply, then its record to the run's thread,
+    /// then a marker on the event channel, then the answer. The marker lands after every
+    /// event the script wrote before this request and before any it writes after the reply,
+    /// so the call is filed under the right step when the marker is read; the record was
+    /// sent before the marker, so it is there to file when the marker is read.
+    fn serve(&self, backend: &mut Box<dyn Backend>, pending: PendingRequest<JsonProtocol>) {
+        let (request, responder) = pending.into_parts();
+        let (reply, call) = serve(backend, request);
+        let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        let _ = self.served.send(Served::Call(n, call));
+        let marked = self
+            .marker_out
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+            .is_some_and(|f| write_marker(f, n));
+        if !marked {
+            let _ = self.served.send(Served::Unmarked(n));
+        }
+        let sent = responder.respond(reply);
+        tracing::debug!(sent, "script reply");
+    }
+
+    fn close_markers(&self) {
+        *self
+            .marker_out
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = None;
+    }
+}
+
+fn write_marker(f: &mut std::fs::File, n: u64) -> bool {
     use std::io::Write as _;
-    let Some(f) = out else { return false };
     let line = format!(
         "{{\"__mcp_event__\":true,\"type\":\"data\",\"timestamp\":\"{}\",\"key\":\"{CALL_MARKER}\",\"value\":{n}}}\n",
         automation_wire::events::iso8601_now()
@@ -297,6 +359,16 @@ fn write_marker(out: &mut Option<std::fs::File>, n: u64) -> bool {
 }
 
 impl State {
+    /// Takes the records the target thread has sent so far.
+    fn take_served(&mut self, served: &mpsc::Receiver<Served>, sink: &mut dyn Sink) {
+        while let Ok(s) = served.try_recv() {
+            match s {
+                Served::Call(n, call) => self.pending.push((n, call)),
+                Served::Unmarked(n) => self.file_calls(sink, Some(n)),
+            }
+        }
+    }
+
     /// Files the calls up to marker `upto` (all when `None`) under the current step.
     fn file_calls(&mut self, sink: &mut dyn Sink, upto: Option<u64>) {
         let (ready, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
@@ -423,13 +495,20 @@ impl State {
     }
 }
 
-fn drain_pipe(rx: &mpsc::Receiver<PipeItem>, sink: &mut dyn Sink, state: &mut State) {
+fn drain_pipe(
+    rx: &mpsc::Receiver<PipeItem>,
+    served: &mpsc::Receiver<Served>,
+    sink: &mut dyn Sink,
+    state: &mut State,
+) {
     while let Ok(item) = rx.try_recv() {
         match item {
             PipeItem::Event(e) => {
                 if let EventKind::Data { key, value } = &e.kind
                     && key == CALL_MARKER
                 {
+                    // The marker's record was sent before the marker was written.
+                    state.take_served(served, sink);
                     state.file_calls(sink, value.as_u64());
                     continue;
                 }
@@ -442,30 +521,37 @@ fn drain_pipe(rx: &mpsc::Receiver<PipeItem>, sink: &mut dyn Sink, state: &mut St
 }
 
 fn drain_output(rx: &mpsc::Receiver<(bool, String)>, sink: &mut dyn Sink, state: &mut State) {
-    while let Ok((stderr, line)) = rx.try_recv() {
-        if stderr {
-            state.stderr_tail.push(line.clone());
-            if state.stderr_tail.len() > 40 {
-                state.stderr_tail.remove(0);
-            }
-        }
-        sink.event(&RunEvent::Log(LogRecord {
-            level: if stderr {
-                LogLevel::Warn
-            } else {
-                LogLevel::Info
-            },
-            message: line,
-            data: None,
-            timestamp: None,
-            source: LogSource::EventChannel,
-            rejected: None,
-        }));
+    while let Ok(line) = rx.try_recv() {
+        output_line(line, sink, state);
     }
 }
 
+/// A line the child wrote on stdout (`false`) or stderr (`true`).
+fn output_line((stderr, line): (bool, String), sink: &mut dyn Sink, state: &mut State) {
+    if stderr {
+        state.stderr_tail.push(line.clone());
+        if state.stderr_tail.len() > 40 {
+            state.stderr_tail.remove(0);
+        }
+    }
+    sink.event(&RunEvent::Log(LogRecord {
+        level: if stderr {
+            LogLevel::Warn
+        } else {
+            LogLevel::Info
+        },
+        message: line,
+        data: None,
+        timestamp: None,
+        source: LogSource::EventChannel,
+        rejected: None,
+    }));
+}
+
+/// Serves one bridge request with the backend (on the target thread): the reply, and its
+/// record.
 /// Answers one bridge request on the caller's target thread: the reply, and its record.
-fn serve(target: &TargetHandle, request: Value) -> (Value, CallRecord) {
+fn serve(backend: &mut Box<dyn Backend>, request: Value) -> (Value, CallRecord) {
     let (tool, args) = match request.get("op") {
         Some(Value::String(name)) => (name.clone(), json!({})),
         Some(Value::Object(m)) if m.len() == 1 => m
@@ -478,7 +564,7 @@ fn serve(target: &TargetHandle, request: Value) -> (Value, CallRecord) {
     let t = Instant::now();
     tracing::debug!(op = %tool, "script request");
     let reply = match Request::from_value(request) {
-        Ok(req) => target.call_blocking(req),
+        Ok(req) => serve_caught(backend, &req, &Cancel::new()),
         Err(e) => Reply::Err(e),
     };
     let reply_json = serde_json::to_value(&reply).unwrap_or(Value::Null);
