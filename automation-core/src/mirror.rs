@@ -2,7 +2,9 @@
 //! updates, plus what automation remembers across ops (ids ever seen, a label index for fast
 //! queries, the version counter, the announcement ring).
 
-use std::collections::{HashMap, HashSet};
+// foldhash, not std's SipHash: a full tree build makes several lookups per node, keyed by
+// accesskit ids and labels (it stays seeded per process).
+use foldhash::{HashMap, HashSet, HashSetExt as _};
 
 use accesskit::{NodeId, Role, TreeId, TreeUpdate};
 use accesskit_consumer::{NodeRef, Tree, TreeChangeHandler, TreeState};

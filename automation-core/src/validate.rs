@@ -2,7 +2,9 @@
 //! malformed update and is left half-updated. Every check here mirrors one of its panics, plus
 //! cycles (which would make its parent walks loop forever).
 
-use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
+
+use foldhash::{HashMap, HashMapExt as _, HashSet, HashSetExt as _};
 
 use accesskit::{NodeId, Role, TreeId, TreeUpdate};
 use accesskit_consumer::TreeState;
@@ -45,11 +47,11 @@ impl Current<'_> {
 /// `current_len` is the number of nodes in the current tree; it bounds the parent walks so a
 /// cycle is found rather than followed forever. `labelled_by_rev` maps a labelling node to the
 /// nodes that (may) name it in `labelled_by` (a superset is fine).
-pub fn validate_update(
+pub fn validate_update<S: BuildHasher>(
     update: &TreeUpdate,
     current: Option<&TreeState>,
     current_len: usize,
-    labelled_by_rev: &HashMap<NodeId, Vec<NodeId>>,
+    labelled_by_rev: &std::collections::HashMap<NodeId, Vec<NodeId>, S>,
 ) -> Result<(), OpError> {
     let current = Current(current);
     if update.tree_id != TreeId::ROOT {
