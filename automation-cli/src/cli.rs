@@ -284,7 +284,8 @@ pub enum Verb {
         /// How long to wait for a busy app.
         #[command(flatten)]
         wait: WaitArg,
-        /// Write JUnit XML here (one testsuite per flow, one testcase per step).
+        /// Write JUnit XML here (one testsuite per flow, one testcase per step; the
+        /// directory is made if missing).
         #[arg(long, value_name = "FILE")]
         junit: Option<PathBuf>,
         /// Write per-step records under DIR [default: the user's data dir,
@@ -304,7 +305,8 @@ pub enum Verb {
     /// Run a test command with the event pipe in its environment; show its events live,
     /// write JUnit, exit with its code.
     Exec {
-        /// Write JUnit XML here (one testcase per step id).
+        /// Write JUnit XML here (one testcase per step id; the directory is made if
+        /// missing).
         #[arg(long, value_name = "FILE")]
         junit: Option<PathBuf>,
         /// The command and its arguments (after `--`).

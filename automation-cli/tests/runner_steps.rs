@@ -145,6 +145,28 @@ fn junit_cases(xml: &str) -> Vec<(String, String)> {
 }
 
 #[test]
+fn a_junit_path_that_is_a_directory_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("f.json");
+    std::fs::write(&flow, r#"[{"id": "w", "tool": "list_windows"}]"#).unwrap();
+    let out = automation()
+        .arg("run")
+        .arg(&flow)
+        .arg("--junit")
+        .arg(dir.path())
+        .env("AUTOMATION_RECORDS", "off")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is a directory; pass a file path"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("run "), "nothing ran: {stderr}");
+}
+
+#[test]
 fn run_writes_junit_and_records_and_exits_by_outcome() {
     let dir = tempfile::tempdir().unwrap();
     let flows = dir.path().join("flows");
@@ -159,7 +181,8 @@ fn run_writes_junit_and_records_and_exits_by_outcome() {
         r#"[{"id": "bad", "tool": "invoke_action", "args": {"node": {"label": "Nope"}, "action": "click"}}]"#,
     )
     .unwrap();
-    let junit = dir.path().join("junit.xml");
+    // In a directory not made yet, as `--junit reports/junit.xml` in a fresh checkout.
+    let junit = dir.path().join("reports/ci/junit.xml");
     let records = dir.path().join("records");
     let out = automation()
         .arg("run")

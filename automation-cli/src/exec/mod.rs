@@ -30,29 +30,6 @@ fn say(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
-/// Refuses a `--junit` path that cannot be written, before anything runs.
-fn check_junit_path(path: &Path) -> Result<(), String> {
-    if let Ok(meta) = std::fs::symlink_metadata(path)
-        && meta.is_dir()
-    {
-        return Err(format!(
-            "{} is a directory; pass a file path",
-            path.display()
-        ));
-    }
-    std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(path)
-        .map(|_| ())
-        .map_err(|e| {
-            format!(
-                "cannot write JUnit to {}: {e}; pass a path in a writable directory",
-                path.display()
-            )
-        })
-}
-
 /// Copies a child's stream to ours (around the progress bar) and keeps a copy.
 fn tee<R: Read + Send + 'static>(
     mut from: R,
@@ -99,7 +76,7 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
         return 2;
     };
     if let Some(path) = junit
-        && let Err(e) = check_junit_path(path)
+        && let Err(e) = crate::runner::sinks::junit::prepare_path(path)
     {
         say(&format!("error: --junit: {e}"));
         return 2;

@@ -146,15 +146,9 @@ pub fn run(opts: &RunOptions) -> u8 {
         return 2;
     }
     if let Some(path) = &opts.junit
-        && let Err(e) = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
+        && let Err(e) = super::sinks::junit::prepare_path(path)
     {
-        say(&format!(
-            "error: --junit: cannot write {}: {e}; pass a path in a writable directory",
-            path.display()
-        ));
+        say(&format!("error: --junit: {e}"));
         return 2;
     }
     let names: Vec<String> = all.iter().map(|p| p.display().to_string()).collect();

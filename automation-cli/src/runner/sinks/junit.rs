@@ -42,6 +42,36 @@ impl Suites {
     }
 }
 
+/// Readies a `--junit` path before anything runs (`run` and `exec`): its directory is made
+/// if missing (`--junit reports/junit.xml` in a fresh checkout), and a path that cannot be
+/// written is refused, naming why.
+pub fn prepare_path(path: &Path) -> Result<(), String> {
+    if let Ok(meta) = std::fs::symlink_metadata(path)
+        && meta.is_dir()
+    {
+        return Err(format!(
+            "{} is a directory; pass a file path",
+            path.display()
+        ));
+    }
+    path.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(path)
+        })
+        .map(drop)
+        .map_err(|e| {
+            format!(
+                "cannot write JUnit to {}: {e}; pass a path in a writable directory",
+                path.display()
+            )
+        })
+}
+
 /// Collects one flow's steps and logs; its suite goes into [`Suites`] when the flow ends.
 pub struct JunitSink {
     index: usize,
