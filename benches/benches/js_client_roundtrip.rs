@@ -1,6 +1,8 @@
 //! The JS client's op round trip against the Rust bridge client's, on the same live app in the
 //! same run (goal ≤ 2×): the egui demo served through automation-wire's bridge server by a host
-//! thread, one `find_node {role: Button, label: Save}` per iteration. The JS side is
+//! thread, one `find_node {role: Button, label: Save}` per iteration: the Rust client raw
+//! (pre-serialised bytes out, the reply text back) and typed (`CoreBridgeClient::request`: a
+//! `Request` serialised, the `Reply` parsed, as `app.op()` does in JS). The JS side is
 //! `clients/js/bench/roundtrip.mjs`, spawned per sample with the iteration count; it times its
 //! own loop (connect and a 3000-op warm-up excluded; `_cold`: 300) and reports nanoseconds.
 //! Needs `node`.
@@ -14,8 +16,9 @@ use std::thread;
 use std::time::Duration;
 
 use automation_cli::backend::{Backend, EguiDemo};
+use automation_core::{Reply, Request};
 use automation_wire::client::BridgeClient;
-use automation_wire::core_bridge::CoreBridgeServer;
+use automation_wire::core_bridge::{CoreBridgeClient, CoreBridgeServer};
 use automation_wire::server::ServerOptions;
 use criterion::{Criterion, criterion_group, criterion_main};
 
@@ -81,6 +84,16 @@ fn bench(c: &mut Criterion) {
             b.iter(|| client.request_raw(REQUEST).expect("reply"));
         });
     } // detached: the bridge serves one client at a time
+    {
+        // What a Rust program calls for an op: a typed request out, a typed reply parsed
+        // back, as `app.op()` builds its request from the op and parses the reply.
+        let mut client = CoreBridgeClient::connect(&addr, &token).expect("connect");
+        let request = Request::from_json(std::str::from_utf8(REQUEST).unwrap()).unwrap();
+        assert!(matches!(client.request(&request), Reply::Ok(_)));
+        g.bench_function("rust_core_client_op_find_node", |b| {
+            b.iter(|| client.request(&request));
+        });
+    }
     g.sample_size(20);
     g.bench_function("js_client_op_find_node", |b| {
         b.iter_custom(|iters| js_round_trips(&addr, &token, iters, "op", Some(WARM)));
