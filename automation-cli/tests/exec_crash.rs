@@ -85,7 +85,11 @@ fn death_by_signal_is_a_failing_testcase_with_the_output() {
 fn an_unwritable_junit_path_is_refused_before_the_child_runs() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("ran");
-    let junit = dir.path().join("no/such/dir/j.xml");
+    // Under a regular file: no directory can be made there (root passes permission checks,
+    // so a read-only directory would not do).
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let junit = file.join("dir/j.xml");
     let out = exec(
         &junit,
         &["bash", "-c", &format!("touch {}", marker.display())],
@@ -93,9 +97,20 @@ fn an_unwritable_junit_path_is_refused_before_the_child_runs() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--junit"), "{stderr}");
+    assert!(stderr.contains("cannot write JUnit to"), "{stderr}");
     assert!(!marker.exists(), "the child must not run");
     let out = exec(dir.path(), &["true"]);
     assert_eq!(out.status.code(), Some(2), "a directory is refused too");
+    // A directory not made yet is made.
+    let junit = dir.path().join("new/dir/j.xml");
+    let out = exec(&junit, &["true"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(junit.is_file());
 }
 
 fn interrupt(sig: &str, expect: i32) {
