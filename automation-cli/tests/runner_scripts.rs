@@ -283,6 +283,48 @@ fn every_op_is_filed_under_the_step_that_made_it() {
     assert_eq!(calls, expected);
 }
 
+/// This process's CPU time so far (user + system).
+fn cpu_time() -> std::time::Duration {
+    // SAFETY: `getrusage` only writes the struct it is given, zeroed first.
+    let usage = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u
+    };
+    let tv = |t: libc::timeval| {
+        std::time::Duration::from_micros(
+            u64::try_from(t.tv_sec).unwrap_or(0) * 1_000_000
+                + u64::try_from(t.tv_usec).unwrap_or(0),
+        )
+    };
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+#[test]
+fn a_script_that_closes_its_output_and_runs_on_is_waited_for_without_a_spin() {
+    let _serial = serial();
+    if !node_present() {
+        return;
+    }
+    let source = "import fs from 'node:fs';\n\
+                  fs.closeSync(1);\n\
+                  fs.closeSync(2);\n\
+                  await new Promise((r) => setTimeout(r, 2000));\n";
+    let before = cpu_time();
+    let started = std::time::Instant::now();
+    let (report, _) = run_script(source);
+    let (cpu, wall) = (cpu_time() - before, started.elapsed());
+    eprintln!("the run used {cpu:?} of CPU in {wall:?}");
+    assert!(report.passed(), "{:#}", report.to_json());
+    assert!(wall >= std::time::Duration::from_secs(2), "{wall:?}");
+    // The demo's start-up and the run's own work are about 150 ms of CPU in a debug build; a
+    // loop that spun while the child ran on would take most of the two seconds.
+    assert!(
+        cpu < std::time::Duration::from_millis(500),
+        "the run used {cpu:?} of CPU in {wall:?}"
+    );
+}
+
 #[test]
 fn a_hand_written_client_drives_the_session_on_the_private_endpoint() {
     let _serial = serial();

@@ -179,9 +179,12 @@ pub fn run(
     let (begun, limit) = (Instant::now(), script_timeout());
     let mut timed_out = false;
     let status = loop {
-        // Woken by the child's output, or every POLL to look at the rest.
-        if let Ok(line) = out_rx.recv_timeout(POLL) {
-            output_line(line, sink, &mut state);
+        // Woken by the child's output, or every POLL to look at the rest (a child that
+        // closed both its streams and runs on is looked at every POLL too, not in a spin).
+        match out_rx.recv_timeout(POLL) {
+            Ok(line) => output_line(line, sink, &mut state),
+            Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
         state.take_served(&served_rx, sink);
         drain_pipe(&pipe_rx, &served_rx, sink, &mut state);
