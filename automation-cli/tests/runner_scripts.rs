@@ -52,6 +52,17 @@ fn run_script(source: &str) -> (RunReport, Collect) {
     (report, sink)
 }
 
+/// Each op record the run filed, as (its step, its tool), in order.
+fn calls_by_step(sink: &Collect) -> Vec<(String, String)> {
+    sink.items
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::Call(c) => Some((c.step_id.clone(), c.tool.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn the_typescript_example_passes_from_automation_run() {
     let _serial = serial();
@@ -264,14 +275,7 @@ fn every_op_is_filed_under_the_step_that_made_it() {
     let (report, sink) = run_script(source);
     assert!(report.passed(), "{:#}", report.to_json());
     assert_eq!(report.steps.len(), 40);
-    let calls: Vec<(String, String)> = sink
-        .items
-        .iter()
-        .filter_map(|e| match e {
-            RunEvent::Call(c) => Some((c.step_id.clone(), c.tool.clone())),
-            _ => None,
-        })
-        .collect();
+    let calls = calls_by_step(&sink);
     let mut expected = vec![("script".to_string(), "list_windows".to_string())];
     for i in 0..40 {
         expected.push((format!("s{i}"), "find_node".into()));
@@ -286,11 +290,12 @@ fn every_op_is_filed_under_the_step_that_made_it() {
 /// This process's CPU time so far (user + system).
 fn cpu_time() -> std::time::Duration {
     // SAFETY: `getrusage` only writes the struct it is given, zeroed first.
-    let usage = unsafe {
+    let (rc, usage) = unsafe {
         let mut u: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut u);
-        u
+        (libc::getrusage(libc::RUSAGE_SELF, &mut u), u)
     };
+    // A failed call would leave zeros, and the CPU check below would pass whatever happened.
+    assert_eq!(rc, 0, "getrusage: {}", std::io::Error::last_os_error());
     let tv = |t: libc::timeval| {
         std::time::Duration::from_micros(
             u64::try_from(t.tv_sec).unwrap_or(0) * 1_000_000
@@ -364,14 +369,7 @@ s.end();
     assert!(report.passed(), "{:#}", report.to_json());
     assert_eq!(report.steps.len(), 1);
     assert_eq!(report.steps[0].status, StepStatus::Passed);
-    let calls: Vec<(String, String)> = sink
-        .items
-        .iter()
-        .filter_map(|e| match e {
-            RunEvent::Call(c) => Some((c.step_id.clone(), c.tool.clone())),
-            _ => None,
-        })
-        .collect();
+    let calls = calls_by_step(&sink);
     assert_eq!(
         calls,
         [
