@@ -31,8 +31,13 @@ const WARM: &str = "3000";
 
 fn js_round_trips(addr: &str, token: &str, iters: u64, mode: &str, warm: Option<&str>) -> Duration {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../clients/js");
+    // `floor` is bench/floor.mjs, the fewest lines node needs for the round trip.
+    let args = match mode {
+        "floor" => vec!["bench/floor.mjs".to_string(), iters.to_string()],
+        _ => vec!["bench/roundtrip.mjs".to_string(), iters.to_string(), mode.to_string()],
+    };
     let out = Command::new("node")
-        .args(["bench/roundtrip.mjs", &iters.to_string(), mode])
+        .args(&args)
         .current_dir(&dir)
         .env("AUTOMATION_ENDPOINT", addr)
         .env("AUTOMATION_TOKEN", token)
@@ -100,6 +105,9 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("js_client_raw_request_find_node", |b| {
         b.iter_custom(|iters| js_round_trips(&addr, &token, iters, "raw", Some(WARM)));
+    });
+    g.bench_function("node_floor_find_node", |b| {
+        b.iter_custom(|iters| js_round_trips(&addr, &token, iters, "floor", Some(WARM)));
     });
     g.bench_function("js_client_op_find_node_cold", |b| {
         b.iter_custom(|iters| js_round_trips(&addr, &token, iters, "op", None));
