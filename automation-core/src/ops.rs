@@ -235,20 +235,6 @@ pub struct Scroll {
     pub command: bool,
 }
 
-impl Scroll {
-    /// The modifiers held, with `command` resolved for `platform`.
-    pub fn modifiers(&self, platform: crate::input::Platform) -> crate::input::Modifiers {
-        crate::input::Modifiers::resolve(
-            self.ctrl,
-            self.shift,
-            self.alt,
-            self.meta,
-            self.command,
-            platform,
-        )
-    }
-}
-
 /// What `inject_pointer` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -316,20 +302,6 @@ pub struct InjectPointer {
     pub command: bool,
 }
 
-impl InjectPointer {
-    /// The modifiers held, with `command` resolved for `platform`.
-    pub fn modifiers(&self, platform: crate::input::Platform) -> crate::input::Modifiers {
-        crate::input::Modifiers::resolve(
-            self.ctrl,
-            self.shift,
-            self.alt,
-            self.meta,
-            self.command,
-            platform,
-        )
-    }
-}
-
 /// Phase of `inject_key`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -372,20 +344,6 @@ pub struct InjectKey {
     /// Hold the accelerator (Ctrl on Windows/Linux, ⌘ on macOS).
     #[serde(default, skip_serializing_if = "is_false")]
     pub command: bool,
-}
-
-impl InjectKey {
-    /// The modifiers held, with `command` resolved for `platform`.
-    pub fn modifiers(&self, platform: crate::input::Platform) -> crate::input::Modifiers {
-        crate::input::Modifiers::resolve(
-            self.ctrl,
-            self.shift,
-            self.alt,
-            self.meta,
-            self.command,
-            platform,
-        )
-    }
 }
 
 /// `type_text`: type as a keyboard does, one key per character.
@@ -611,3 +569,25 @@ pub struct Screenshot {
 
 /// `find_node` takes a [`Selector`].
 pub type FindNode = Selector;
+
+/// `modifiers()` for each op that holds the five modifier flags. The flags stay fields of each
+/// op, not one flattened struct: serde cannot `flatten` into a `deny_unknown_fields` struct.
+macro_rules! held_modifiers {
+    ($($op:ident),+) => {$(
+        impl $op {
+            /// The modifiers held, with `command` resolved for `platform`.
+            pub fn modifiers(&self, platform: crate::input::Platform) -> crate::input::Modifiers {
+                crate::input::Modifiers::resolve(
+                    self.ctrl,
+                    self.shift,
+                    self.alt,
+                    self.meta,
+                    self.command,
+                    platform,
+                )
+            }
+        }
+    )+};
+}
+
+held_modifiers!(Scroll, InjectPointer, InjectKey);

@@ -34,7 +34,11 @@ fn js_round_trips(addr: &str, token: &str, iters: u64, mode: &str, warm: Option<
     // `floor` is bench/floor.mjs, the fewest lines node needs for the round trip.
     let args = match mode {
         "floor" => vec!["bench/floor.mjs".to_string(), iters.to_string()],
-        _ => vec!["bench/roundtrip.mjs".to_string(), iters.to_string(), mode.to_string()],
+        _ => vec![
+            "bench/roundtrip.mjs".to_string(),
+            iters.to_string(),
+            mode.to_string(),
+        ],
     };
     let out = Command::new("node")
         .args(&args)
