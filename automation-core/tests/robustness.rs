@@ -1099,6 +1099,22 @@ fn full_snapshot(s: &mut Session<DemoApp>) -> Reply {
 }
 
 /// A few ops that read and act on whatever tree there is.
+/// `update`, arriving as the demo's next frame, is refused as `INVALID_TREE_UPDATE` and leaves
+/// the tree as it was; every op still serves after it.
+fn assert_update_refused(what: &str, update: TreeUpdate) {
+    let mut s = session();
+    let before = full_snapshot(&mut s);
+    s.target.next_raw_update = Some(update);
+    let reply = full_snapshot(&mut s);
+    assert_eq!(
+        reply.err().map(|e| e.code),
+        Some(ErrorCode::InvalidTreeUpdate),
+        "{what}: {reply:?}"
+    );
+    assert_eq!(full_snapshot(&mut s), before, "{what}: tree changed");
+    poke(&mut s);
+}
+
 fn poke(s: &mut Session<DemoApp>) {
     let sel = |role: Option<&str>, label: Option<&str>| {
         NodeTarget::Select(Selector {
@@ -1325,17 +1341,7 @@ fn known_malformed_updates_are_refused_and_tree_kept() {
         ),
     ];
     for (what, update) in cases {
-        let mut s = session();
-        let before = full_snapshot(&mut s);
-        s.target.next_raw_update = Some(update);
-        let reply = full_snapshot(&mut s);
-        assert_eq!(
-            reply.err().map(|e| e.code),
-            Some(ErrorCode::InvalidTreeUpdate),
-            "{what}: {reply:?}"
-        );
-        assert_eq!(full_snapshot(&mut s), before, "{what}: tree changed");
-        poke(&mut s);
+        assert_update_refused(what, update);
     }
     // A label reference to a node the tree will not have (accesskit_consumer unwraps it when
     // computing the label): in the update itself, and by removing the labelling node.
@@ -1362,17 +1368,7 @@ fn known_malformed_updates_are_refused_and_tree_kept() {
         ("dangling labelled_by", dangling_label),
         ("labelling node removed", removed_label),
     ] {
-        let mut s = session();
-        let before = full_snapshot(&mut s);
-        s.target.next_raw_update = Some(update);
-        let reply = full_snapshot(&mut s);
-        assert_eq!(
-            reply.err().map(|e| e.code),
-            Some(ErrorCode::InvalidTreeUpdate),
-            "{what}: {reply:?}"
-        );
-        assert_eq!(full_snapshot(&mut s), before, "{what}: tree changed");
-        poke(&mut s);
+        assert_update_refused(what, update);
     }
     // The same removal is fine when the field goes too, or stops naming the label.
     let mut root = Node::new(Role::Window);
@@ -1411,33 +1407,18 @@ fn known_malformed_updates_are_refused_and_tree_kept() {
         tree_id: TreeId::ROOT,
         focus: ids::SAVE,
     };
-    let mut s = session();
-    let before = full_snapshot(&mut s);
-    s.target.next_raw_update = Some(cycle);
-    let reply = full_snapshot(&mut s);
-    assert_eq!(
-        reply.err().map(|e| e.code),
-        Some(ErrorCode::InvalidTreeUpdate),
-        "reroot cycle: {reply:?}"
-    );
-    assert_eq!(full_snapshot(&mut s), before);
+    assert_update_refused("reroot cycle", cycle);
     // Found by incremental_tree_update_keeps_last_good_tree: a bare root change to a current
     // child (it keeps its parent link to the removed old root).
-    let mut s = session();
-    let before = full_snapshot(&mut s);
-    s.target.next_raw_update = Some(TreeUpdate {
-        nodes: vec![],
-        tree: Some(TreeInfo::new(ids::SAVE)),
-        tree_id: TreeId::ROOT,
-        focus: ids::SAVE,
-    });
-    let reply = full_snapshot(&mut s);
-    assert_eq!(
-        reply.err().map(|e| e.code),
-        Some(ErrorCode::InvalidTreeUpdate),
-        "bare reroot: {reply:?}"
+    assert_update_refused(
+        "bare reroot",
+        TreeUpdate {
+            nodes: vec![],
+            tree: Some(TreeInfo::new(ids::SAVE)),
+            tree_id: TreeId::ROOT,
+            focus: ids::SAVE,
+        },
     );
-    assert_eq!(full_snapshot(&mut s), before);
     // The same with the new root in the update is a legal re-root.
     let mut s = session();
     full_snapshot(&mut s);
