@@ -8,15 +8,18 @@ use std::io::Read as _;
 use automation_atspi::Output;
 use automation_core::{ErrorCode, Reply};
 use serde_json::json;
-use support::{app, serial, start};
+use support::{app, serial, serial_start, start};
 
 #[test]
 fn zenity_entry_set_text_press_ok_prints_it_and_exits_0() {
-    let _one = serial();
-    if !app("zenity", "zenity") {
+    let Some((_one, mut r)) = serial_start(
+        "zenity",
+        "zenity",
+        "zenity --entry --text 'Your name?'",
+        Output::Piped,
+    ) else {
         return;
-    }
-    let mut r = start("zenity --entry --text 'Your name?'", Output::Piped);
+    };
     let v = r.ok(json!({"find_node": {"role": "TextInput"}}));
     let entry = v["node"].as_str().expect("an entry").to_string();
     let v = r.ok(json!({"set_value": {"node": entry, "value": "hello from the kit"}}));
@@ -102,11 +105,14 @@ fn assert_shows_42(r: &mut support::Running) {
 
 #[test]
 fn gnome_calculator_gtk4_six_times_seven_reads_42() {
-    let _one = serial();
-    if !app("gnome-calculator", "gnome-calculator") {
+    let Some((_one, mut r)) = serial_start(
+        "gnome-calculator",
+        "gnome-calculator",
+        "gnome-calculator",
+        Output::Null,
+    ) else {
         return;
-    }
-    let mut r = start("gnome-calculator", Output::Null);
+    };
     for key in ["6", "×", "7", "="] {
         press(&mut r, key);
     }
@@ -118,11 +124,14 @@ const QT_CALCULATOR: &str =
 
 #[test]
 fn qt5_calculator_six_times_seven_reads_42() {
-    let _one = serial();
-    if !app(QT_CALCULATOR, "qtbase5-examples") {
+    let Some((_one, mut r)) = serial_start(
+        QT_CALCULATOR,
+        "qtbase5-examples",
+        QT_CALCULATOR,
+        Output::Null,
+    ) else {
         return;
-    }
-    let mut r = start(QT_CALCULATOR, Output::Null);
+    };
     for key in ["6", "×", "7", "="] {
         press(&mut r, key);
     }
@@ -131,11 +140,14 @@ fn qt5_calculator_six_times_seven_reads_42() {
 
 #[test]
 fn gtk3_widget_factory_toggle_a_check_box_and_set_a_slider() {
-    let _one = serial();
-    if !app("gtk3-widget-factory", "gtk-3-examples") {
+    let Some((_one, mut r)) = serial_start(
+        "gtk3-widget-factory",
+        "gtk-3-examples",
+        "gtk3-widget-factory",
+        Output::Null,
+    ) else {
         return;
-    }
-    let mut r = start("gtk3-widget-factory", Output::Null);
+    };
     let nodes = r.nodes();
     eprintln!("gtk3-widget-factory: {} nodes", nodes.len());
     let check = nodes
@@ -181,11 +193,14 @@ fn gtk3_widget_factory_toggle_a_check_box_and_set_a_slider() {
 
 #[test]
 fn a_selector_that_matches_nothing_lists_candidates() {
-    let _one = serial();
-    if !app("zenity", "zenity") {
+    let Some((_one, mut r)) = serial_start(
+        "zenity",
+        "zenity",
+        "zenity --question --text 'Go on?'",
+        Output::Null,
+    ) else {
         return;
-    }
-    let mut r = start("zenity --question --text 'Go on?'", Output::Null);
+    };
     let Reply::Err(e) = r.op(
         json!({"invoke_action": {"node": {"role": "Button", "label": "Yess"}, "action": "click"}}),
     ) else {
@@ -202,11 +217,14 @@ fn a_selector_that_matches_nothing_lists_candidates() {
 
 #[test]
 fn an_app_killed_mid_session_is_app_gone_not_a_hang() {
-    let _one = serial();
-    if !app("gtk3-widget-factory", "gtk-3-examples") {
+    let Some((_one, mut r)) = serial_start(
+        "gtk3-widget-factory",
+        "gtk-3-examples",
+        "gtk3-widget-factory",
+        Output::Null,
+    ) else {
         return;
-    }
-    let mut r = start("gtk3-widget-factory", Output::Null);
+    };
     let check = r.ok(json!({"find_node": {"role": "CheckBox"}}));
     let id = check["node"].as_str().unwrap().to_string();
     r.launched.child.kill().unwrap();
@@ -264,11 +282,14 @@ fn the_virtual_display_leaves_nothing_behind() {
 
 #[test]
 fn keys_and_pointer_go_through_xtest() {
-    let _one = serial();
-    if !app("zenity", "zenity") {
+    let Some((_one, mut r)) = serial_start(
+        "zenity",
+        "zenity",
+        "zenity --entry --text 'Type here'",
+        Output::Piped,
+    ) else {
         return;
-    }
-    let mut r = start("zenity --entry --text 'Type here'", Output::Piped);
+    };
     let v = r.ok(json!({"find_node": {"role": "TextInput"}}));
     let entry = v["node"].as_str().unwrap().to_string();
     // A real pointer click focuses the entry, real key presses type into it.
@@ -306,11 +327,14 @@ fn keys_and_pointer_go_through_xtest() {
 
 #[test]
 fn a_screenshot_is_the_app_window_as_png() {
-    let _one = serial();
-    if !app("zenity", "zenity") {
+    let Some((_one, mut r)) = serial_start(
+        "zenity",
+        "zenity",
+        "zenity --info --text 'Pixels'",
+        Output::Null,
+    ) else {
         return;
-    }
-    let mut r = start("zenity --info --text 'Pixels'", Output::Null);
+    };
     let v = r.ok(json!({"screenshot": {}}));
     let b64 = v["image"]["base64"].as_str().unwrap();
     use base64::Engine as _;

@@ -62,6 +62,18 @@ pub fn start(command: &str, output: Output) -> Running {
     }
 }
 
+/// A test's usual start: one app test at a time (the guard), then `command` launched on its own
+/// display, or `None` (the skip recorded) when `bin` is not installed.
+pub fn serial_start(
+    bin: &str,
+    package: &str,
+    command: &str,
+    output: Output,
+) -> Option<(MutexGuard<'static, ()>, Running)> {
+    let one = serial();
+    app(bin, package).then(|| (one, start(command, output)))
+}
+
 impl Running {
     pub fn op(&mut self, json: Value) -> Reply {
         let req = Request::from_value(serde_json::json!({ "op": json })).expect("request");
