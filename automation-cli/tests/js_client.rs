@@ -16,6 +16,7 @@ use std::sync::mpsc::Receiver;
 
 use automation_core::{CATALOG, ErrorCode};
 use automation_testkit::require::require;
+use automation_testkit::xvfb::{Killed, start_xvfb};
 use automation_wire::events::{Event, EventKind, EventPipe, LogLevel, LogRecord, PipeItem};
 use serde_json::{Value, json};
 
@@ -638,56 +639,6 @@ fn the_package_packs_and_installs_from_its_tarball() {
         String::from_utf8_lossy(&out.stdout).trim(),
         format!("function function function {}", CATALOG.len())
     );
-}
-
-/// Kills a child on drop.
-struct Killed(std::process::Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// An Xvfb on a free display, or `None` when the run allows `xvfb` to be missing.
-fn start_xvfb() -> Option<(Killed, String)> {
-    let display = (90..200)
-        .find(|n| {
-            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        })
-        .expect("no free X display number");
-    let spawned = Command::new("Xvfb")
-        .args([
-            format!(":{display}").as_str(),
-            "-screen",
-            "0",
-            "1024x768x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    let why = match &spawned {
-        Ok(_) => String::new(),
-        Err(e) => format!("cannot start Xvfb ({e}); install it: apt-get install xvfb xauth"),
-    };
-    if !require("xvfb", spawned.is_ok(), &why) {
-        return None;
-    }
-    let child = Killed(spawned.unwrap());
-    let socket = format!("/tmp/.X11-unix/X{display}");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !Path::new(&socket).exists() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "Xvfb did not come up on :{display}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    Some((child, format!(":{display}")))
 }
 
 #[test]

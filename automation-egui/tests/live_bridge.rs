@@ -7,66 +7,19 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use automation_core::{Reply, Request};
+use automation_testkit::xvfb::{Killed, start_xvfb};
 use automation_wire::core_bridge::CoreBridgeClient;
 use automation_wire::descriptor::DescriptorDir;
 use serde_json::{Value, json};
-
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn example() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let debug = exe.parent().and_then(Path::parent).unwrap();
     debug.join("examples").join("bridge_smoke")
-}
-
-fn start_xvfb() -> Option<(Killed, String)> {
-    let Some(display) = (90..200).find(|n| {
-        !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-            && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-    }) else {
-        panic!("no free X display number");
-    };
-    let spawned = Command::new("Xvfb")
-        .args([
-            format!(":{display}").as_str(),
-            "-screen",
-            "0",
-            "1024x768x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    let why = match &spawned {
-        Ok(_) => String::new(),
-        Err(e) => format!("cannot start Xvfb ({e}); install it: apt-get install xvfb xauth"),
-    };
-    if !automation_testkit::require::require("xvfb", spawned.is_ok(), &why) {
-        return None;
-    }
-    let child = Killed(spawned.unwrap());
-    let socket = format!("/tmp/.X11-unix/X{display}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !Path::new(&socket).exists() {
-        assert!(
-            Instant::now() < deadline,
-            "Xvfb did not come up on :{display}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Some((child, format!(":{display}")))
 }
 
 fn ok(client: &mut CoreBridgeClient, request: Value) -> Value {
