@@ -1098,7 +1098,6 @@ fn full_snapshot(s: &mut Session<DemoApp>) -> Reply {
     )
 }
 
-/// A few ops that read and act on whatever tree there is.
 /// `update`, arriving as the demo's next frame, is refused as `INVALID_TREE_UPDATE` and leaves
 /// the tree as it was; every op still serves after it.
 fn assert_update_refused(what: &str, update: TreeUpdate) {
@@ -1115,6 +1114,7 @@ fn assert_update_refused(what: &str, update: TreeUpdate) {
     poke(&mut s);
 }
 
+/// A few ops that read and act on whatever tree there is.
 fn poke(s: &mut Session<DemoApp>) {
     let sel = |role: Option<&str>, label: Option<&str>| {
         NodeTarget::Select(Selector {

@@ -5,6 +5,8 @@
 //! `Request` serialised, the `Reply` parsed, as `app.op()` does in JS). The JS side is
 //! `clients/js/bench/roundtrip.mjs`, spawned per sample with the iteration count; it times its
 //! own loop (connect and a 3000-op warm-up excluded; `_cold`: 300) and reports nanoseconds.
+//! `node_floor_find_node` is `clients/js/bench/floor.mjs`, the fewest lines node needs for the
+//! same round trip: node's own floor, so the ratio the client could reach on this machine.
 //! Needs `node`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
