@@ -174,7 +174,7 @@ fn init_tracing() {
 }
 
 /// No verb: `--list`, or the MCP server on stdio.
-fn serve(mode: Mode, wait: Option<Duration>, caps: &crate::mcp::tools::Caps) -> u8 {
+fn serve(mode: Mode, wait: Option<Duration>, caps: &crate::mcp::list::Caps) -> u8 {
     if mode == Mode::List {
         return match mode::list() {
             Ok(apps) => emit(&Outcome::ok(
@@ -193,7 +193,7 @@ fn serve(mode: Mode, wait: Option<Duration>, caps: &crate::mcp::tools::Caps) -> 
         Err(e) => return emit(&Outcome::error(1, format!("error: {e}"))),
     };
     if std::io::stdin().is_terminal() {
-        let listed = crate::mcp::tools::tools(caps).len();
+        let listed = crate::mcp::list::tools(caps).len();
         let _ = writeln!(std::io::stderr().lock(), "{}", banner(&describe, listed));
     }
     tracing::info!(target = %describe, "serving MCP on stdio");

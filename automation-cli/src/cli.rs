@@ -34,8 +34,8 @@ pub struct Cli {
 
     /// MCP tool sets to list besides `core`: comma-separated touch, toolkit, input, clock,
     /// or all [default: core only]. Every op stays callable either way.
-    #[arg(long, value_name = "LIST", value_parser = crate::mcp::tools::Caps::parse)]
-    pub caps: Option<crate::mcp::tools::Caps>,
+    #[arg(long, value_name = "LIST", value_parser = crate::mcp::list::Caps::parse)]
+    pub caps: Option<crate::mcp::list::Caps>,
 
     /// A private display for `--launch`.
     #[cfg(feature = "atspi")]

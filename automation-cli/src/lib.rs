@@ -9,7 +9,10 @@
 //! - [`backend`]: what the server drives, and the one thread it lives on.
 //! - [`mode`]: from a mode to a backend (connecting to live apps).
 //! - `atspi_mode` (feature `atspi`): `--launch`, `--atspi`, `--virtual-display`.
-//! - [`mcp`]: the MCP server (tools generated from the catalog, screenshot budgets).
+//! - [`tools`]: the tool-call layer every front door shares: look up, parse, run, shape
+//!   (typed, no protocol types).
+//! - [`mcp`]: the MCP server, a thin adapter over [`tools`] (the tool list generated from the
+//!   catalog, `execute_sequence` and its progress notifications).
 //! - [`verbs`]: `op`, `tools`, `eval`, `transpile`.
 //! - [`exec`]: `exec`, the event display and JUnit.
 //! - [`runner`]: `run` and `execute_sequence`: scripts and steps, live sinks, sharding.
@@ -25,6 +28,7 @@ pub mod exec;
 pub mod mcp;
 pub mod mode;
 pub mod runner;
+pub mod tools;
 pub mod verbs;
 
 pub use app::run;

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use automation_core::catalog::ReplyKind;
 use automation_core::{CATALOG, ErrorCode, Op, OpError, Reply, Request};
 use automation_transpile::expr::Expr;
 use serde_json::{Value, json};
@@ -118,7 +119,7 @@ pub fn op(target: &TargetHandle, text: &str, args: Option<&str>, save: &SaveTo) 
         Ok(r) => r,
         Err(e) => return reply_outcome(&Reply::Err(e)),
     };
-    let is_shot = request.op.name() == "screenshot";
+    let is_shot = request.op.spec().reply == ReplyKind::Image;
     if save.path.is_some() && !is_shot {
         return Outcome::error(
             2,
@@ -166,7 +167,7 @@ fn save_screenshot(data: &mut Value, path: &str, overwrite: bool) -> Result<(), 
                 format!("the screenshot reply carries no valid base64 PNG: {e}"),
             )
         })?;
-    let written = crate::mcp::save_png(path, &png, overwrite).map_err(|mut e| {
+    let written = crate::tools::save::save_png(path, &png, overwrite).map_err(|mut e| {
         // save_png speaks of the MCP option; here it is the flag.
         e.message = e.message.replacen("save_to: ", "--out: ", 1);
         e.hint = e.hint.map(|h| {
@@ -193,7 +194,7 @@ pub fn catalog_json(full: bool) -> Value {
                 if let Value::Object(m) = &mut v {
                     m.insert(
                         "input_schema".into(),
-                        Value::Object(crate::mcp::tools::input_schema(s)),
+                        Value::Object(crate::tools::schema::input_schema(s)),
                     );
                     if full {
                         m.insert(

@@ -6,7 +6,7 @@
 
 use std::process::{Command, Stdio};
 
-use automation_cli::mcp::image::{Rgba, encode_png};
+use automation_cli::tools::image::{Rgba, encode_png};
 use automation_core::{CATALOG, Op, Reply};
 use base64::Engine as _;
 use rmcp::ServiceExt;

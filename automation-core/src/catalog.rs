@@ -29,6 +29,20 @@ pub enum ServedBy {
     Host,
 }
 
+/// What a successful reply carries, so every front door shapes it without looking at names
+/// or keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplyKind {
+    /// Structured data (an object).
+    Data,
+    /// A tree snapshot: `{tree, version, note?}`, the tree being the text outline or, with
+    /// `format: json`, the records; read as one text block.
+    Snapshot,
+    /// A PNG with its size and scale (the host's [`crate::Screenshot`]).
+    Image,
+}
+
 /// Which tool set an op belongs to. The MCP server lists the `core` ops by default and the
 /// others when asked (`--caps touch,toolkit` or `--caps all`), as Playwright MCP's
 /// capabilities do: every op stays callable, the default `tools/list` stays small.
@@ -80,6 +94,8 @@ pub struct OpSpec {
     pub access: Access,
     /// Who answers it.
     pub served_by: ServedBy,
+    /// What a successful reply carries.
+    pub reply: ReplyKind,
     /// Whether the op accepts a `settle` spec.
     pub accepts_settle: bool,
     /// Whether repeating the op leaves the app as one call does.
@@ -91,7 +107,7 @@ pub struct OpSpec {
 }
 
 macro_rules! catalog {
-    ($( $variant:ident($args:ty) = $name:literal, $access:ident, $served:ident, settle: $settle:literal, idempotent: $idem:literal, $cap:ident, $desc:literal; )*) => {
+    ($( $variant:ident($args:ty) = $name:literal, $access:ident, $served:ident, $reply:ident, settle: $settle:literal, idempotent: $idem:literal, $cap:ident, $desc:literal; )*) => {
         /// One op with its arguments. Field-less ops are bare strings on the wire.
         #[derive(Debug, Clone, PartialEq)]
         #[allow(missing_docs)]
@@ -102,6 +118,7 @@ macro_rules! catalog {
             name: $name,
             access: Access::$access,
             served_by: ServedBy::$served,
+            reply: ReplyKind::$reply,
             accepts_settle: $settle,
             idempotent: $idem,
             cap: Cap::$cap,
@@ -145,73 +162,73 @@ macro_rules! catalog {
 }
 
 catalog! {
-    SnapshotTree(SnapshotTree) = "snapshot_tree", ReadOnly, Target, settle: false, idempotent: true, Core,
+    SnapshotTree(SnapshotTree) = "snapshot_tree", ReadOnly, Target, Snapshot, settle: false, idempotent: true, Core,
         "Accessibility tree from the root or a subtree, with a node budget and a truncation note.";
-    ReadNode(NodeArgs) = "read_node", ReadOnly, Target, settle: false, idempotent: true, Core,
+    ReadNode(NodeArgs) = "read_node", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
         "One node's full record (role, label, value, states, bounds, actions, text).";
-    FindNode(FindNode) = "find_node", ReadOnly, Target, settle: false, idempotent: true, Core,
+    FindNode(FindNode) = "find_node", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
         "First node matching a selector (role, label, label_contains, value, author_id, nth); null when none.";
-    AssertNode(AssertNode) = "assert_node", ReadOnly, Target, settle: false, idempotent: true, Core,
+    AssertNode(AssertNode) = "assert_node", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
         "Check one fact about a node; false is ASSERTION_FAILED with actual and expected.";
-    ListWindows(NoArgs) = "list_windows", ReadOnly, Host, settle: false, idempotent: true, Core,
+    ListWindows(NoArgs) = "list_windows", ReadOnly, Host, Data, settle: false, idempotent: true, Core,
         "The app's windows (served by the host).";
-    QueryPointers(NoArgs) = "query_pointers", ReadOnly, Target, settle: false, idempotent: true, Touch,
+    QueryPointers(NoArgs) = "query_pointers", ReadOnly, Target, Data, settle: false, idempotent: true, Touch,
         "Live pointers: id, kind, primary, held buttons, position.";
-    LayoutTree(LayoutTree) = "layout_tree", ReadOnly, Target, settle: false, idempotent: true, Toolkit,
+    LayoutTree(LayoutTree) = "layout_tree", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
         "The toolkit's own layout tree, when the target exposes it.";
-    InspectNode(NodeArgs) = "inspect_node", ReadOnly, Target, settle: false, idempotent: true, Toolkit,
+    InspectNode(NodeArgs) = "inspect_node", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
         "The toolkit's layout record for one node, when the target exposes it.";
-    ListLiveRegions(NoArgs) = "list_live_regions", ReadOnly, Target, settle: false, idempotent: true, Toolkit,
+    ListLiveRegions(NoArgs) = "list_live_regions", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
         "Nodes that declare a live politeness and that a screen reader would hear.";
-    PullAnnouncements(PullAnnouncements) = "pull_announcements", ReadOnly, Target, settle: false, idempotent: true, Core,
+    PullAnnouncements(PullAnnouncements) = "pull_announcements", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
         "Live-region announcements recorded since a sequence number.";
-    GetOverlays(NoArgs) = "get_overlays", ReadOnly, Target, settle: false, idempotent: true, Toolkit,
+    GetOverlays(NoArgs) = "get_overlays", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
         "Open popups, menus and tooltips, when the target exposes them.";
-    GetShortcuts(NoArgs) = "get_shortcuts", ReadOnly, Target, settle: false, idempotent: true, Toolkit,
+    GetShortcuts(NoArgs) = "get_shortcuts", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
         "Keyboard shortcuts the app declares, when the target exposes them.";
-    InvokeAction(InvokeAction) = "invoke_action", Mutating, Target, settle: true, idempotent: false, Core,
+    InvokeAction(InvokeAction) = "invoke_action", Mutating, Target, Data, settle: true, idempotent: false, Core,
         "Perform an accessibility action (click, focus, expand, increment, show_context_menu, …) on a node.";
-    FocusNode(NodeArgs) = "focus_node", Mutating, Target, settle: true, idempotent: true, Core,
+    FocusNode(NodeArgs) = "focus_node", Mutating, Target, Data, settle: true, idempotent: true, Core,
         "Give a node keyboard focus.";
-    SetValue(SetValue) = "set_value", Mutating, Target, settle: true, idempotent: true, Core,
+    SetValue(SetValue) = "set_value", Mutating, Target, Data, settle: true, idempotent: true, Core,
         "Replace a node's value (text, or a number for sliders).";
-    Expand(NodeArgs) = "expand", Mutating, Target, settle: true, idempotent: true, Input,
+    Expand(NodeArgs) = "expand", Mutating, Target, Data, settle: true, idempotent: true, Input,
         "Expand a collapsible node.";
-    Collapse(NodeArgs) = "collapse", Mutating, Target, settle: true, idempotent: true, Input,
+    Collapse(NodeArgs) = "collapse", Mutating, Target, Data, settle: true, idempotent: true, Input,
         "Collapse an expandable node.";
-    Scroll(Scroll) = "scroll", Mutating, Target, settle: true, idempotent: false, Core,
+    Scroll(Scroll) = "scroll", Mutating, Target, Data, settle: true, idempotent: false, Core,
         "Turn the wheel over a node, optionally with modifiers or in lines.";
-    InjectPointer(InjectPointer) = "inject_pointer", Mutating, Target, settle: true, idempotent: false, Core,
+    InjectPointer(InjectPointer) = "inject_pointer", Mutating, Target, Data, settle: true, idempotent: false, Core,
         "A synthetic pointer action (mouse, touch or pen) at a point or a node.";
-    RightClick(NodeArgs) = "right_click", Mutating, Target, settle: true, idempotent: false, Input,
+    RightClick(NodeArgs) = "right_click", Mutating, Target, Data, settle: true, idempotent: false, Input,
         "Secondary click at a node's centre (opens context menus).";
-    InjectKey(InjectKey) = "inject_key", Mutating, Target, settle: true, idempotent: false, Core,
+    InjectKey(InjectKey) = "inject_key", Mutating, Target, Data, settle: true, idempotent: false, Core,
         "Press, hold or release one key with modifiers.";
-    TypeText(TypeText) = "type_text", Mutating, Target, settle: true, idempotent: false, Core,
+    TypeText(TypeText) = "type_text", Mutating, Target, Data, settle: true, idempotent: false, Core,
         "Type text as a keyboard does, one key press per character.";
-    TypeIme(TypeIme) = "type_ime", Mutating, Target, settle: true, idempotent: false, Input,
+    TypeIme(TypeIme) = "type_ime", Mutating, Target, Data, settle: true, idempotent: false, Input,
         "Input-method composition: preedit and/or commit text.";
-    DragNode(DragNode) = "drag_node", Mutating, Target, settle: true, idempotent: false, Core,
+    DragNode(DragNode) = "drag_node", Mutating, Target, Data, settle: true, idempotent: false, Core,
         "Press on a node, move and release on another node or point.";
-    InjectTouchSequence(InjectTouchSequence) = "inject_touch_sequence", Mutating, Target, settle: true, idempotent: false, Touch,
+    InjectTouchSequence(InjectTouchSequence) = "inject_touch_sequence", Mutating, Target, Data, settle: true, idempotent: false, Touch,
         "A self-contained multi-finger gesture; nothing is sent if any step is bad.";
-    Pinch(Pinch) = "pinch", Mutating, Target, settle: true, idempotent: false, Touch,
+    Pinch(Pinch) = "pinch", Mutating, Target, Data, settle: true, idempotent: false, Touch,
         "Two-finger pinch around a node; both fingers land before either moves.";
-    Fling(Fling) = "fling", Mutating, Target, settle: true, idempotent: false, Touch,
+    Fling(Fling) = "fling", Mutating, Target, Data, settle: true, idempotent: false, Touch,
         "A fast swipe from a node, one 60 Hz sample per frame.";
-    LongPress(LongPress) = "long_press", Mutating, Target, settle: true, idempotent: false, Touch,
+    LongPress(LongPress) = "long_press", Mutating, Target, Data, settle: true, idempotent: false, Touch,
         "Hold on a node for exactly the target's long-press threshold.";
-    CancelPointer(CancelPointer) = "cancel_pointer", Mutating, Target, settle: true, idempotent: false, Touch,
+    CancelPointer(CancelPointer) = "cancel_pointer", Mutating, Target, Data, settle: true, idempotent: false, Touch,
         "Revoke a live pointer the way the system does (not an up).";
-    SetDensity(SetDensity) = "set_density", Mutating, Target, settle: true, idempotent: true, Toolkit,
+    SetDensity(SetDensity) = "set_density", Mutating, Target, Data, settle: true, idempotent: true, Toolkit,
         "Switch UI density (compact, comfortable, touch), when the target supports it.";
-    Settle(NoArgs) = "settle", Mutating, Target, settle: true, idempotent: true, Core,
+    Settle(NoArgs) = "settle", Mutating, Target, Data, settle: true, idempotent: true, Core,
         "Run the app forward until animations stop (or the frame cap).";
-    WaitForCondition(WaitForCondition) = "wait_for_condition", Mutating, Target, settle: true, idempotent: true, Core,
+    WaitForCondition(WaitForCondition) = "wait_for_condition", Mutating, Target, Data, settle: true, idempotent: true, Core,
         "Poll on the simulated clock until a node exists, has a value, is gone, or a version is reached.";
-    AdvanceClock(AdvanceClock) = "advance_clock", Mutating, Target, settle: false, idempotent: false, Clock,
+    AdvanceClock(AdvanceClock) = "advance_clock", Mutating, Target, Data, settle: false, idempotent: false, Clock,
         "Move the simulated clock forward (simulated-clock targets only).";
-    Screenshot(Screenshot) = "screenshot", ReadOnly, Host, settle: true, idempotent: true, Core,
+    Screenshot(Screenshot) = "screenshot", ReadOnly, Host, Image, settle: true, idempotent: true, Core,
         "PNG of the window or a node (settles first; served by the host).";
 }
 

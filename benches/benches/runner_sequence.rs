@@ -116,7 +116,10 @@ fn bench(c: &mut Criterion) {
     let flow = automation_cli::runner::flow::from_arguments(&seq).unwrap();
     g.bench_function("router_find_node", |b| {
         b.iter(|| {
-            automation_cli::mcp::call_blocking(&target, "find_node", Some(find.clone())).unwrap()
+            automation_cli::tools::call("find_node", find.clone(), |request| {
+                target.call_blocking(request.clone())
+            })
+            .unwrap()
         })
     });
     g.bench_function("engine_find_node", |b| {

@@ -6,6 +6,8 @@
 //! knows the others (the shape of `grep-searcher`'s `Sink`, where each printer is one
 //! implementation).
 
+use std::sync::Arc;
+
 use automation_wire::events::{EventKind, LogRecord};
 use serde_json::Value;
 
@@ -20,6 +22,8 @@ pub enum RunEvent {
     Log(LogRecord),
     /// One tool or op call finished (what the per-step records replay).
     Call(CallRecord),
+    /// A PNG a step's call returned (a screenshot), sent whether or not calls are recorded.
+    Image(Arc<Vec<u8>>),
 }
 
 /// One call a step made through the tool router (steps) or the bridge (scripts).
@@ -37,8 +41,9 @@ pub struct CallRecord {
     pub is_error: bool,
     /// How long it took, milliseconds.
     pub duration_ms: f64,
-    /// A PNG the call returned, base64 (screenshots).
-    pub image_base64: Option<String>,
+    /// A PNG the call returned (screenshots): bytes, shared with the [`RunEvent::Image`]
+    /// the call raised.
+    pub image: Option<Arc<Vec<u8>>>,
 }
 
 /// A consumer of the run's stream.

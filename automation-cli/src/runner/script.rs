@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 use automation_core::{Cancel, Reply, Request};
 use automation_wire::events::{EventKind, EventPipe, LogLevel, LogRecord, LogSource, PipeItem};
 use automation_wire::server::{BridgeServer, JsonProtocol, PendingRequest, ServerOptions};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::{Map, Value, json};
 
 use super::events::{CallRecord, RunEvent, Sink};
@@ -571,22 +573,18 @@ fn serve(backend: &mut Box<dyn Backend>, request: Value) -> (Value, CallRecord) 
         Err(e) => Reply::Err(e),
     };
     let reply_json = serde_json::to_value(&reply).unwrap_or(Value::Null);
-    let (is_error, result, image) = match &reply {
-        Reply::Ok(data) => (
-            false,
-            data.clone(),
-            data.pointer("/image/base64")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        ),
-        Reply::Err(_) => (true, reply_json.clone(), None),
+    let (is_error, mut result) = match &reply {
+        Reply::Ok(data) => (false, data.clone()),
+        Reply::Err(_) => (true, reply_json.clone()),
     };
-    let mut result = result;
-    if image.is_some()
-        && let Some(Value::Object(img)) = result.get_mut("image")
-    {
-        img.insert("base64".into(), json!("(in the .png record)"));
-    }
+    // The script gets the base64 (its wire); the record keeps the PNG's bytes.
+    let image = result
+        .get_mut("image")
+        .and_then(Value::as_object_mut)
+        .and_then(|img| {
+            let b64 = img.insert("base64".into(), json!("(in the .png record)"))?;
+            B64.decode(b64.as_str()?).ok().map(Arc::new)
+        });
     let call = CallRecord {
         step_id: String::new(),
         tool,
@@ -594,7 +592,7 @@ fn serve(backend: &mut Box<dyn Backend>, request: Value) -> (Value, CallRecord) 
         result,
         is_error,
         duration_ms: t.elapsed().as_secs_f64() * 1000.0,
-        image_base64: image,
+        image,
     };
     (reply_json, call)
 }

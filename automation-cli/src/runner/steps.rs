@@ -4,6 +4,7 @@
 //! Progress is the count of finished step executions (a retry adds a fraction below the next
 //! whole number), so it only grows, across retries and jumps alike.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use automation_transpile::expr::Expr;
@@ -15,6 +16,7 @@ use super::flow::{Sequence, Step, resolve_inputs};
 use super::report::{RunReport, StepReport, StepStatus};
 use super::router::Router;
 use super::template::substitute_map;
+use crate::tools::Outcome;
 
 /// Pause between tries when a step gives no `retry_delay_ms`.
 pub const DEFAULT_RETRY_DELAY: Duration = Duration::from_millis(500);
@@ -372,29 +374,35 @@ fn attempt_all(
             (args, None)
         };
         let out = router.call(&step.tool, call_args);
+        let is_error = out.is_error();
+        let (value, image) = match out {
+            Outcome::Image(i) => (Value::Object(i.meta), Some(Arc::new(i.png))),
+            other => (other.into_value(), None),
+        };
         if let Some(args) = recorded {
             sink.event(&RunEvent::Call(CallRecord {
                 step_id: id.to_string(),
                 tool: step.tool.clone(),
                 args: Value::Object(args),
-                result: out.value.clone(),
-                is_error: out.is_error,
+                result: value.clone(),
+                is_error,
                 duration_ms: ms(t.elapsed()),
-                image_base64: out.image_base64.clone(),
+                image: image.clone(),
             }));
         }
-        if let Some(b64) = &out.image_base64 {
+        if let Some(png) = image {
+            sink.event(&RunEvent::Image(png));
             sink.event(&RunEvent::Event(EventKind::Screenshot {
                 path: None,
-                base64: Some(b64.clone()),
+                base64: None,
                 annotation: Some(format!("step {id}")),
                 element: None,
             }));
         }
-        if !out.is_error {
-            return Ok((out.value, attempt, begun.elapsed()));
+        if !is_error {
+            return Ok((value, attempt, begun.elapsed()));
         }
-        last = out.value;
+        last = value;
         if attempt < tries {
             sink.event(&RunEvent::Event(EventKind::Log {
                 level: LogLevel::Warn,
@@ -437,23 +445,17 @@ mod tests {
     }
 
     impl Router for Echo {
-        fn call(
-            &mut self,
-            tool: &str,
-            args: Map<String, Value>,
-        ) -> super::super::router::ToolOutcome {
+        fn call(&mut self, tool: &str, args: Map<String, Value>) -> Outcome {
             let mut calls = self.calls.lock().unwrap();
             calls.push(tool.to_string());
             let failed_before = calls.iter().filter(|c| *c == "flaky").count() > 1;
-            let is_error = tool == "fails" || (tool == "flaky" && !failed_before);
-            super::super::router::ToolOutcome {
-                is_error,
-                value: if is_error {
-                    json!({"code": "NOT_FOUND", "message": "no such node"})
-                } else {
-                    Value::Object(args)
-                },
-                image_base64: None,
+            if tool == "fails" || (tool == "flaky" && !failed_before) {
+                Outcome::Failed(automation_core::OpError::new(
+                    automation_core::ErrorCode::NotFound,
+                    "no such node",
+                ))
+            } else {
+                Outcome::Data(Value::Object(args))
             }
         }
     }

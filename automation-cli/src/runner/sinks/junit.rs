@@ -123,7 +123,7 @@ impl Sink for JunitSink {
                 call.duration_ms,
                 if call.is_error { " failed" } else { "" }
             )),
-            RunEvent::Event(_) => {}
+            RunEvent::Event(_) | RunEvent::Image(_) => {}
         }
     }
 

@@ -11,8 +11,6 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::{Value, json};
 
 use crate::runner::events::{CallRecord, RunEvent, Sink};
@@ -138,13 +136,11 @@ impl RecordsSink {
             safe(&call.step_id),
             safe(&call.tool)
         );
-        let png = match &call.image_base64 {
-            Some(b64) => {
-                let bytes = B64
-                    .decode(b64.trim_start_matches("data:image/png;base64,"))
-                    .map_err(|e| format!("screenshot of {stem} is not base64: {e}"))?;
+        let png = match &call.image {
+            Some(bytes) => {
                 let p = self.dir.join(format!("{stem}.png"));
-                std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+                std::fs::write(&p, bytes.as_slice())
+                    .map_err(|e| format!("{}: {e}", p.display()))?;
                 Some(p.display().to_string())
             }
             None => None,
@@ -202,7 +198,7 @@ impl Sink for RecordsSink {
             RunEvent::Event(automation_wire::events::EventKind::Log { level, message, .. }) => {
                 self.logs.push(format!("[{}] {message}", level.as_str()));
             }
-            RunEvent::Event(_) => {}
+            RunEvent::Event(_) | RunEvent::Image(_) => {}
         }
     }
 
@@ -242,7 +238,7 @@ mod tests {
         let mut sink =
             RecordsSink::create(root.path(), "0123abcd-0000-4000-8000-0123456789ab").unwrap();
         // A 1x1 PNG.
-        let png = B64.encode(crate::runner::sinks::records::tests::one_pixel());
+        let png = std::sync::Arc::new(crate::runner::sinks::records::tests::one_pixel());
         sink.event(&RunEvent::Call(CallRecord {
             step_id: "shot".into(),
             tool: "screenshot".into(),
@@ -250,7 +246,7 @@ mod tests {
             result: json!({"width": 1}),
             is_error: false,
             duration_ms: 2.0,
-            image_base64: Some(png),
+            image: Some(png),
         }));
         sink.finish(&RunReport::new("t", "x")).unwrap();
         let names: Vec<String> = std::fs::read_dir(sink.dir())

@@ -1,11 +1,8 @@
 //! Screenshot budgets: PNGs are downscaled to fit a maximum dimension and a maximum encoded
-//! size before they reach an MCP client (clients reject images over 8000 px, or 2000 px when
+//! (base64) size before they reach a client (clients reject images over 8000 px, or 2000 px when
 //! a conversation holds many, and results over 1 MB).
 
 use std::io::Cursor;
-
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as B64;
 
 /// Longest side, in pixels, of a returned image by default.
 pub const DEFAULT_MAX_DIMENSION: u32 = 2000;
@@ -26,8 +23,8 @@ pub struct Rgba {
 /// An image as it will be returned.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fitted {
-    /// The PNG, base64.
-    pub base64: String,
+    /// The PNG (base64 only where it leaves the process).
+    pub png: Vec<u8>,
     /// Its width.
     pub width: u32,
     /// Its height.
@@ -135,7 +132,7 @@ pub fn fit(png_bytes: &[u8], max_dimension: u32, max_bytes: usize) -> Result<Fit
     let longest = img.width.max(img.height).max(1);
     if longest <= max_dimension && b64_len <= max_bytes {
         return Ok(Fitted {
-            base64: B64.encode(png_bytes),
+            png: png_bytes.to_vec(),
             width: img.width,
             height: img.height,
             factor: 1.0,
@@ -150,7 +147,7 @@ pub fn fit(png_bytes: &[u8], max_dimension: u32, max_bytes: usize) -> Result<Fit
         let len = encoded.len().div_ceil(3) * 4;
         if len <= max_bytes || (w == 1 && h == 1) {
             return Ok(Fitted {
-                base64: B64.encode(&encoded),
+                png: encoded,
                 width: w,
                 height: h,
                 factor: f64::from(w) / f64::from(img.width),
@@ -193,7 +190,7 @@ mod tests {
         let png = encode_png(&gradient(40, 30)).unwrap();
         let f = fit(&png, 2000, 1_000_000).unwrap();
         assert_eq!((f.width, f.height, f.factor), (40, 30, 1.0));
-        assert_eq!(B64.decode(f.base64).unwrap(), png);
+        assert_eq!(f.png, png);
     }
 
     #[test]
@@ -202,7 +199,7 @@ mod tests {
         let f = fit(&png, 100, 1_000_000).unwrap();
         assert_eq!((f.width, f.height), (100, 40));
         assert!((f.factor - 1.0 / 3.0).abs() < 1e-9);
-        let back = decode_png(&B64.decode(f.base64).unwrap()).unwrap();
+        let back = decode_png(&f.png).unwrap();
         assert_eq!((back.width, back.height), (100, 40));
     }
 
@@ -210,7 +207,7 @@ mod tests {
     fn byte_budget_shrinks_further() {
         let png = encode_png(&gradient(400, 400)).unwrap();
         let f = fit(&png, 2000, 20_000).unwrap();
-        assert!(f.base64.len() <= 20_000);
+        assert!(f.png.len().div_ceil(3) * 4 <= 20_000);
         assert!(f.width < 400);
     }
 

@@ -1,4 +1,5 @@
-//! `execute_sequence` over MCP: the run, its notifications, the report as the result.
+//! `execute_sequence` over MCP: the run, its notifications, the report as the result (the
+//! runner runs the flow; this is its MCP front door).
 //!
 //! Steps run on the target thread (`runner::on_target`), a script on a blocking thread (or,
 //! when nobody listens, on this worker thread itself: `block_in_place`). Either way the run's
@@ -21,17 +22,15 @@ use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
 
 use crate::backend::TargetHandle;
-use crate::mcp::image;
+use crate::mcp::progress::{Gate, GateSink, NOTE_QUEUE, Note, Sender, SharedGate};
 use crate::runner::events::{Fanout, RunEvent, Sink};
 use crate::runner::flow::{self, FlowBody};
 use crate::runner::on_target::{Forward, StepsRun};
 use crate::runner::report::RunReport;
-use crate::runner::sinks::progress::{Gate, GateSink, NOTE_QUEUE, Note, Sender, SharedGate};
 use crate::runner::sinks::records::{self, RecordsSink};
 use crate::runner::steps::one_line;
+use crate::tools::{SEQUENCE, image};
 
-/// The tool's name.
-pub const TOOL: &str = "execute_sequence";
 /// Screenshots returned as image content, at most.
 pub const MAX_IMAGES: usize = 3;
 
@@ -54,7 +53,7 @@ pub fn tool() -> Tool {
         _ => JsonObject::new(),
     };
     Tool::new(
-        TOOL,
+        SEQUENCE,
         "Run a test against this session: a TypeScript/JavaScript `script`, a flow `file`, or a list of `steps`. Progress arrives on your progress token; the result is a per-step report (status, duration, error) with the failing step's structured error (a script that does not compile returns the transpiler's {error_type, can_fix, location, error_line, fix, recovery}).",
         Arc::new(schema),
     )
@@ -70,10 +69,9 @@ pub fn tool() -> Tool {
 /// Handles one `tools/call execute_sequence`.
 pub async fn call(
     target: TargetHandle,
-    arguments: Option<JsonObject>,
+    args: JsonObject,
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, McpError> {
-    let args = arguments.unwrap_or_default();
     let flow = match flow::from_owned_arguments(args) {
         Ok(f) => f,
         Err(e) => return Ok(CallToolResult::structured_error(e).into()),
@@ -107,8 +105,8 @@ pub async fn call(
     }
     let summary = report.to_json();
     let mut content = vec![ContentBlock::text(summary.to_string())];
-    for b64 in shots.fitted() {
-        content.push(ContentBlock::image(b64, "image/png"));
+    for png in shots.fitted() {
+        content.push(ContentBlock::image(B64.encode(png), "image/png"));
     }
     let mut result = if report.passed() {
         CallToolResult::success(content)
@@ -339,32 +337,38 @@ impl Sink for Tee<'_> {
 /// The screenshots a run took (a call's image and the screenshot event it raised are one),
 /// the last [`MAX_IMAGES`] of them returned as image content.
 #[derive(Default)]
-struct Shots(Vec<String>);
+struct Shots(Vec<Arc<Vec<u8>>>);
 
 impl Shots {
     fn see(&mut self, event: &RunEvent) {
-        let b64 = match event {
-            RunEvent::Call(c) => c.image_base64.as_deref(),
-            RunEvent::Event(EventKind::Screenshot { base64, .. }) => base64.as_deref(),
+        let png = match event {
+            RunEvent::Call(c) => c.image.clone(),
+            RunEvent::Image(png) => Some(Arc::clone(png)),
+            // A script's own screenshot event: base64 from its pipe, decoded at this edge.
+            RunEvent::Event(EventKind::Screenshot {
+                base64: Some(b64), ..
+            }) => B64
+                .decode(b64.trim_start_matches("data:image/png;base64,"))
+                .ok()
+                .map(Arc::new),
             _ => None,
         };
-        if let Some(b64) = b64
-            && !self.0.iter().any(|s| s == b64)
+        if let Some(png) = png
+            && !self.0.iter().any(|s| Arc::ptr_eq(s, &png) || **s == *png)
         {
-            self.0.push(b64.to_string());
+            self.0.push(png);
         }
     }
 
     /// The last ones, each downscaled to the screenshot tool's default budget (decoded and
     /// re-encoded once, at the end, and only those returned).
-    fn fitted(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for b64 in self.0.iter().rev().take(MAX_IMAGES).rev() {
-            let Ok(png) = B64.decode(b64) else { continue };
-            if let Ok(f) = image::fit(&png, image::DEFAULT_MAX_DIMENSION, image::DEFAULT_MAX_BYTES)
-                && !out.contains(&f.base64)
+    fn fitted(&self) -> Vec<Vec<u8>> {
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        for png in self.0.iter().rev().take(MAX_IMAGES).rev() {
+            if let Ok(f) = image::fit(png, image::DEFAULT_MAX_DIMENSION, image::DEFAULT_MAX_BYTES)
+                && !out.contains(&f.png)
             {
-                out.push(f.base64);
+                out.push(f.png);
             }
         }
         out

@@ -1,0 +1,82 @@
+//! The tool-call layer every front door shares — the MCP server, the runner's steps (and,
+//! later, WebDriver): look a tool up, parse a call into a core [`Request`], run it, shape the
+//! reply. Typed end to end and free of any protocol's types: MCP turns an [`Outcome`] into a
+//! `CallToolResult` (and only there are PNG bytes base64), a step reads it as it is.
+//!
+//! The data's path, one module each:
+//! - [`parse`]: a tool name and its JSON arguments → a [`Call`] (the request and how to
+//!   deliver its reply), or a typed refusal;
+//! - [`shape`]: the target's [`Reply`] → an [`Outcome`] (data, a snapshot's text, an image
+//!   as bytes, or an error), as the catalog's [`ReplyKind`](automation_core::catalog::ReplyKind)
+//!   says;
+//! - [`schema`] and [`compact`]: the input schema of each tool (what [`parse`] accepts);
+//! - [`image`]: screenshot budgets; [`save`]: writing a PNG without following links.
+//!
+//! [`call`] is the one entry point for a caller that serves the request in place; an async
+//! caller (MCP) runs the same two halves, [`parse`] and [`Call::finish`], around its await.
+
+pub mod compact;
+pub mod image;
+pub mod parse;
+pub mod save;
+pub mod schema;
+pub mod shape;
+
+use automation_core::{OpSpec, Reply, Request};
+use serde_json::{Map, Value};
+
+pub use parse::{Call, Delivery, ParseError, ShotOptions, parse};
+pub use shape::{Image, Outcome};
+
+/// The tool that runs a test (steps or a script) against the session: not an op of the
+/// catalog, served by the runner.
+pub const SEQUENCE: &str = "execute_sequence";
+
+/// What a tool name names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tool {
+    /// An op of core's catalog.
+    Op(&'static OpSpec),
+    /// `execute_sequence`: a test run against the session.
+    Sequence,
+}
+
+/// The tool called `name`, if there is one.
+pub fn lookup(name: &str) -> Option<Tool> {
+    if name == SEQUENCE {
+        return Some(Tool::Sequence);
+    }
+    automation_core::catalog::spec(name).map(Tool::Op)
+}
+
+/// A tool name that names nothing (a protocol error, not an op's failure).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownTool(pub String);
+
+impl std::fmt::Display for UnknownTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unknown tool {:?}; list the tools with tools/list",
+            self.0
+        )
+    }
+}
+
+/// One op tool call, start to end: parsed, served by `serve` (which gets the request), shaped.
+/// Bad arguments are an [`Outcome::Failed`] like any op error; only an unknown name (or the
+/// sequence tool, which is no op) is refused.
+pub fn call(
+    name: &str,
+    args: Map<String, Value>,
+    serve: impl FnOnce(&Request) -> Reply,
+) -> Result<Outcome, UnknownTool> {
+    match parse(name, args) {
+        Ok(call) => {
+            let reply = serve(&call.request);
+            Ok(call.finish(reply))
+        }
+        Err(ParseError::Bad(e)) => Ok(Outcome::Failed(e)),
+        Err(ParseError::Unknown(u)) => Err(u),
+    }
+}

@@ -1,0 +1,205 @@
+//! Writing a PNG where a caller asked (`save_to`, `--out`): a new file, or a regular one
+//! replaced on request; never through a symlink, never blocking on a FIFO.
+
+use automation_core::{ErrorCode, OpError};
+
+fn save_error(path: &std::path::Path, why: impl std::fmt::Display, fix: &str) -> OpError {
+    OpError::new(
+        ErrorCode::BadArgument,
+        format!("save_to: cannot write {}: {why}", path.display()),
+    )
+    .with_hint(fix)
+}
+
+/// What kind of file `meta` describes, for a refusal.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_symlink() {
+        return "a symbolic link";
+    }
+    if t.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    if t.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Writes a screenshot to `path` (relative paths land in the server's current directory) and
+/// returns the absolute path written. A new file is created; an existing one is replaced only
+/// when `overwrite` and it is a regular file. Symlinks are never followed (`O_NOFOLLOW`) and
+/// opening never blocks (`O_NONBLOCK`), so a FIFO planted at the path cannot hang the call.
+pub fn save_png(path: &str, png: &[u8], overwrite: bool) -> Result<std::path::PathBuf, OpError> {
+    use std::io::Write as _;
+    let given = std::path::Path::new(path);
+    let path = if given.is_absolute() {
+        given.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| {
+                save_error(
+                    given,
+                    format!("the server has no current directory ({e})"),
+                    "pass an absolute path in save_to",
+                )
+            })?
+            .join(given)
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
+        options.mode(0o644);
+    }
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.file_type().is_file() => {
+            if !overwrite {
+                return Err(save_error(
+                    &path,
+                    "the file already exists",
+                    "pass a new path in save_to, or overwrite: true to replace this file",
+                ));
+            }
+        }
+        Ok(meta) => {
+            let kind = file_kind(&meta);
+            return Err(save_error(
+                &path,
+                format!(
+                    "it is {kind}, and save_to only writes regular files (symlinks are never followed)"
+                ),
+                "pass the path of a new file in save_to",
+            ));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            options.create_new(true);
+        }
+        Err(e) => {
+            return Err(save_error(
+                &path,
+                e,
+                "pass a path in a directory the server can write",
+            ));
+        }
+    }
+    let mut file = options.open(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => save_error(
+            &path,
+            "a file appeared there while saving",
+            "pass a new path in save_to",
+        ),
+        std::io::ErrorKind::NotFound => save_error(
+            &path,
+            "its directory does not exist",
+            "create the directory first, or pass a path in an existing one",
+        ),
+        _ => save_error(
+            &path,
+            e,
+            "pass a path in a directory the server can write, not a symlink",
+        ),
+    })?;
+    // Whatever was opened must be a regular file (the path may have changed since the check).
+    let meta = file
+        .metadata()
+        .map_err(|e| save_error(&path, e, "pass the path of a new file in save_to"))?;
+    if !meta.file_type().is_file() {
+        return Err(save_error(
+            &path,
+            format!(
+                "it is {}, and save_to only writes regular files",
+                file_kind(&meta)
+            ),
+            "pass the path of a new file in save_to",
+        ));
+    }
+    file.set_len(0)
+        .and_then(|()| file.write_all(png))
+        .and_then(|()| file.flush())
+        .map_err(|e| save_error(&path, e, "check free space and permissions"))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_png_creates_refuses_and_overwrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.png");
+        let ps = p.to_str().unwrap();
+        assert_eq!(save_png(ps, b"one", false).unwrap(), p);
+        assert_eq!(std::fs::read(&p).unwrap(), b"one");
+        let e = save_png(ps, b"two", false).unwrap_err();
+        assert_eq!(e.code, ErrorCode::BadArgument);
+        assert!(e.message.contains("already exists"), "{}", e.message);
+        assert!(e.hint.as_deref().unwrap_or_default().contains("overwrite"));
+        save_png(ps, b"2", true).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"2");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn save_png_never_follows_a_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let link = dir.path().join("link.png");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        for overwrite in [false, true] {
+            let e = save_png(link.to_str().unwrap(), b"x", overwrite).unwrap_err();
+            assert!(e.message.contains("symbolic link"), "{}", e.message);
+        }
+        // A dangling link is not followed to create its target either.
+        let dangling = dir.path().join("dangling.png");
+        std::os::unix::fs::symlink(dir.path().join("created"), &dangling).unwrap();
+        assert!(save_png(dangling.to_str().unwrap(), b"x", false).is_err());
+        assert!(!dir.path().join("created").exists());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn save_png_refuses_fifos_devices_and_directories_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.png");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let start = std::time::Instant::now();
+        for overwrite in [false, true] {
+            let e = save_png(fifo.to_str().unwrap(), b"x", overwrite).unwrap_err();
+            assert!(e.message.contains("FIFO"), "{}", e.message);
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
+        let e = save_png("/dev/null", b"x", true).unwrap_err();
+        assert!(e.message.contains("device"), "{}", e.message);
+        let e = save_png(dir.path().to_str().unwrap(), b"x", true).unwrap_err();
+        assert!(e.message.contains("directory"), "{}", e.message);
+        let e = save_png(
+            dir.path().join("no/such/dir.png").to_str().unwrap(),
+            b"x",
+            false,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("does not exist"), "{}", e.message);
+    }
+}
