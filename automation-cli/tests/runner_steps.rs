@@ -67,7 +67,15 @@ fn the_save_flow_as_steps_a_condition_skips_and_a_retry_recovers() {
         .map(|a| a["text"].as_str().unwrap_or_default().to_string())
         .collect();
     assert!(texts.iter().any(|t| t == "Saved"), "{texts:?}");
-    assert!(sink.items.iter().any(|e| matches!(e, RunEvent::Event(EventKind::Screenshot { base64: Some(b), .. }) if b.len() > 100)));
+    // The PNG travels as bytes (base64 only at a wire edge), with a screenshot event beside it.
+    assert!(sink.items.iter().any(
+        |e| matches!(e, RunEvent::Image(png) if png.len() > 100 && png.starts_with(b"\x89PNG"))
+    ));
+    assert!(
+        sink.items
+            .iter()
+            .any(|e| matches!(e, RunEvent::Event(EventKind::Screenshot { .. })))
+    );
     // Progress only grows.
     let p: Vec<f64> = sink
         .items
