@@ -15,8 +15,7 @@ use std::time::Duration;
 use automation_atspi::{AppSelector, AtspiTarget, Bus, Launched, Output, VirtualDisplay};
 use automation_core::{Cancel, Reply, Request, Session};
 
-use crate::backend::{Backend, BackendFactory};
-use crate::mode::Resolved;
+use crate::backend::{Backend, BackendFactory, Resolved};
 
 /// The launched app, until [`shutdown`].
 static LAUNCHED: Mutex<Option<Launched>> = Mutex::new(None);

@@ -35,6 +35,14 @@ pub trait Backend {
 /// Builds a backend on the target thread.
 pub type BackendFactory = Box<dyn FnOnce() -> Result<Box<dyn Backend>, String> + Send>;
 
+/// A backend ready to be started, with a line saying what it drives.
+pub struct Resolved {
+    /// Builds the backend on the target thread.
+    pub factory: BackendFactory,
+    /// What is being driven, for the banner and logs.
+    pub describe: String,
+}
+
 /// The built-in headless demo: automation-egui's demo app (a real egui UI on a simulated
 /// clock: a Save button whose polite status announces "Saved", Cancel, a Name field, …),
 /// served by `automation_egui::serve` (which also answers `list_windows`, and `screenshot`

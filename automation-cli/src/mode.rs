@@ -10,16 +10,9 @@ use automation_wire::descriptor::DescriptorDir;
 use automation_wire::probe::{self, PROBE_TIMEOUT, ProbeState};
 use serde_json::{Value, json};
 
-use crate::backend::{BackendFactory, BridgeBackend, headless_factory};
+pub use crate::backend::Resolved;
+use crate::backend::{BridgeBackend, headless_factory};
 use crate::cli::{Mode, TOKEN_ENV};
-
-/// A backend ready to be started, with a line saying what it drives.
-pub struct Resolved {
-    /// Builds the backend on the target thread.
-    pub factory: BackendFactory,
-    /// What is being driven, for the banner and logs.
-    pub describe: String,
-}
 
 /// Resolves a driving mode (not `List`) to a backend factory, connecting where needed; a
 /// busy app fails at once.

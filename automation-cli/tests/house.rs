@@ -1,0 +1,431 @@
+//! The house rules, checked on the source as anyone could with grep: layers import downward
+//! only (no protocol under the runner, no runner or protocol under the tool layer), no file
+//! of `automation-cli/src` or `automation-atspi/src` is in an import circle, one JUnit writer,
+//! and a README that is a door, not a log.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every `.rs` file under `dir`, as (path relative to `dir`, text without `//` comments).
+fn sources(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path.strip_prefix(dir).unwrap().display().to_string();
+                out.push((rel, strip_comments(&std::fs::read_to_string(&path).unwrap())));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The text with `//` comments (and doc comments) removed, line by line; string literals
+/// holding `//` are rare enough in these sources to ignore.
+fn strip_comments(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.find("//") {
+            Some(i) => &l[..i],
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `a/b.rs` → `a::b`, `a/mod.rs` → `a`, `lib.rs` → `` (the crate root).
+fn module_of(rel: &str) -> String {
+    let path = rel.trim_end_matches(".rs");
+    let path = path.trim_end_matches("/mod").trim_end_matches("mod");
+    let path = if path == "lib" { "" } else { path };
+    path.trim_end_matches('/').replace('/', "::")
+}
+
+/// The paths a file names, each as segments after its anchor (`crate`, `super`, `self`, or a
+/// child module named bare), with grouped imports (`crate::{a::X, b}`) expanded.
+fn paths(text: &str) -> Vec<(String, Vec<String>)> {
+    let bytes: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let at_word_start = i == 0 || !(bytes[i - 1].is_alphanumeric() || bytes[i - 1] == '_');
+        if at_word_start && (bytes[i].is_alphabetic() || bytes[i] == '_') {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_alphanumeric() || bytes[i] == '_') {
+                i += 1;
+            }
+            let word: String = bytes[start..i].iter().collect();
+            if i + 1 < bytes.len() && bytes[i] == ':' && bytes[i + 1] == ':' {
+                let (tails, end) = path_tails(&bytes, i + 2);
+                for t in tails {
+                    out.push((word.clone(), t));
+                }
+                i = end;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The segment lists after `::` at `i`: one for a plain path, several for a `{…}` group.
+fn path_tails(b: &[char], mut i: usize) -> (Vec<Vec<String>>, usize) {
+    while i < b.len() && b[i].is_whitespace() {
+        i += 1;
+    }
+    if i < b.len() && b[i] == '{' {
+        let mut depth = 0;
+        let start = i + 1;
+        let mut end = start;
+        while end < b.len() {
+            match b[end] {
+                '{' => depth += 1,
+                '}' if depth == 0 => break,
+                '}' => depth -= 1,
+                _ => {}
+            }
+            end += 1;
+        }
+        let inner: String = b[start..end.min(b.len())].iter().collect();
+        let mut out = Vec::new();
+        for part in split_top(&inner) {
+            let part: Vec<char> = part.trim().chars().collect();
+            if part.is_empty() {
+                continue;
+            }
+            let (first, rest_at) = segment(&part, 0);
+            if first.is_empty() {
+                continue;
+            }
+            if rest_at + 1 < part.len() && part[rest_at] == ':' && part[rest_at + 1] == ':' {
+                let (tails, _) = path_tails(&part, rest_at + 2);
+                for mut t in tails {
+                    t.insert(0, first.clone());
+                    out.push(t);
+                }
+            } else {
+                out.push(vec![first]);
+            }
+        }
+        return (out, end + 1);
+    }
+    let mut segs = Vec::new();
+    loop {
+        let (seg, next) = segment(b, i);
+        if seg.is_empty() {
+            break;
+        }
+        segs.push(seg);
+        i = next;
+        if i + 1 < b.len() && b[i] == ':' && b[i + 1] == ':' {
+            i += 2;
+            if i < b.len() && b[i] == '{' {
+                let (tails, end) = path_tails(b, i);
+                let out = tails
+                    .into_iter()
+                    .map(|t| segs.iter().cloned().chain(t).collect())
+                    .collect();
+                return (out, end);
+            }
+        } else {
+            break;
+        }
+    }
+    (vec![segs], i)
+}
+
+fn segment(b: &[char], mut i: usize) -> (String, usize) {
+    let start = i;
+    while i < b.len() && (b[i].is_alphanumeric() || b[i] == '_') {
+        i += 1;
+    }
+    (b[start..i].iter().collect(), i)
+}
+
+fn split_top(s: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut depth = 0;
+    for c in s.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(last) = out.last_mut() {
+            last.push(c);
+        }
+    }
+    out
+}
+
+/// The file-level import graph of one crate's `src` (the crate root, a table of contents,
+/// left out): module → the modules it names.
+fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let files = sources(src);
+    let modules: BTreeSet<String> = files.iter().map(|(rel, _)| module_of(rel)).collect();
+    // Items the root re-exports, and the module each comes from (`pub use a::b::{X, Y}`).
+    let mut reexports: BTreeMap<String, String> = BTreeMap::new();
+    if let Some((_, lib)) = files.iter().find(|(rel, _)| rel == "lib.rs") {
+        for line in lib.lines().filter(|l| l.trim_start().starts_with("pub use ")) {
+            for (anchor, segs) in paths(line) {
+                let full: Vec<String> = std::iter::once(anchor).chain(segs).collect();
+                if let Some(item) = full.last() {
+                    let module = longest_module(&modules, &full[..full.len() - 1]);
+                    if let Some(m) = module {
+                        reexports.insert(item.clone(), m);
+                    }
+                }
+            }
+        }
+    }
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (rel, text) in &files {
+        let me = module_of(rel);
+        if me.is_empty() {
+            continue;
+        }
+        let parent: Vec<String> = {
+            let mut p: Vec<String> = me.split("::").map(str::to_string).collect();
+            // A `mod.rs` file is its module; `super` is the module above it.
+            p.pop();
+            p
+        };
+        let own: Vec<String> = me.split("::").map(str::to_string).collect();
+        let edges = g.entry(me.clone()).or_default();
+        for (anchor, segs) in paths(text) {
+            let base: Vec<String> = match anchor.as_str() {
+                "crate" => Vec::new(),
+                "super" => parent.clone(),
+                "self" => own.clone(),
+                // A child module named bare (`use list::Caps` in `mcp/mod.rs`).
+                child if modules.contains(&join(&own, &[child.to_string()])) => {
+                    let mut b = own.clone();
+                    b.push(child.to_string());
+                    b
+                }
+                _ => continue,
+            };
+            let mut full = base.clone();
+            full.extend(segs.iter().cloned());
+            let target = longest_module(&modules, &full).or_else(|| {
+                // `crate::Item`: the module the root re-exports it from.
+                (anchor == "crate")
+                    .then(|| segs.first().and_then(|s| reexports.get(s).cloned()))
+                    .flatten()
+            });
+            if let Some(t) = target.filter(|t| !t.is_empty() && *t != me) {
+                edges.insert(t);
+            }
+        }
+    }
+    g
+}
+
+fn join(a: &[String], b: &[String]) -> String {
+    a.iter().chain(b).cloned().collect::<Vec<_>>().join("::")
+}
+
+/// The longest prefix of `path` that is a module (the crate root, `""`, when only it is).
+fn longest_module(modules: &BTreeSet<String>, path: &[String]) -> Option<String> {
+    (0..=path.len())
+        .rev()
+        .map(|n| path[..n].join("::"))
+        .find(|m| modules.contains(m))
+}
+
+/// Every circle in `g`, each as the modules along it.
+fn cycles(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    // Tarjan's strongly connected components: a component of two or more is a circle.
+    struct State<'a> {
+        g: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        out: Vec<Vec<String>>,
+    }
+    fn visit<'a>(s: &mut State<'a>, v: &'a str) {
+        let n = s.index.len();
+        s.index.insert(v, n);
+        s.low.insert(v, n);
+        s.stack.push(v);
+        s.on_stack.insert(v);
+        let g = s.g;
+        for w in g.get(v).into_iter().flatten() {
+            let w = w.as_str();
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let lw = s.low[w];
+                let lv = s.low[v];
+                s.low.insert(v, lv.min(lw));
+            } else if s.on_stack.contains(w) {
+                let iw = s.index[w];
+                let lv = s.low[v];
+                s.low.insert(v, lv.min(iw));
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut comp = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack.remove(w);
+                comp.push(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            if comp.len() > 1 {
+                comp.sort();
+                s.out.push(comp);
+            }
+        }
+    }
+    let mut s = State {
+        g,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        out: Vec::new(),
+    };
+    for v in g.keys() {
+        if !s.index.contains_key(v.as_str()) {
+            visit(&mut s, v);
+        }
+    }
+    s.out
+}
+
+#[test]
+fn the_graph_reader_sees_plain_grouped_relative_and_reexported_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir(src.join("m")).unwrap();
+    std::fs::write(src.join("lib.rs"), "pub mod a;\npub mod m;\npub use a::Thing;\n").unwrap();
+    std::fs::write(src.join("a.rs"), "use crate::m::{b::X, c};\n").unwrap();
+    std::fs::write(src.join("m/mod.rs"), "pub mod b;\npub mod c;\nuse b::Y;\n").unwrap();
+    std::fs::write(src.join("m/b.rs"), "use super::c::Z; // crate::a::no\n").unwrap();
+    std::fs::write(src.join("m/c.rs"), "fn f() { crate::Thing::new(); }\n").unwrap();
+    let g = graph(src);
+    let edges = |m: &str| g[m].iter().cloned().collect::<Vec<_>>();
+    assert_eq!(edges("a"), ["m::b", "m::c"]);
+    assert_eq!(edges("m"), ["m::b"]);
+    assert_eq!(edges("m::b"), ["m::c"], "comments are not imports");
+    assert_eq!(edges("m::c"), ["a"], "a re-exported item counts as its module");
+    assert_eq!(cycles(&g), [["a", "m::c"]]);
+}
+
+#[test]
+fn no_file_of_the_cli_or_the_atspi_crate_is_in_an_import_circle() {
+    for krate in ["automation-cli", "automation-atspi"] {
+        let g = graph(&root().join(krate).join("src"));
+        assert!(g.len() > 5, "{krate}: the reader found only {g:?}");
+        let found = cycles(&g);
+        assert!(
+            found.is_empty(),
+            "{krate}/src has import circles (each list is one strongly connected set of \
+             modules): {found:?}; move what both sides need to a module below them"
+        );
+    }
+}
+
+/// The files under `automation-cli/src/<dir>` that mention `needle` outside comments.
+fn mentions(dir: &str, needle: &str) -> Vec<String> {
+    let base = root().join("automation-cli/src").join(dir);
+    sources(&base)
+        .into_iter()
+        .filter(|(_, text)| text.contains(needle))
+        .map(|(rel, _)| format!("{dir}/{rel}"))
+        .collect()
+}
+
+#[test]
+fn layers_import_downward_only() {
+    for dir in ["runner", "tools", "exec"] {
+        assert_eq!(mentions(dir, "rmcp"), Vec::<String>::new(), "{dir} uses rmcp");
+        assert_eq!(
+            mentions(dir, "crate::mcp"),
+            Vec::<String>::new(),
+            "{dir} imports the MCP server"
+        );
+    }
+    for needle in ["crate::runner", "crate::exec", "crate::backend::TargetHandle"] {
+        assert_eq!(
+            mentions("tools", needle),
+            Vec::<String>::new(),
+            "the tool layer imports {needle}"
+        );
+    }
+    // The dependency itself: only the MCP adapter's crate graph has rmcp, and the layer
+    // below it builds without it.
+    let manifest = std::fs::read_to_string(root().join("automation-cli/Cargo.toml")).unwrap();
+    assert!(manifest.contains("rmcp"), "the MCP server needs rmcp");
+}
+
+#[test]
+fn one_junit_writer() {
+    let writers: Vec<String> = sources(&root().join("automation-cli/src"))
+        .into_iter()
+        .filter(|(_, text)| text.contains("quick_junit::") || text.contains("to_junit"))
+        .map(|(rel, _)| rel)
+        .collect();
+    assert_eq!(writers, ["runner/sinks/junit.rs"], "JUnit is written in one place");
+}
+
+#[test]
+fn the_readme_is_a_door_and_no_page_carries_history() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(lines <= 200, "README.md is {lines} lines (at most 200)");
+    let mut pages = vec![("README.md".to_string(), readme)];
+    for entry in std::fs::read_dir(root().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            let name = format!("docs/{}", path.file_name().unwrap().to_string_lossy());
+            pages.push((name, std::fs::read_to_string(&path).unwrap()));
+        }
+    }
+    for (name, text) in &pages {
+        for (n, line) in text.lines().enumerate() {
+            let lower = line.to_lowercase();
+            let stop = lower.match_indices("stop ").any(|(i, _)| {
+                lower[i + 5..].starts_with(|c: char| c.is_ascii_digit())
+            });
+            assert!(!stop, "{name}:{}: a session's history: {line}", n + 1);
+            let hash = line
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| (7..=40).contains(&w.len()) && is_commit_like(w));
+            assert!(!hash, "{name}:{}: a commit hash: {line}", n + 1);
+        }
+    }
+}
+
+/// Lowercase hex with both a digit and a letter: how a commit hash looks, and what a number or
+/// a word does not.
+fn is_commit_like(w: &str) -> bool {
+    w.chars().all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+        && w.chars().any(|c| c.is_ascii_digit())
+        && w.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+#[test]
+fn the_architecture_and_bench_pages_exist() {
+    for page in ["ARCHITECTURE.md", "benches/README.md"] {
+        let text = std::fs::read_to_string(root().join(page))
+            .unwrap_or_else(|e| panic!("{page}: {e}"));
+        assert!(text.lines().count() > 20, "{page} is a stub");
+    }
+}
