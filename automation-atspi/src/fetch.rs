@@ -24,10 +24,10 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use atspi::{CoordType, Interface, InterfaceSet, RelationType, Role, StateSet};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use zbus::Connection;
-use zbus::proxy::{Builder, CacheProperties, Defaults};
 use zbus::zvariant::{DynamicType, OwnedValue, Type};
 
 use crate::cache::Cached;
+use crate::dbus;
 use crate::wire::{self, WireRef};
 
 /// Objects read at once.
@@ -89,19 +89,6 @@ impl RawNode {
     pub fn has(&self, iface: Interface) -> bool {
         self.ifaces.contains(iface)
     }
-}
-
-/// A proxy of type `P` for `path` on `dest`, without property caching.
-pub async fn proxy<'a, P>(conn: &Connection, dest: &'a str, path: &'a str) -> zbus::Result<P>
-where
-    P: From<zbus::Proxy<'a>> + Defaults,
-{
-    Builder::<P>::new(conn)
-        .destination(dest)?
-        .path(path)?
-        .cache_properties(CacheProperties::No)
-        .build()
-        .await
 }
 
 const CACHE_UNKNOWN: u8 = 0;
@@ -169,14 +156,7 @@ impl Reader {
         if address.is_empty() {
             return bus;
         }
-        let direct = async {
-            zbus::connection::Builder::address(address.as_str())?
-                .p2p()
-                .method_timeout(crate::target::CALL_TIMEOUT)
-                .build()
-                .await
-        };
-        match direct.await {
+        match dbus::connect_p2p(&address).await {
             Ok(p2p) => Self {
                 conn: p2p,
                 direct: true,

@@ -3,6 +3,7 @@
 pub mod bus;
 pub mod cache;
 pub mod cleanup;
+pub mod dbus;
 pub mod display;
 pub mod events;
 pub mod fetch;

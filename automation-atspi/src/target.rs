@@ -11,7 +11,6 @@ use std::time::Duration;
 use std::collections::HashMap;
 
 use accesskit::{Action, ActionData, ActionRequest, TreeUpdate};
-use atspi::proxy::accessible::AccessibleProxy;
 use atspi::{Interface, ScrollType};
 use automation_core::input::{KeyEvent, PointerEvent, PointerPhase, ScrollEvent, ScrollUnit};
 use automation_core::{ActionOutcome, ClockKind, Target, TargetError};
@@ -19,14 +18,12 @@ use futures_lite::future::block_on;
 use zbus::Connection;
 
 use crate::bus::{self, App};
+use crate::dbus::{self, CALL_TIMEOUT};
 use crate::events::Events;
-use crate::fetch::{Bulk, RawNode, Reader, proxy};
+use crate::fetch::{Bulk, RawNode, Reader};
 use crate::map;
 use crate::tree::Mirror;
 use crate::x11::X11;
-
-/// How long one D-Bus call may take before the target answers `TARGET_TIMEOUT`.
-pub const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Pixels one wheel notch scrolls, for pixel deltas turned into notches.
 pub const PIXELS_PER_NOTCH: f64 = 50.0;
@@ -118,7 +115,7 @@ impl AtspiTarget {
         if let Some(why) = self.events.is_gone() {
             return TargetError::AppGone(why);
         }
-        if !block_on(bus::has_owner(&self.conn, &self.app.bus_name)) {
+        if !block_on(dbus::has_owner(&self.conn, &self.app.bus_name)) {
             return TargetError::AppGone(format!(
                 "{} ({}) left the accessibility bus while {what}",
                 self.app.name, self.app.bus_name
@@ -461,10 +458,4 @@ impl Target for AtspiTarget {
         self.alive()?;
         Ok(arrived)
     }
-}
-
-/// Reads the accessible name of an object (used while waiting for an app to show up).
-pub(crate) async fn name_of(conn: &Connection, dest: &str, path: &str) -> zbus::Result<String> {
-    let a: AccessibleProxy<'_> = proxy(conn, dest, path).await?;
-    a.name().await
 }
