@@ -313,27 +313,6 @@ impl Bus {
     }
 }
 
-/// Connects and attaches to the app `sel` names (it must be on the bus already).
-pub fn attach(
-    bus: &Bus,
-    sel: &AppSelector,
-    display: Option<String>,
-) -> Result<crate::AtspiTarget, TargetError> {
-    let app = bus.find(sel)?.ok_or_else(|| {
-        let names: Vec<String> = bus
-            .apps()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|a| a.name)
-            .collect();
-        TargetError::AppGone(format!(
-            "no app {sel} on the accessibility bus; apps there: [{}]",
-            names.join(", ")
-        ))
-    })?;
-    crate::AtspiTarget::new(bus, app, display)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,11 +15,11 @@ pub mod tree;
 pub mod wire;
 pub mod x11;
 
-pub use bus::{App, AppSelector, Bus, attach};
+pub use bus::{App, AppSelector, Bus};
 pub use display::VirtualDisplay;
 pub use host::AtspiHost;
 pub use launch::{Launched, Output, launch};
-pub use target::AtspiTarget;
+pub use target::{AtspiTarget, attach};
 
 /// Serves one request against an AT-SPI app: core's `serve` with the X11 host.
 pub fn serve(

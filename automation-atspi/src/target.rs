@@ -17,7 +17,7 @@ use automation_core::{ActionOutcome, ClockKind, Target, TargetError};
 use futures_lite::future::block_on;
 use zbus::Connection;
 
-use crate::bus::{self, App};
+use crate::bus::{self, App, AppSelector, Bus};
 use crate::dbus::{self, CALL_TIMEOUT};
 use crate::events::Events;
 use crate::fetch::{Bulk, RawNode, Reader};
@@ -458,4 +458,25 @@ impl Target for AtspiTarget {
         self.alive()?;
         Ok(arrived)
     }
+}
+
+/// Connects and attaches to the app `sel` names (it must be on the bus already).
+pub fn attach(
+    bus: &Bus,
+    sel: &AppSelector,
+    display: Option<String>,
+) -> Result<AtspiTarget, TargetError> {
+    let app = bus.find(sel)?.ok_or_else(|| {
+        let names: Vec<String> = bus
+            .apps()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|a| a.name)
+            .collect();
+        TargetError::AppGone(format!(
+            "no app {sel} on the accessibility bus; apps there: [{}]",
+            names.join(", ")
+        ))
+    })?;
+    AtspiTarget::new(bus, app, display)
 }
