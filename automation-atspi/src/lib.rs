@@ -10,6 +10,7 @@ pub mod fetch;
 pub mod host;
 pub mod launch;
 pub mod map;
+pub mod node;
 pub mod target;
 pub mod tree;
 pub mod wire;

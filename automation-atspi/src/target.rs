@@ -20,8 +20,9 @@ use zbus::Connection;
 use crate::bus::{self, App, AppSelector, Bus};
 use crate::dbus::{self, CALL_TIMEOUT};
 use crate::events::Events;
-use crate::fetch::{Bulk, RawNode, Reader};
+use crate::fetch::{Bulk, Reader};
 use crate::map;
+use crate::node::RawNode;
 use crate::tree::Mirror;
 use crate::x11::X11;
 
@@ -259,7 +260,7 @@ impl AtspiTarget {
         Ok(Some(self.mirror.update(&emit, false)))
     }
 
-    fn path_of(&self, id: accesskit::NodeId) -> Option<(String, crate::fetch::RawNode)> {
+    fn path_of(&self, id: accesskit::NodeId) -> Option<(String, RawNode)> {
         let p = self.mirror.path(id)?.to_string();
         let raw = self.mirror.nodes.get(&p)?.clone();
         Some((p, raw))

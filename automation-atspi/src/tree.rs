@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use accesskit::{Action, Node, NodeId, Rect, Role, Toggled, TreeInfo, TreeUpdate};
 use atspi::{Interface, State};
 
-use crate::fetch::RawNode;
 use crate::map;
+use crate::node::RawNode;
 
 /// Paths ↔ node ids, and the last objects read.
 #[derive(Debug, Default)]
