@@ -11,6 +11,7 @@ pub mod host;
 pub mod launch;
 pub mod map;
 pub mod node;
+pub mod process;
 pub mod target;
 pub mod tree;
 pub mod wire;
