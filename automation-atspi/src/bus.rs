@@ -9,8 +9,7 @@ use automation_core::TargetError;
 use futures_lite::future::block_on;
 use zbus::Connection;
 
-use crate::fetch::proxy;
-use crate::target::CALL_TIMEOUT;
+use crate::dbus::{self, proxy};
 
 /// The registry's root object: its children are the apps.
 pub const REGISTRY: &str = "org.a11y.atspi.Registry";
@@ -86,13 +85,6 @@ fn env_err(what: &str) -> impl Fn(zbus::Error) -> TargetError + '_ {
     move |e| TargetError::Ipc(format!("{what}: {e}"))
 }
 
-async fn connect_to(address: &str) -> zbus::Result<Connection> {
-    zbus::connection::Builder::address(address)?
-        .method_timeout(CALL_TIMEOUT)
-        .build()
-        .await
-}
-
 impl Bus {
     /// Connects to the session bus at `session_address` (`None`: `$DBUS_SESSION_BUS_ADDRESS`),
     /// switches assistive technology on there (`org.a11y.Status.IsEnabled` and
@@ -102,11 +94,10 @@ impl Bus {
     pub fn connect(session_address: Option<&str>) -> Result<Self, TargetError> {
         block_on(async {
             let session = match session_address {
-                Some(a) => connect_to(a).await,
+                Some(a) => dbus::connect(a).await,
                 None => {
-                    zbus::connection::Builder::session()
+                    dbus::session_builder()
                         .map_err(env_err("the session bus"))?
-                        .method_timeout(CALL_TIMEOUT)
                         .build()
                         .await
                 }
@@ -140,7 +131,7 @@ impl Bus {
                         ))
                     })?,
             };
-            let conn = connect_to(&a11y_address)
+            let conn = dbus::connect(&a11y_address)
                 .await
                 .map_err(env_err("the accessibility bus"))?;
             Ok(Self {
@@ -158,7 +149,7 @@ impl Bus {
 
     /// A second connection to the accessibility bus (for events).
     pub async fn a11y_connection(&self) -> zbus::Result<Connection> {
-        connect_to(&self.a11y_address).await
+        dbus::connect(&self.a11y_address).await
     }
 
     /// The apps registered on the accessibility bus.
@@ -171,7 +162,7 @@ impl Bus {
                 .get_children()
                 .await
                 .map_err(env_err("listing the apps"))?;
-            let dbus = zbus::fdo::DBusProxy::new(&self.conn)
+            let daemon = zbus::fdo::DBusProxy::new(&self.conn)
                 .await
                 .map_err(env_err("the bus daemon"))?;
             let mut out = Vec::new();
@@ -181,11 +172,11 @@ impl Bus {
                 };
                 let path = c.path_as_str().to_string();
                 // An app that exits while we list it is skipped.
-                let Ok(name) = crate::target::name_of(&self.conn, &bus_name, &path).await else {
+                let Ok(name) = dbus::name_of(&self.conn, &bus_name, &path).await else {
                     continue;
                 };
                 let pid = match zbus::names::BusName::try_from(bus_name.as_str()) {
-                    Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
+                    Ok(n) => daemon.get_connection_unix_process_id(n).await.ok(),
                     Err(_) => None,
                 };
                 out.push(App {
@@ -221,15 +212,15 @@ impl Bus {
     /// object at [`ROOT_PATH`], registered or not.
     fn unlisted(&self, pid: u32) -> Option<App> {
         block_on(async {
-            let dbus = zbus::fdo::DBusProxy::new(&self.conn).await.ok()?;
-            for name in dbus.list_names().await.ok()? {
+            let daemon = zbus::fdo::DBusProxy::new(&self.conn).await.ok()?;
+            for name in daemon.list_names().await.ok()? {
                 if !name.starts_with(':') {
                     continue;
                 }
                 let Ok(bus_name) = zbus::names::BusName::try_from(name.as_str()) else {
                     continue;
                 };
-                if dbus.get_connection_unix_process_id(bus_name).await.ok() != Some(pid) {
+                if daemon.get_connection_unix_process_id(bus_name).await.ok() != Some(pid) {
                     continue;
                 }
                 let root: AccessibleProxy<'_> =
@@ -320,38 +311,6 @@ impl Bus {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
-}
-
-/// Whether `name` still has an owner on the bus.
-pub async fn has_owner(conn: &Connection, name: &str) -> bool {
-    let Ok(dbus) = zbus::fdo::DBusProxy::new(conn).await else {
-        return false;
-    };
-    let Ok(n) = zbus::names::BusName::try_from(name) else {
-        return false;
-    };
-    dbus.name_has_owner(n).await.unwrap_or(false)
-}
-
-/// Connects and attaches to the app `sel` names (it must be on the bus already).
-pub fn attach(
-    bus: &Bus,
-    sel: &AppSelector,
-    display: Option<String>,
-) -> Result<crate::AtspiTarget, TargetError> {
-    let app = bus.find(sel)?.ok_or_else(|| {
-        let names: Vec<String> = bus
-            .apps()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|a| a.name)
-            .collect();
-        TargetError::AppGone(format!(
-            "no app {sel} on the accessibility bus; apps there: [{}]",
-            names.join(", ")
-        ))
-    })?;
-    crate::AtspiTarget::new(bus, app, display)
 }
 
 #[cfg(test)]

@@ -11,10 +11,11 @@
 //! or failing answer means "walk without seeds".
 //!
 //! The items are decoded as plain D-Bus values ([`crate::wire`]), not atspi's `CacheItem`.
+//! This module only decodes: the reader makes the call, so the dependency points one way.
 
 use std::collections::HashMap;
 
-use crate::fetch::{RawNode, Reader};
+use crate::node::RawNode;
 use crate::wire::{self, WireRef};
 
 /// One item, current signature: object, app, parent, index in parent, child count,
@@ -46,8 +47,10 @@ pub type LegacyItem = (
     Vec<u32>,
 );
 
-const PATH: &str = "/org/a11y/atspi/cache";
-const IFACE: &str = "org.a11y.atspi.Cache";
+/// The object that serves the cache.
+pub const PATH: &str = "/org/a11y/atspi/cache";
+/// Its interface (`GetItems`).
+pub const IFACE: &str = "org.a11y.atspi.Cache";
 
 /// One object from the cache.
 #[derive(Debug, Clone)]
@@ -56,24 +59,6 @@ pub struct Cached {
     pub node: RawNode,
     /// Whether `node.children` is the whole list (the cache holds every child it counts).
     pub complete: bool,
-}
-
-/// The app's cached objects, children ordered by index in parent; `None` when the app
-/// serves no cache, or an empty one.
-pub async fn items(reader: &Reader) -> Option<HashMap<String, Cached>> {
-    // Both signatures answer the same method; which one came back decides the decoding.
-    let nodes = match reader
-        .call::<_, Vec<Item>>(PATH, IFACE, "GetItems", &())
-        .await
-    {
-        Ok(items) => from_items(reader.dest(), items),
-        Err(zbus::Error::Variant(_)) => {
-            let legacy: Vec<LegacyItem> = reader.call(PATH, IFACE, "GetItems", &()).await.ok()?;
-            from_legacy(reader.dest(), legacy)
-        }
-        Err(_) => return None,
-    };
-    (!nodes.is_empty()).then_some(nodes)
 }
 
 fn base(path: String, role: u32, name: String, description: String, states: &[u32]) -> RawNode {

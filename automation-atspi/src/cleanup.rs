@@ -105,7 +105,7 @@ fn end_everything() {
     };
     // The app first (its own group, when it has one), then the display's group.
     for g in groups.iter().rev() {
-        crate::display::kill_group(*g, Duration::from_secs(2));
+        crate::process::kill_group(*g, Duration::from_secs(2));
     }
     for d in dirs {
         let _ = std::fs::remove_dir_all(d);

@@ -21,13 +21,14 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use atspi::{CoordType, Interface, InterfaceSet, RelationType, Role, StateSet};
+use atspi::{CoordType, Interface, RelationType, Role};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use zbus::Connection;
-use zbus::proxy::{Builder, CacheProperties, Defaults};
 use zbus::zvariant::{DynamicType, OwnedValue, Type};
 
-use crate::cache::Cached;
+use crate::cache::{self, Cached, Item, LegacyItem};
+use crate::dbus;
+use crate::node::RawNode;
 use crate::wire::{self, WireRef};
 
 /// Objects read at once.
@@ -54,55 +55,6 @@ pub const MAX_NODES: usize = 20_000;
 
 const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
-
-/// One object as the app reports it.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RawNode {
-    /// Object path (the app's bus name is the target's).
-    pub path: String,
-    /// Role.
-    pub role: Option<Role>,
-    /// States.
-    pub states: StateSet,
-    /// Accessible name.
-    pub name: String,
-    /// Accessible description.
-    pub description: String,
-    /// Interfaces it implements.
-    pub ifaces: InterfaceSet,
-    /// Child object paths, in order (children on another bus name are left out).
-    pub children: Vec<String>,
-    /// Extents in window coordinates `(x, y, w, h)`.
-    pub extents: Option<(i32, i32, i32, i32)>,
-    /// Toolkit action names, by index.
-    pub actions: Vec<String>,
-    /// `Value`: current, minimum, maximum, minimum increment.
-    pub value: Option<[f64; 4]>,
-    /// `Text` contents, when read.
-    pub text: Option<String>,
-    /// Objects that label this one (read for nameless objects only).
-    pub labelled_by: Vec<String>,
-}
-
-impl RawNode {
-    /// Whether it implements `iface`.
-    pub fn has(&self, iface: Interface) -> bool {
-        self.ifaces.contains(iface)
-    }
-}
-
-/// A proxy of type `P` for `path` on `dest`, without property caching.
-pub async fn proxy<'a, P>(conn: &Connection, dest: &'a str, path: &'a str) -> zbus::Result<P>
-where
-    P: From<zbus::Proxy<'a>> + Defaults,
-{
-    Builder::<P>::new(conn)
-        .destination(dest)?
-        .path(path)?
-        .cache_properties(CacheProperties::No)
-        .build()
-        .await
-}
 
 const CACHE_UNKNOWN: u8 = 0;
 const CACHE_YES: u8 = 1;
@@ -169,14 +121,7 @@ impl Reader {
         if address.is_empty() {
             return bus;
         }
-        let direct = async {
-            zbus::connection::Builder::address(address.as_str())?
-                .p2p()
-                .method_timeout(crate::target::CALL_TIMEOUT)
-                .build()
-                .await
-        };
-        match direct.await {
+        match dbus::connect_p2p(&address).await {
             Ok(p2p) => Self {
                 conn: p2p,
                 direct: true,
@@ -409,7 +354,7 @@ impl Reader {
     pub async fn all(&self, root: &str) -> zbus::Result<(HashMap<String, RawNode>, Bulk)> {
         let mut seeds = HashMap::new();
         if self.cache.load(Ordering::Relaxed) != CACHE_NO {
-            match crate::cache::items(self).await {
+            match self.cached().await {
                 Some(s) => {
                     self.cache.store(CACHE_YES, Ordering::Relaxed);
                     seeds = s;
@@ -423,6 +368,27 @@ impl Reader {
             Bulk::Cache(seeds.len())
         };
         self.walk(root, &seeds).await.map(|t| (t, bulk))
+    }
+
+    /// The app's cached objects ([`cache`] decodes them), children ordered by index in
+    /// parent; `None` when the app serves no cache, or an empty one.
+    async fn cached(&self) -> Option<HashMap<String, Cached>> {
+        // Both signatures answer the same method; which one came back decides the decoding.
+        let nodes = match self
+            .call::<_, Vec<Item>>(cache::PATH, cache::IFACE, "GetItems", &())
+            .await
+        {
+            Ok(items) => cache::from_items(&self.dest, items),
+            Err(zbus::Error::Variant(_)) => {
+                let legacy: Vec<LegacyItem> = self
+                    .call(cache::PATH, cache::IFACE, "GetItems", &())
+                    .await
+                    .ok()?;
+                cache::from_legacy(&self.dest, legacy)
+            }
+            Err(_) => return None,
+        };
+        (!nodes.is_empty()).then_some(nodes)
     }
 
     /// Walks the subtree under `root` (no seeds).

@@ -22,21 +22,21 @@ impl Host<AtspiTarget> for AtspiHost {
                 .unwrap_or_default(),
             None => Vec::new(),
         };
-        let mirror = target.mirror();
+        let tree = target.tree();
         let mut out = Vec::new();
-        let root = mirror.nodes.get(&mirror.root);
+        let root = tree.nodes.get(&tree.root);
         for (i, path) in root
             .map(|r| r.children.clone())
             .unwrap_or_default()
             .iter()
             .enumerate()
         {
-            let Some(w) = mirror.nodes.get(path) else {
+            let Some(w) = tree.nodes.get(path) else {
                 continue;
             };
             let xid = xwins.iter().find(|x| x.title == w.name).map(|x| x.id);
             let id = xid.map_or(i as u64, u64::from);
-            let node = mirror_id(target, path);
+            let node = node_key(target, path);
             out.push(WindowInfo {
                 id: WindowId(id),
                 title: w.name.clone(),
@@ -88,6 +88,6 @@ impl Host<AtspiTarget> for AtspiHost {
     }
 }
 
-fn mirror_id(target: &AtspiTarget, path: &str) -> Option<NodeKey> {
+fn node_key(target: &AtspiTarget, path: &str) -> Option<NodeKey> {
     target.node_id(path).map(NodeKey::from)
 }

@@ -8,7 +8,8 @@ use automation_core::TargetError;
 
 use crate::AtspiTarget;
 use crate::bus::{App, AppSelector, Bus};
-use crate::display::{APP_ENV, VirtualDisplay, group_members, kill_group};
+use crate::display::{APP_ENV, VirtualDisplay};
+use crate::process::{group_members, kill_group, signal};
 
 /// How long a launched app may take to show a window on the accessibility bus.
 pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
@@ -60,7 +61,7 @@ impl Launched {
             if own_group && self.pgid > 0 {
                 kill_group(self.pgid, Duration::from_secs(2));
             } else if let Ok(pid) = i32::try_from(self.child.id()) {
-                crate::display::signal(pid, libc::SIGTERM);
+                signal(pid, libc::SIGTERM);
             }
             let deadline = std::time::Instant::now() + Duration::from_secs(2);
             while self.exited().is_none() && std::time::Instant::now() < deadline {

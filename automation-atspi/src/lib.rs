@@ -1,24 +1,51 @@
 #![doc = include_str!("../README.md")]
 
-pub mod bus;
+// The modules, one line each (plain comments: an outer doc on `mod` would make rustdoc resolve
+// the module's own doc links here). Four layers: plain data and decoding; D-Bus; the target;
+// processes. A module uses modules of its own layer or the ones above, never below, and no
+// module reaches itself through others.
+
+// Decoding `Cache.GetItems` replies into walk seeds.
 pub mod cache;
-pub mod cleanup;
-pub mod display;
-pub mod events;
-pub mod fetch;
-pub mod host;
-pub mod launch;
+// The mapping tables: AT-SPI roles, states and action names to AccessKit's.
 pub mod map;
-pub mod target;
-pub mod tree;
+// `RawNode`: one accessible object as the app reports it.
+pub mod node;
+// Lenient decoding of AT-SPI replies (roles, states, interfaces, object references).
 pub mod wire;
+
+// The accessibility bus: connecting, switching assistive technology on, finding apps.
+pub mod bus;
+// D-Bus plumbing: the call deadline, connections, uncached proxies, one-off lookups.
+pub mod dbus;
+// The app's events, drained by one thread into a bounded set of changed objects.
+pub mod events;
+// Reading an app's objects: over its own socket or the bus, seeded by its cache, in parallel.
+pub mod fetch;
+
+// `AtspiHost`: the app's windows and screenshots, from the X server.
+pub mod host;
+// `AtspiTarget`: one app on the accessibility bus, as core's `Target`; `attach`.
+pub mod target;
+// `AppTree`: the app's objects as last read, and their AccessKit form.
+pub mod tree;
+// Keys, pointer and pixels through the X server (XTEST, `GetImage`).
 pub mod x11;
 
-pub use bus::{App, AppSelector, Bus, attach};
+// Teardown of launched apps and virtual displays that survives SIGTERM, SIGINT, SIGHUP.
+pub mod cleanup;
+// `VirtualDisplay`: a private Xvfb, session bus and accessibility bus.
+pub mod display;
+// `launch()`: starting an app and attaching to it; `Launched` ends it when dropped.
+pub mod launch;
+// Process groups: members, signals, ending one.
+pub mod process;
+
+pub use bus::{App, AppSelector, Bus};
 pub use display::VirtualDisplay;
 pub use host::AtspiHost;
 pub use launch::{Launched, Output, launch};
-pub use target::AtspiTarget;
+pub use target::{AtspiTarget, attach};
 
 /// Serves one request against an AT-SPI app: core's `serve` with the X11 host.
 pub fn serve(

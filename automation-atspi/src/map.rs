@@ -120,7 +120,7 @@ pub fn text_is_value(r: R) -> bool {
     )
 }
 
-/// How each AT-SPI state shows in a node (the states not listed are not mirrored).
+/// How each AT-SPI state shows in a node (the states not listed do not show).
 pub const STATES: &[(State, &str)] = &[
     (State::Checked, "toggled: true"),
     (State::Indeterminate, "toggled: mixed (checkable nodes)"),

@@ -11,22 +11,20 @@ use std::time::Duration;
 use std::collections::HashMap;
 
 use accesskit::{Action, ActionData, ActionRequest, TreeUpdate};
-use atspi::proxy::accessible::AccessibleProxy;
 use atspi::{Interface, ScrollType};
 use automation_core::input::{KeyEvent, PointerEvent, PointerPhase, ScrollEvent, ScrollUnit};
 use automation_core::{ActionOutcome, ClockKind, Target, TargetError};
 use futures_lite::future::block_on;
 use zbus::Connection;
 
-use crate::bus::{self, App};
+use crate::bus::{self, App, AppSelector, Bus};
+use crate::dbus::{self, CALL_TIMEOUT};
 use crate::events::Events;
-use crate::fetch::{Bulk, RawNode, Reader, proxy};
+use crate::fetch::{Bulk, Reader};
 use crate::map;
-use crate::tree::Mirror;
+use crate::node::RawNode;
+use crate::tree::AppTree;
 use crate::x11::X11;
-
-/// How long one D-Bus call may take before the target answers `TARGET_TIMEOUT`.
-pub const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Pixels one wheel notch scrolls, for pixel deltas turned into notches.
 pub const PIXELS_PER_NOTCH: f64 = 50.0;
@@ -37,7 +35,7 @@ pub struct AtspiTarget {
     reader: Reader,
     last_bulk: Option<Bulk>,
     app: App,
-    mirror: Mirror,
+    tree: AppTree,
     events: Arc<Events>,
     sent_full: bool,
     display: Option<String>,
@@ -48,7 +46,7 @@ impl std::fmt::Debug for AtspiTarget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AtspiTarget")
             .field("app", &self.app)
-            .field("nodes", &self.mirror.nodes.len())
+            .field("nodes", &self.tree.nodes.len())
             .finish()
     }
 }
@@ -69,7 +67,7 @@ impl AtspiTarget {
             conn: session.conn.clone(),
             reader,
             last_bulk: None,
-            mirror: Mirror::new(&app.root),
+            tree: AppTree::new(&app.root),
             app,
             events,
             sent_full: false,
@@ -97,13 +95,13 @@ impl AtspiTarget {
     /// Reads the whole tree again now (what the first `poll_tree` does), for benches.
     pub fn fetch_all(&mut self) -> Result<TreeUpdate, TargetError> {
         self.alive()?;
-        let root = self.mirror.root.clone();
+        let root = self.tree.root.clone();
         let (fresh, bulk) =
             block_on(self.reader.all(&root)).map_err(|e| self.classify(e, "reading the tree"))?;
         self.last_bulk = Some(bulk);
-        self.mirror.replace_subtree(&root, fresh);
-        let all = self.mirror.reachable();
-        Ok(self.mirror.update(&all, true))
+        self.tree.replace_subtree(&root, fresh);
+        let all = self.tree.reachable();
+        Ok(self.tree.update(&all, true))
     }
 
     fn alive(&self) -> Result<(), TargetError> {
@@ -118,7 +116,7 @@ impl AtspiTarget {
         if let Some(why) = self.events.is_gone() {
             return TargetError::AppGone(why);
         }
-        if !block_on(bus::has_owner(&self.conn, &self.app.bus_name)) {
+        if !block_on(dbus::has_owner(&self.conn, &self.app.bus_name)) {
             return TargetError::AppGone(format!(
                 "{} ({}) left the accessibility bus while {what}",
                 self.app.name, self.app.bus_name
@@ -164,12 +162,12 @@ impl AtspiTarget {
 
     /// The node id of an object path, when the tree has shown it.
     pub fn node_id(&self, path: &str) -> Option<accesskit::NodeId> {
-        self.mirror.known_id(path)
+        self.tree.known_id(path)
     }
 
-    /// The mirror, for the host.
-    pub(crate) fn mirror(&self) -> &Mirror {
-        &self.mirror
+    /// The app's tree as last read, for the host.
+    pub(crate) fn tree(&self) -> &AppTree {
+        &self.tree
     }
 
     fn incremental(&mut self) -> Result<Option<TreeUpdate>, TargetError> {
@@ -191,7 +189,7 @@ impl AtspiTarget {
         let paths: Vec<String> = pending
             .changed
             .into_keys()
-            .filter(|p| self.mirror.nodes.contains_key(p))
+            .filter(|p| self.tree.nodes.contains_key(p))
             .collect();
         let fresh = block_on(self.reader.nodes(&paths));
         let mut added: Vec<String> = Vec::new();
@@ -207,7 +205,7 @@ impl AtspiTarget {
                     continue;
                 }
             };
-            let Some(old) = self.mirror.nodes.get(&path) else {
+            let Some(old) = self.tree.nodes.get(&path) else {
                 continue;
             };
             if *old == node {
@@ -225,26 +223,26 @@ impl AtspiTarget {
                     .cloned()
                     .collect();
                 for g in gone {
-                    self.mirror.replace_subtree(&g, HashMap::new());
+                    self.tree.replace_subtree(&g, HashMap::new());
                 }
                 added.extend(
                     node.children
                         .iter()
-                        .filter(|c| !self.mirror.nodes.contains_key(*c))
+                        .filter(|c| !self.tree.nodes.contains_key(*c))
                         .cloned(),
                 );
             }
-            self.mirror.nodes.insert(path.clone(), node);
+            self.tree.nodes.insert(path.clone(), node);
             emit.push(path);
         }
         for child in added {
-            if self.mirror.nodes.contains_key(&child) {
+            if self.tree.nodes.contains_key(&child) {
                 continue;
             }
             match block_on(self.reader.subtree(&child)) {
                 Ok(sub) => {
                     emit.extend(sub.keys().cloned());
-                    self.mirror.nodes.extend(sub);
+                    self.tree.nodes.extend(sub);
                 }
                 Err(e) => {
                     let err = self.classify(e, "reading a new subtree");
@@ -259,12 +257,12 @@ impl AtspiTarget {
         }
         emit.sort();
         emit.dedup();
-        Ok(Some(self.mirror.update(&emit, false)))
+        Ok(Some(self.tree.update(&emit, false)))
     }
 
-    fn path_of(&self, id: accesskit::NodeId) -> Option<(String, crate::fetch::RawNode)> {
-        let p = self.mirror.path(id)?.to_string();
-        let raw = self.mirror.nodes.get(&p)?.clone();
+    fn path_of(&self, id: accesskit::NodeId) -> Option<(String, RawNode)> {
+        let p = self.tree.path(id)?.to_string();
+        let raw = self.tree.nodes.get(&p)?.clone();
         Some((p, raw))
     }
 
@@ -463,8 +461,23 @@ impl Target for AtspiTarget {
     }
 }
 
-/// Reads the accessible name of an object (used while waiting for an app to show up).
-pub(crate) async fn name_of(conn: &Connection, dest: &str, path: &str) -> zbus::Result<String> {
-    let a: AccessibleProxy<'_> = proxy(conn, dest, path).await?;
-    a.name().await
+/// Connects and attaches to the app `sel` names (it must be on the bus already).
+pub fn attach(
+    bus: &Bus,
+    sel: &AppSelector,
+    display: Option<String>,
+) -> Result<AtspiTarget, TargetError> {
+    let app = bus.find(sel)?.ok_or_else(|| {
+        let names: Vec<String> = bus
+            .apps()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|a| a.name)
+            .collect();
+        TargetError::AppGone(format!(
+            "no app {sel} on the accessibility bus; apps there: [{}]",
+            names.join(", ")
+        ))
+    })?;
+    AtspiTarget::new(bus, app, display)
 }

@@ -1,4 +1,4 @@
-//! The mirror of the app's objects and its AccessKit form.
+//! [`AppTree`]: the app's objects as last read, by path, and their AccessKit form.
 //!
 //! Object paths get small, stable node ids (1, 2, 3… in the order first seen), so an id an
 //! agent holds names the same object for the whole session and round-trips through a
@@ -9,12 +9,12 @@ use std::collections::HashMap;
 use accesskit::{Action, Node, NodeId, Rect, Role, Toggled, TreeInfo, TreeUpdate};
 use atspi::{Interface, State};
 
-use crate::fetch::RawNode;
 use crate::map;
+use crate::node::RawNode;
 
 /// Paths ↔ node ids, and the last objects read.
 #[derive(Debug, Default)]
-pub struct Mirror {
+pub struct AppTree {
     ids: HashMap<String, NodeId>,
     paths: HashMap<NodeId, String>,
     /// The objects as last read, by path.
@@ -24,8 +24,8 @@ pub struct Mirror {
     next: u64,
 }
 
-impl Mirror {
-    /// A mirror rooted at `root` (the application object).
+impl AppTree {
+    /// A tree rooted at `root` (the application object).
     pub fn new(root: &str) -> Self {
         Self {
             root: root.to_string(),

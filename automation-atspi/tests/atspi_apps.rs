@@ -257,13 +257,13 @@ fn the_virtual_display_leaves_nothing_behind() {
     let r = start("zenity --info --text 'bye'", Output::Null);
     let d = r.launched.display.as_ref().unwrap();
     let (pgid, dir, display) = (d.pgid, d.dir.clone(), d.display.clone());
-    let members = automation_atspi::display::group_members(pgid);
+    let members = automation_atspi::process::group_members(pgid);
     // Xvfb, the session bus, the bus launcher, the accessibility bus, the registry, the app.
     assert!(members.len() >= 5, "{members:?}");
     assert!(dir.exists());
     drop(r);
     assert_eq!(
-        automation_atspi::display::group_members(pgid),
+        automation_atspi::process::group_members(pgid),
         Vec::<i32>::new()
     );
     assert!(!dir.exists(), "{} is left", dir.display());

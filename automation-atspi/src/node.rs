@@ -1,0 +1,40 @@
+//! [`RawNode`]: one accessible object as the app reports it, before it becomes an AccessKit
+//! node. Plain data, shared by the readers (`fetch`, `cache`), the tree and the target.
+
+use atspi::{Interface, InterfaceSet, Role, StateSet};
+
+/// One object as the app reports it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawNode {
+    /// Object path (the app's bus name is the target's).
+    pub path: String,
+    /// Role.
+    pub role: Option<Role>,
+    /// States.
+    pub states: StateSet,
+    /// Accessible name.
+    pub name: String,
+    /// Accessible description.
+    pub description: String,
+    /// Interfaces it implements.
+    pub ifaces: InterfaceSet,
+    /// Child object paths, in order (children on another bus name are left out).
+    pub children: Vec<String>,
+    /// Extents in window coordinates `(x, y, w, h)`.
+    pub extents: Option<(i32, i32, i32, i32)>,
+    /// Toolkit action names, by index.
+    pub actions: Vec<String>,
+    /// `Value`: current, minimum, maximum, minimum increment.
+    pub value: Option<[f64; 4]>,
+    /// `Text` contents, when read.
+    pub text: Option<String>,
+    /// Objects that label this one (read for nameless objects only).
+    pub labelled_by: Vec<String>,
+}
+
+impl RawNode {
+    /// Whether it implements `iface`.
+    pub fn has(&self, iface: Interface) -> bool {
+        self.ifaces.contains(iface)
+    }
+}
