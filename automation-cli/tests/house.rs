@@ -1,7 +1,7 @@
 //! The house rules, checked on the source as anyone could with grep: layers import downward
 //! only (no protocol under the runner, no runner or protocol under the tool layer), no file
-//! of `automation-cli/src` or `automation-atspi/src` is in an import circle, one JUnit writer,
-//! and a README that is a door, not a log.
+//! of `automation-cli/src` or `automation-atspi/src` is in an import circle, and a README that
+//! is a door, not a log.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -422,20 +422,6 @@ fn layers_import_downward_only() {
     // below it builds without it.
     let manifest = std::fs::read_to_string(root().join("automation-cli/Cargo.toml")).unwrap();
     assert!(manifest.contains("rmcp"), "the MCP server needs rmcp");
-}
-
-#[test]
-fn one_junit_writer() {
-    let writers: Vec<String> = sources(&root().join("automation-cli/src"))
-        .into_iter()
-        .filter(|(_, text)| text.contains("quick_junit::") || text.contains("to_junit"))
-        .map(|(rel, _)| rel)
-        .collect();
-    assert_eq!(
-        writers,
-        ["runner/sinks/junit.rs"],
-        "JUnit is written in one place"
-    );
 }
 
 #[test]

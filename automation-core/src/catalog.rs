@@ -24,8 +24,8 @@ pub enum Access {
 pub enum ServedBy {
     /// `execute` answers it from the target and the mirrored tree.
     Target,
-    /// The host beside the target answers it (window list, pixels): `execute` returns
-    /// `HOST_REQUIRED` and [`crate::serve`] hands it to a [`crate::Host`].
+    /// The host beside the target answers it (window list, pixels): [`crate::serve`] hands it
+    /// to a [`crate::Host`]; `execute` alone, with no host, refuses it as `HOST_REQUIRED`.
     Host,
 }
 

@@ -210,8 +210,8 @@ pub trait Target {
 }
 
 /// What the host beside a target serves: the window list and the pixels. The ops marked
-/// `host` in the catalog (`list_windows`, `screenshot`) come back from `execute` as
-/// `HOST_REQUIRED`; [`crate::serve`] hands them to a `Host`.
+/// `host` in the catalog (`list_windows`, `screenshot`) are handed to it by [`crate::serve`],
+/// the tree synced, the app settled and a screenshot's node resolved to its bounds.
 pub trait Host<T: Target + ?Sized> {
     /// The app's windows, focused first.
     fn list_windows(&mut self, target: &mut T) -> OpResult<Vec<WindowInfo>>;

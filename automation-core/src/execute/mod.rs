@@ -105,7 +105,7 @@ impl<T: Target + ?Sized> Session<T> {
 
 /// Runs one op: syncs the tree, performs the op, settles mutating ops with `settle`, and
 /// always hands the clock back to real time before replying. Ops the catalog marks as served
-/// by the host answer `HOST_REQUIRED` here; [`serve`] hands them to a [`Host`].
+/// by the host answer `HOST_REQUIRED` here (there is no host); [`serve`] hands them to one.
 ///
 /// ```
 /// use automation_core::{execute, Request, Session};
@@ -130,7 +130,9 @@ pub fn execute<T: Target + ?Sized>(
     result.into()
 }
 
-/// Runs a request: `execute`, then the host ops on `HOST_REQUIRED`.
+/// Runs a request with the host beside the target: the ops the catalog marks as served by
+/// the host go to it with what they need already done (the tree synced, the app settled, a
+/// screenshot's node resolved once to its bounds); every other op is [`execute_request`].
 ///
 /// ```
 /// use automation_core::{NoHost, Request, Session, serve};
@@ -146,23 +148,41 @@ pub fn serve<T: Target + ?Sized, H: Host<T> + ?Sized>(
     host: &mut H,
     request: &Request,
 ) -> Reply {
-    let reply = execute_request(session, request);
-    match (&reply, &request.op) {
-        (Reply::Err(e), Op::ListWindows(_)) if e.code == ErrorCode::HostRequired => host
-            .list_windows(&mut session.target)
-            .map(|w| serde_json::json!({ "windows": w }))
-            .into(),
-        (Reply::Err(e), Op::Screenshot(a)) if e.code == ErrorCode::HostRequired => {
+    if request.op.spec().served_by != ServedBy::Host {
+        return execute_request(session, request);
+    }
+    let settle = request.settle_or_default();
+    let result = request
+        .check_settle()
+        .and_then(|()| settle.check())
+        .and_then(|()| limits::check(&request.op))
+        .and_then(|()| session.sync())
+        .and_then(|()| hosted(session, host, &request.op, &settle));
+    session.target.resume_real_time();
+    result.into()
+}
+
+/// A host op, handed to `host`: the window list as is; a screenshot after the app settles,
+/// cropped to its node's bounds (resolved here, once, after the settle).
+fn hosted<T: Target + ?Sized, H: Host<T> + ?Sized>(
+    s: &mut Session<T>,
+    host: &mut H,
+    op: &Op,
+    settle: &SettleSpec,
+) -> OpResult {
+    match op {
+        Op::ListWindows(_) => host
+            .list_windows(&mut s.target)
+            .map(|w| serde_json::json!({ "windows": w })),
+        Op::Screenshot(a) => {
+            time::settle(s, settle, Expect::Quiet)?;
             let crop = match &a.node {
-                Some(node) => match session.resolve(node).and_then(|r| r.require_bounds()) {
-                    Ok(bounds) => Some(bounds),
-                    Err(e) => return Reply::Err(e),
-                },
+                Some(node) => Some(s.resolve(node)?.require_bounds()?),
                 None => None,
             };
-            host.screenshot(&mut session.target, crop).into()
+            host.screenshot(&mut s.target, crop)
         }
-        _ => reply,
+        other => Err(host_required(other)),
     }
 }
 
@@ -185,7 +205,7 @@ pub fn execute_request<T: Target + ?Sized>(session: &mut Session<T>, request: &R
 
 fn dispatch<T: Target + ?Sized>(s: &mut Session<T>, op: &Op, settle: &SettleSpec) -> OpResult {
     if op.spec().served_by == ServedBy::Host {
-        return host_op(s, op, settle);
+        return Err(host_required(op));
     }
     let before = s.mirror.version();
     let data = match op {
@@ -229,7 +249,7 @@ fn dispatch<T: Target + ?Sized>(s: &mut Session<T>, op: &Op, settle: &SettleSpec
             s.target.set_density(a.density)?;
             Value::Null
         }
-        Op::ListWindows(_) | Op::Screenshot(_) => return host_op(s, op, settle),
+        Op::ListWindows(_) | Op::Screenshot(_) => return Err(host_required(op)),
     };
     debug_assert_eq!(op.spec().access, Access::Mutating);
     settled(s, settle, before, data)
@@ -247,20 +267,13 @@ fn settled<T: Target + ?Sized>(
     Ok(merge(data, report.to_json(s)))
 }
 
-/// What `execute` does for an op the host serves before handing it over: resolve the node a
-/// screenshot crops to (so a bad reference fails before any pixel work) and settle.
-fn host_op<T: Target + ?Sized>(s: &mut Session<T>, op: &Op, settle: &SettleSpec) -> OpResult {
-    if let Op::Screenshot(a) = op {
-        if let Some(node) = &a.node {
-            s.resolve(node)?;
-        }
-        time::settle(s, settle, Expect::Quiet)?;
-    }
-    Err(OpError::new(
+/// An op the host serves, asked of `execute` alone (no host beside the target).
+fn host_required(op: &Op) -> OpError {
+    OpError::new(
         ErrorCode::HostRequired,
         format!("{} needs the host (window manager or GPU)", op.name()),
     )
-    .with_hint("call it through automation_core::serve, the automation CLI or its MCP server"))
+    .with_hint("call it through automation_core::serve, the automation CLI or its MCP server")
 }
 
 /// Adds the settle report to an op's own reply data.
