@@ -255,6 +255,53 @@ fn run_writes_junit_and_records_and_exits_by_outcome() {
 }
 
 #[test]
+fn run_takes_the_mode_on_either_side_of_the_verb() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("f.json");
+    std::fs::write(
+        &flow,
+        r#"[{"id": "s", "tool": "find_node", "args": {"label": "Save"}}]"#,
+    )
+    .unwrap();
+    let flow = flow.to_str().unwrap();
+    for args in [
+        vec!["run", "--headless", flow],
+        vec!["--headless", "run", flow],
+        vec!["run", flow, "--headless"],
+    ] {
+        let out = automation()
+            .args(&args)
+            .env("AUTOMATION_RECORDS", "off")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("flows: 1 passed, 0 failed"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // `--virtual-display` is a flag of `run` too: without `--launch` it is the usage error
+    // that names what it goes with, not "unexpected argument".
+    if !cfg!(feature = "atspi") {
+        return;
+    }
+    for args in [
+        vec!["run", "--virtual-display", flow],
+        vec!["--virtual-display", "run", flow],
+    ] {
+        let out = automation().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("goes with --launch"), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("unexpected argument"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
 fn partition_shards_are_disjoint_and_their_union_is_the_suite() {
     let dir = tempfile::tempdir().unwrap();
     let n = 7;
