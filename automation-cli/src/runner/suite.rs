@@ -15,7 +15,7 @@ use crate::mode;
 use super::events::Fanout;
 use super::flow;
 use super::partition::Partition;
-use super::report::RunReport;
+use super::report::{RunReport, StepStatus};
 use super::sinks::display::DisplaySink;
 use super::sinks::junit::{JunitSink, Suites};
 use super::sinks::records::{self, RecordsSink};
@@ -396,15 +396,19 @@ fn run_one(
             "failed"
         };
         let mut text = format!(
-            "✗ {name}: {verdict}: {p} passed, {f} failed, {s} skipped ({} ms)\n  {}",
+            "✗ {name}: {verdict}: {p} passed, {f} failed, {s} skipped ({} ms)",
             report.duration_ms,
-            report.error.as_ref().map(one_line).unwrap_or_default()
         );
+        // A failed step's error was shown when it failed (`step failed: …`): said once. The
+        // whole error is in the JUnit and the records' run.json.
+        let shown = report.steps.iter().any(|s| s.status == StepStatus::Failed);
         if let Some(e) = &report.error {
-            text.push_str(&format!(
-                "\n  error: {}",
-                serde_json::to_string(e).unwrap_or_default()
-            ));
+            if !shown {
+                text.push_str(&format!("\n  {}", one_line(e)));
+            }
+            if let Some(at) = super::report::where_line(e) {
+                text.push_str(&format!("\n  at {at}"));
+            }
         }
         say(&text);
     }
