@@ -96,3 +96,84 @@ fn assert_node_toggled_true_names_the_flag_field() {
     let reply = execute_request(&mut Session::new(DemoApp::new()), &ok);
     assert!(reply.is_ok(), "{reply:?}");
 }
+
+/// The data of a request that must succeed on the demo.
+fn served(req: Value) -> Value {
+    let r = Request::from_value(req.clone()).unwrap_or_else(|e| panic!("{req}: {e:?}"));
+    match execute_request(&mut Session::new(DemoApp::new()), &r) {
+        Reply::Ok(data) => data,
+        Reply::Err(e) => panic!("{req}: {e:?}"),
+    }
+}
+
+#[test]
+fn selector_name_is_an_alias_of_label_everywhere() {
+    // The same node by `label` and by `name`, in every place a selector goes.
+    for key in ["label", "name"] {
+        let found = served(json!({"op": {"find_node": {"role": "CheckBox", key: CHECKBOX}}}));
+        assert_eq!(found["count"], 1, "{key}: {found}");
+        let contains = if key == "label" {
+            "label_contains"
+        } else {
+            "name_contains"
+        };
+        let found = served(json!({"op": {"find_node": {contains: "remember"}}}));
+        assert_eq!(found["count"], 1, "{contains}: {found}");
+        served(json!({"op": {"assert_node": {
+            "node": {"role": "CheckBox", key: CHECKBOX}, "kind": "toggled", "flag": false
+        }}}));
+        served(json!({"op": {"wait_for_condition": {
+            "condition": {"kind": "node_exists", key: CHECKBOX}
+        }}}));
+        // Serialised (replies, records) it is `label`, whatever was written.
+        let sel: automation_core::Selector =
+            serde_json::from_value(json!({ key: CHECKBOX })).unwrap();
+        assert_eq!(
+            serde_json::to_value(&sel).unwrap(),
+            json!({"label": CHECKBOX})
+        );
+    }
+}
+
+#[test]
+fn selector_with_both_name_and_label_is_refused() {
+    for (args, names) in [
+        (
+            json!({"name": "Save", "label": "Save"}),
+            ["`label`", "`name`"],
+        ),
+        (
+            json!({"name_contains": "sa", "label_contains": "sa"}),
+            ["`label_contains`", "`name_contains`"],
+        ),
+    ] {
+        for op in [
+            json!({"find_node": args.clone()}),
+            json!({"read_node": {"node": args.clone()}}),
+        ] {
+            let e = Request::from_value(json!({ "op": op })).unwrap_err();
+            assert_eq!(e.code, ErrorCode::BadRequest, "{op}");
+            for n in names {
+                assert!(e.message.contains(n), "{op}: {}", e.message);
+            }
+            assert!(e.message.contains("give one"), "{op}: {}", e.message);
+        }
+    }
+}
+
+/// The schemas (what MCP clients are sent) keep the one canonical spelling.
+#[cfg(feature = "schemars")]
+#[test]
+fn selector_schemas_say_label_not_name() {
+    let schema = automation_core::Op::args_schema("find_node").unwrap();
+    let props = schema["properties"].as_object().unwrap();
+    assert!(
+        props.contains_key("label") && props.contains_key("label_contains"),
+        "{schema}"
+    );
+    assert!(
+        !props.contains_key("name") && !props.contains_key("name_contains"),
+        "{schema}"
+    );
+    assert_eq!(schema["additionalProperties"], false, "{schema}");
+}
