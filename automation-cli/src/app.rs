@@ -9,7 +9,7 @@ use std::time::Duration;
 use clap::Parser;
 
 use crate::backend::TargetHandle;
-use crate::cli::{Cli, Mode, Verb};
+use crate::cli::{Cli, Mode, Verb, resolve_target};
 use crate::mode;
 use crate::verbs::{self, Outcome};
 
@@ -31,45 +31,35 @@ where
         }
     };
     init_tracing();
-    let top_mode = match with_display(cli.mode.mode(&cli.token), display_flag(&cli)) {
-        Ok(m) => m,
-        Err(e) => return emit(&usage(&e)),
-    };
+    // A verb that drives no app still refuses a mode line that makes no sense.
+    if !matches!(cli.verb, None | Some(Verb::Op { .. } | Verb::Run { .. }))
+        && let Err(e) = resolve_target(&cli.target, None)
+    {
+        return emit(&usage(&e));
+    }
     let code = match cli.verb {
-        None => serve(
-            top_mode.unwrap_or(Mode::Headless),
-            cli.wait.wait,
-            &cli.caps.unwrap_or_default(),
-        ),
+        None => match resolve_target(&cli.target, None) {
+            Ok((mode, wait)) => serve(
+                mode.unwrap_or(Mode::Headless),
+                wait,
+                &cli.caps.unwrap_or_default(),
+            ),
+            Err(e) => emit(&usage(&e)),
+        },
         Some(Verb::Op {
-            mode,
-            token,
-            wait,
+            target,
             op,
             args,
             out,
             overwrite,
-            #[cfg(feature = "atspi")]
-            display,
         }) => {
-            #[cfg(feature = "atspi")]
-            let op_display = display.virtual_display;
-            #[cfg(not(feature = "atspi"))]
-            let op_display = false;
-            let op_mode = match with_display(mode.mode(&token), op_display) {
-                Ok(m) => m,
+            let (mode, wait) = match resolve_target(&cli.target, Some(("op", &target))) {
+                Ok((m, w)) => (m.unwrap_or(Mode::Headless), w),
                 Err(e) => return emit(&usage(&e)),
-            };
-            let mode = match (top_mode, op_mode) {
-                (Some(_), Some(_)) => {
-                    return emit(&usage("give the mode once, either before or after `op`"));
-                }
-                (a, b) => a.or(b).unwrap_or(Mode::Headless),
             };
             if mode == Mode::List {
                 return emit(&usage("--list cannot be combined with `op`"));
             }
-            let wait = wait.wait.or(cli.wait.wait);
             let target = match mode::resolve_with_wait(&mode, wait)
                 .and_then(|r| TargetHandle::spawn(r.factory))
             {
@@ -89,20 +79,16 @@ where
         Some(Verb::Transpile { file, detect }) => emit(&verbs::transpile(&file, detect)),
         Some(Verb::Exec { junit, command }) => crate::exec::run(&command, junit.as_deref()),
         Some(Verb::Run {
-            mode,
-            token,
-            wait,
+            target,
             junit,
             records,
             partition,
             jobs,
             flows,
         }) => {
-            let mode = match (top_mode, mode.mode(&token)) {
-                (Some(_), Some(_)) => {
-                    return emit(&usage("give the mode once, either before or after `run`"));
-                }
-                (a, b) => a.or(b).unwrap_or(Mode::Headless),
+            let (mode, wait) = match resolve_target(&cli.target, Some(("run", &target))) {
+                Ok((m, w)) => (m.unwrap_or(Mode::Headless), w),
+                Err(e) => return emit(&usage(&e)),
             };
             if mode == Mode::List {
                 return emit(&usage("--list cannot be combined with `run`"));
@@ -110,7 +96,7 @@ where
             crate::runner::suite::run(&crate::runner::suite::RunOptions {
                 flows,
                 mode,
-                wait: wait.wait.or(cli.wait.wait),
+                wait,
                 junit,
                 records,
                 partition,
@@ -122,25 +108,6 @@ where
     #[cfg(feature = "atspi")]
     crate::atspi_mode::shutdown();
     code
-}
-
-#[cfg(feature = "atspi")]
-fn display_flag(cli: &Cli) -> bool {
-    cli.display.virtual_display
-}
-
-#[cfg(not(feature = "atspi"))]
-fn display_flag(_cli: &Cli) -> bool {
-    false
-}
-
-/// `--virtual-display` applied to the mode it goes with.
-fn with_display(mode: Option<Mode>, on: bool) -> Result<Option<Mode>, String> {
-    match mode {
-        Some(m) => m.with_virtual_display(on).map(Some),
-        None if on => Err("--virtual-display goes with --launch".into()),
-        None => Ok(None),
-    }
 }
 
 fn usage(message: &str) -> Outcome {

@@ -20,31 +20,89 @@ Exit codes: 0 ok, 1 a mode or op that failed, 2 a usage error.\n\
 Token for --connect: --token, else $AUTOMATION_TOKEN."
 )]
 pub struct Cli {
-    /// Which app to drive.
+    /// Which app to drive, and the flags that go with the mode.
     #[command(flatten)]
-    pub mode: ModeArgs,
-
-    /// Token for `--connect`.
-    #[command(flatten)]
-    pub token: TokenArg,
-
-    /// How long to wait for a busy app.
-    #[command(flatten)]
-    pub wait: WaitArg,
+    pub target: TargetArgs,
 
     /// MCP tool sets to list besides `core`: comma-separated touch, toolkit, input, clock,
     /// or all [default: core only]. Every op stays callable either way.
     #[arg(long, value_name = "LIST", value_parser = crate::mcp::list::Caps::parse)]
     pub caps: Option<crate::mcp::list::Caps>,
 
+    /// What to do (none: serve MCP on stdio).
+    #[command(subcommand)]
+    pub verb: Option<Verb>,
+}
+
+/// Which app to drive: the mode group and the flags that go with a mode (`--token`, `--wait`,
+/// `--virtual-display`). The same set is taken before the verb and by every verb that drives
+/// an app (`op`, `run`), so each flag may be given on either side; [`resolve_target`] merges
+/// the two.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TargetArgs {
+    /// Which app to drive.
+    #[command(flatten)]
+    pub mode: ModeArgs,
+    /// Token for `--connect`.
+    #[command(flatten)]
+    pub token: TokenArg,
+    /// How long to wait for a busy app.
+    #[command(flatten)]
+    pub wait: WaitArg,
     /// A private display for `--launch`.
     #[cfg(feature = "atspi")]
     #[command(flatten)]
     pub display: VirtualDisplayArg,
+}
 
-    /// What to do (none: serve MCP on stdio).
-    #[command(subcommand)]
-    pub verb: Option<Verb>,
+impl TargetArgs {
+    /// Whether `--virtual-display` was given.
+    #[cfg(feature = "atspi")]
+    pub fn virtual_display(&self) -> bool {
+        self.display.virtual_display
+    }
+
+    /// Whether `--virtual-display` was given (never, without the `atspi` feature).
+    #[cfg(not(feature = "atspi"))]
+    pub fn virtual_display(&self) -> bool {
+        false
+    }
+}
+
+/// The app a command line names, from the flags before the verb (`top`) and after it (`verb`,
+/// with the verb's name): the mode given once on either side (`None` when neither gives one),
+/// `--token`, `--wait` and `--virtual-display` from either side (after the verb wins).
+pub fn resolve_target(
+    top: &TargetArgs,
+    verb: Option<(&str, &TargetArgs)>,
+) -> Result<(Option<Mode>, Option<std::time::Duration>), String> {
+    let none = TargetArgs::default();
+    let (name, after) = verb.unwrap_or(("", &none));
+    let token = TokenArg {
+        token: after
+            .token
+            .token
+            .clone()
+            .or_else(|| top.token.token.clone()),
+    };
+    let mode = match (top.mode.mode(&token), after.mode.mode(&token)) {
+        (Some(_), Some(_)) => {
+            return Err(format!(
+                "give the mode once, either before or after `{name}`"
+            ));
+        }
+        (a, b) => a.or(b),
+    };
+    if token.token.is_some() && !matches!(mode, Some(Mode::Connect { .. })) {
+        return Err("--token goes with --connect ENDPOINT".into());
+    }
+    let display = top.virtual_display() || after.virtual_display();
+    let mode = match mode {
+        Some(m) => Some(m.with_virtual_display(display)?),
+        None if display => return Err("--virtual-display goes with --launch".into()),
+        None => None,
+    };
+    Ok((mode, after.wait.wait.or(top.wait.wait)))
 }
 
 /// The modes, declared as one group: at most one may be given.
@@ -97,7 +155,7 @@ pub struct VirtualDisplayArg {
 #[derive(Debug, Clone, Default, Args)]
 pub struct TokenArg {
     /// Token for --connect [default: $AUTOMATION_TOKEN].
-    #[arg(long, value_name = "T", requires = "connect")]
+    #[arg(long, value_name = "T")]
     pub token: Option<String>,
 }
 
@@ -216,19 +274,9 @@ pub enum Verb {
     /// (`find_node '{"role": "Button", "label": "Save"}'`), the op as JSON
     /// (`{"find_node": {…}}`), or a whole request `{"op": …, "settle"?: …}`.
     Op {
-        /// Which app (the same modes as the server; default headless).
+        /// Which app (the same modes as the server, before or after `op`; default headless).
         #[command(flatten)]
-        mode: ModeArgs,
-        /// Token for `--connect`.
-        #[command(flatten)]
-        token: TokenArg,
-        /// How long to wait for a busy app.
-        #[command(flatten)]
-        wait: WaitArg,
-        /// A private display for `--launch`.
-        #[cfg(feature = "atspi")]
-        #[command(flatten)]
-        display: VirtualDisplayArg,
+        target: TargetArgs,
         /// The op's name, or the op or request as JSON.
         #[arg(value_name = "OP")]
         op: String,
@@ -275,15 +323,10 @@ pub enum Verb {
     /// Run flows (TypeScript/JavaScript scripts, JSON/YAML steps) against the app with live
     /// progress; write JUnit and per-step records; exit 0 when every flow passed, else 1.
     Run {
-        /// Which app (default headless: each flow gets a fresh demo).
+        /// Which app (the same modes as the server, before or after `run`; default headless:
+        /// each flow gets a fresh demo).
         #[command(flatten)]
-        mode: ModeArgs,
-        /// Token for `--connect`.
-        #[command(flatten)]
-        token: TokenArg,
-        /// How long to wait for a busy app.
-        #[command(flatten)]
-        wait: WaitArg,
+        target: TargetArgs,
         /// Write JUnit XML here (one testsuite per flow, one testcase per step; the
         /// directory is made if missing).
         #[arg(long, value_name = "FILE")]
@@ -313,4 +356,154 @@ pub enum Verb {
         #[arg(value_name = "CMD", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
         command: Vec<String>,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// The ids of every flag [`TargetArgs`] declares (the modes and what goes with them).
+    fn target_flag_ids() -> Vec<String> {
+        TargetArgs::augment_args(clap::Command::new("t"))
+            .get_arguments()
+            .map(|a| a.get_id().to_string())
+            .collect()
+    }
+
+    /// Each mode flag with a value, as a user would type it.
+    fn mode_lines() -> Vec<Vec<&'static str>> {
+        let mut lines = vec![
+            vec!["--headless"],
+            vec!["--attach"],
+            vec!["--attach", "--wait", "3"],
+            vec!["--attach-pid", "7"],
+            vec!["--connect", "/tmp/x.sock"],
+            vec!["--connect", "/tmp/x.sock", "--token", "t", "--wait", "0.5"],
+            vec!["--list"],
+        ];
+        if cfg!(feature = "atspi") {
+            lines.push(vec!["--launch", "zenity --info"]);
+            lines.push(vec!["--launch", "zenity --info", "--virtual-display"]);
+            lines.push(vec!["--atspi", "gnome-calculator"]);
+        }
+        lines
+    }
+
+    fn resolved(args: &[&str]) -> Result<(Option<Mode>, Option<std::time::Duration>), String> {
+        let cli = Cli::try_parse_from(args).map_err(|e| e.to_string())?;
+        match &cli.verb {
+            Some(Verb::Op { target, .. }) => resolve_target(&cli.target, Some(("op", target))),
+            Some(Verb::Run { target, .. }) => resolve_target(&cli.target, Some(("run", target))),
+            _ => Err("not a verb that drives an app".into()),
+        }
+    }
+
+    #[test]
+    fn every_verb_that_drives_an_app_takes_every_mode_flag() {
+        let ids = target_flag_ids();
+        for id in [
+            "headless",
+            "attach",
+            "attach_pid",
+            "connect",
+            "list",
+            "token",
+            "wait",
+        ] {
+            assert!(ids.iter().any(|i| i == id), "{id} in {ids:?}");
+        }
+        if cfg!(feature = "atspi") {
+            for id in ["launch", "atspi", "virtual_display"] {
+                assert!(ids.iter().any(|i| i == id), "{id} in {ids:?}");
+            }
+        }
+        let cmd = Cli::command();
+        let has = |c: &clap::Command, id: &str| c.get_arguments().any(|a| a.get_id() == id);
+        for id in &ids {
+            assert!(has(&cmd, id), "before the verb: --{id}");
+        }
+        let mut driving = Vec::new();
+        for sub in cmd.get_subcommands() {
+            // A verb that takes any of them takes all of them.
+            if ids.iter().any(|id| has(sub, id)) {
+                for id in &ids {
+                    assert!(has(sub, id), "`{}` takes --{id}", sub.get_name());
+                }
+                driving.push(sub.get_name().to_string());
+            }
+        }
+        assert_eq!(driving, ["op", "run"]);
+    }
+
+    #[test]
+    fn run_virtual_display_parses_on_either_side_of_the_verb() {
+        // The new user's line, and every mode line, before and after each verb: the same app.
+        for (verb, rest) in [("op", vec!["snapshot_tree"]), ("run", vec!["flows/"])] {
+            for line in mode_lines() {
+                let mut before = vec!["automation"];
+                before.extend(&line);
+                before.push(verb);
+                before.extend(&rest);
+                let mut after = vec!["automation", verb];
+                after.extend(&line);
+                after.extend(&rest);
+                let (b, a) = (resolved(&before), resolved(&after));
+                assert!(b.is_ok(), "{before:?}: {b:?}");
+                assert_eq!(b, a, "{before:?} vs {after:?}");
+            }
+        }
+        // The flags that go with a mode may also sit on the other side of it.
+        if cfg!(feature = "atspi") {
+            let split = resolved(&[
+                "automation",
+                "--virtual-display",
+                "run",
+                "--launch",
+                "zenity",
+                "flows/",
+            ]);
+            assert_eq!(
+                split,
+                Ok((
+                    Some(Mode::Launch {
+                        command: "zenity".into(),
+                        virtual_display: true
+                    }),
+                    None
+                ))
+            );
+        }
+        let token = resolved(&[
+            "automation",
+            "--token",
+            "t",
+            "op",
+            "--connect",
+            "e",
+            "snapshot_tree",
+        ]);
+        assert_eq!(
+            token,
+            Ok((
+                Some(Mode::Connect {
+                    endpoint: "e".into(),
+                    token: Some("t".into())
+                }),
+                None
+            ))
+        );
+    }
+
+    #[test]
+    fn a_mode_twice_or_a_companion_without_its_mode_is_refused() {
+        let twice = resolved(&["automation", "--attach", "run", "--headless", "f"]);
+        assert!(twice.is_err_and(|e| e.contains("mode once")));
+        let token = resolved(&["automation", "run", "--token", "t", "f"]);
+        assert!(token.is_err_and(|e| e.contains("--connect")));
+        if cfg!(feature = "atspi") {
+            let display = resolved(&["automation", "run", "--virtual-display", "f"]);
+            assert!(display.is_err_and(|e| e.contains("--launch")));
+        }
+    }
 }

@@ -89,3 +89,78 @@ fn exec_without_events_still_exits_with_the_child_code() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "hi");
 }
+
+/// A bash script emitting `events` (the JSON fields after the tag and timestamp) on the event
+/// pipe, then exiting 0.
+fn exits_zero_after(events: &[&str]) -> String {
+    let mut s = String::from(
+        "#!/usr/bin/env bash\nset -u\nev() { echo \"{\\\"__mcp_event__\\\": true, \\\"timestamp\\\": \\\"2026-01-01T00:00:00Z\\\", $1}\" > \"$MCP_EVENT_PIPE_PATH\"; }\n",
+    );
+    for e in events {
+        s.push_str(&format!("ev '{e}'\n"));
+    }
+    s.push_str("exit 0\n");
+    s
+}
+
+#[test]
+fn exec_exits_non_zero_when_a_step_failed_and_the_command_exited_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, Vec<&str>, i32, usize); 3] = [
+        (
+            "failed",
+            vec![
+                r#""type": "step_started", "stepId": "s1", "stepName": "save""#,
+                r#""type": "step_failed", "stepId": "s1", "stepName": "save", "error": "no Save button""#,
+            ],
+            1,
+            1,
+        ),
+        (
+            "unfinished",
+            vec![r#""type": "step_started", "stepId": "s1", "stepName": "save""#],
+            1,
+            1,
+        ),
+        (
+            "passed",
+            vec![
+                r#""type": "step_started", "stepId": "s1", "stepName": "save""#,
+                r#""type": "step_completed", "stepId": "s1", "stepName": "save""#,
+            ],
+            0,
+            0,
+        ),
+    ];
+    for (label, events, code, failing) in cases {
+        let script = dir.path().join(format!("{label}.sh"));
+        std::fs::write(&script, exits_zero_after(&events)).unwrap();
+        let junit = dir.path().join(format!("{label}.xml"));
+        let out = Command::new(env!("CARGO_BIN_EXE_automation"))
+            .arg("exec")
+            .arg("--junit")
+            .arg(&junit)
+            .arg("--")
+            .arg("bash")
+            .arg(&script)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{label}: {stderr}");
+        if code != 0 {
+            assert!(
+                stderr.contains("exit code 1 (bash exited 0; a step did not pass)"),
+                "{label}: {stderr}"
+            );
+        }
+        // The JUnit says the same as the exit code.
+        let xml = std::fs::read_to_string(&junit).unwrap();
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        let bad = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("failure") || n.has_tag_name("error"))
+            .count();
+        assert_eq!(bad, failing, "{label}: {xml}");
+    }
+}

@@ -128,6 +128,119 @@ fn the_typescript_example_passes_from_automation_run() {
     );
 }
 
+/// A flow whose assertion fails after polling: `toHaveValue` waits 1 s (the client's
+/// `timeoutMs`) for a value the field never takes. Line 9 is the assertion.
+const FAILING_POLL: &str = r#"import { connect, expect, step } from '@automation-kit/client';
+
+const app: { find(s: object): any; close(): void } = await connect({ settle: { settle_timeout_ms: 5000 } });
+
+await step('type the name', async () => {
+  const field = app.find({ role: 'TextInput', name: 'Name' });
+  await field.typeText('Ada');
+  // the value is "Ada"; it never becomes "Bob"
+  await expect(field).toHaveValue('Bob', { timeoutMs: 1000 });
+}, { id: 'type' });
+
+app.close();
+"#;
+
+#[test]
+fn a_failing_poll_is_one_record_one_junit_line_and_one_error_at_its_line() {
+    let _serial = serial();
+    if !node_present() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("poll.ts");
+    std::fs::write(&flow, FAILING_POLL).unwrap();
+    let junit = dir.path().join("junit.xml");
+    let records = dir.path().join("records");
+    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .arg("run")
+        .arg(&flow)
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--records")
+        .arg(&records)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    // The error once on stderr (not node's stack, its JSON, the crash log and the verdict
+    // again), and the verdict names the line.
+    let message = r#"to have value "Bob", but it was "Ada""#;
+    assert_eq!(stderr.matches(message).count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("poll.ts:9:") && stderr.contains("toHaveValue('Bob'"),
+        "{stderr}"
+    );
+    // Records: the typing, and the ~60 read_node tries with their settles as one poll.
+    let exec = std::fs::read_dir(&records)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut names: Vec<String> = std::fs::read_dir(&exec)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".json") && n != "run.json")
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["001-type-type_text.json", "002-type-read_node.json"],
+        "one record for the poll"
+    );
+    let poll: Value =
+        serde_json::from_str(&std::fs::read_to_string(exec.join(&names[1])).unwrap()).unwrap();
+    let tries = poll["poll"]["tries"].as_u64().unwrap();
+    assert!(tries >= 3, "{poll:#}");
+    assert_eq!(
+        poll["poll"]["settles"].as_u64(),
+        Some(tries - 1),
+        "{poll:#}"
+    );
+    assert!(
+        poll["poll"]["span_ms"].as_f64().unwrap() >= 900.0,
+        "{poll:#}"
+    );
+    assert_eq!(poll["poll"]["first"]["response"]["value"], "Ada");
+    assert_eq!(poll["response"]["value"], "Ada");
+    // JUnit: one line for the poll in system-out; the failure carries poll.ts:9.
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let out_text: String = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("system-out"))
+        .filter_map(|n| n.text())
+        .collect();
+    let read_lines = out_text
+        .lines()
+        .filter(|l| l.starts_with("read_node"))
+        .count();
+    assert_eq!(read_lines, 1, "{out_text}");
+    assert!(
+        out_text.contains(&format!("polled: {tries} tries")),
+        "{out_text}"
+    );
+    assert!(
+        !out_text.lines().any(|l| l.starts_with("settle")),
+        "{out_text}"
+    );
+    let failure = doc
+        .descendants()
+        .find(|n| n.has_tag_name("failure"))
+        .unwrap();
+    let msg = failure.attribute("message").unwrap();
+    assert!(msg.starts_with("ASSERTION_FAILED: "), "{msg}");
+    assert!(msg.contains("poll.ts:9:"), "{msg}");
+    let detail: Value = serde_json::from_str(failure.text().unwrap()).unwrap();
+    let file = detail["location"]["file"].as_str().unwrap();
+    assert!(file.ends_with("poll.ts"), "{detail:#}");
+    assert_eq!(detail["location"]["line"], 9, "{detail:#}");
+}
+
 #[test]
 fn the_typescript_example_passes_as_plain_node_against_a_live_app() {
     let _serial = serial();

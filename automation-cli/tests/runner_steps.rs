@@ -2,6 +2,7 @@
 //! direct MCP call uses; and `automation run` on flow files: JUnit, records, `--partition`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use automation_cli::backend::{EguiDemo, TargetHandle};
@@ -260,6 +261,177 @@ fn run_writes_junit_and_records_and_exits_by_outcome() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(!dir.path().join("off").exists());
+}
+
+#[test]
+fn run_takes_the_mode_on_either_side_of_the_verb() {
+    let dir = tempfile::tempdir().unwrap();
+    let flow = dir.path().join("f.json");
+    std::fs::write(
+        &flow,
+        r#"[{"id": "s", "tool": "find_node", "args": {"label": "Save"}}]"#,
+    )
+    .unwrap();
+    let flow = flow.to_str().unwrap();
+    for args in [
+        vec!["run", "--headless", flow],
+        vec!["--headless", "run", flow],
+        vec!["run", flow, "--headless"],
+    ] {
+        let out = automation()
+            .args(&args)
+            .env("AUTOMATION_RECORDS", "off")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("flows: 1 passed, 0 failed"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // `--virtual-display` is a flag of `run` too: without `--launch` it is the usage error
+    // that names what it goes with, not "unexpected argument".
+    if !cfg!(feature = "atspi") {
+        return;
+    }
+    for args in [
+        vec!["run", "--virtual-display", flow],
+        vec!["--virtual-display", "run", flow],
+    ] {
+        let out = automation().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("goes with --launch"), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("unexpected argument"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+/// `to` as a path relative to `from` (both absolute and canonical).
+fn relative_to(from: &Path, to: &Path) -> PathBuf {
+    let (f, t): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
+    let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..f.len() {
+        out.push("..");
+    }
+    for c in &t[common..] {
+        out.push(c);
+    }
+    out
+}
+
+/// Shard `shard` of `total` of the suite `args`, as the keys `--partition hash` hashes.
+fn hash_shard(args: &[PathBuf], shard: u64, total: u64) -> Vec<String> {
+    use automation_cli::runner::partition::Partition;
+    let part: Partition = format!("hash:{shard}/{total}").parse().unwrap();
+    automation_cli::runner::suite::collect_keyed(args)
+        .unwrap()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, f)| part.contains(*i, &f.key))
+        .map(|(_, f)| f.key)
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn partition_hash_shards_alike_however_the_suite_path_is_spelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let flows = root.join("flows");
+    std::fs::create_dir_all(flows.join("nested")).unwrap();
+    let n = 12;
+    for i in 0..n {
+        let sub = if i % 3 == 0 { "nested/" } else { "" };
+        std::fs::write(
+            flows.join(format!("{sub}f{i}.json")),
+            format!(r#"[{{"id": "s{i}", "tool": "list_windows"}}]"#),
+        )
+        .unwrap();
+    }
+    std::os::unix::fs::symlink(&flows, root.join("link")).unwrap();
+    // Relative spellings are relative to this process's directory (the keys are computed by
+    // the binary's own code, collect_keyed, in this process).
+    let rel = relative_to(
+        &std::env::current_dir().unwrap().canonicalize().unwrap(),
+        &root,
+    );
+    let spellings: Vec<Vec<PathBuf>> = vec![
+        vec![rel.join("flows")],
+        vec![PathBuf::from(format!("./{}/flows", rel.display()))],
+        vec![PathBuf::from(format!("{}/flows/", rel.display()))],
+        vec![flows.clone()],
+        vec![PathBuf::from(format!("{}/./flows/", root.display()))],
+        vec![rel.join("link")],
+        vec![PathBuf::from(format!("{}/link/", root.display()))],
+        vec![root.join("flows/nested/..")],
+    ];
+    for total in [2, 3, 5] {
+        let want: Vec<Vec<String>> = (1..=total)
+            .map(|m| hash_shard(&spellings[0], m, total))
+            .collect();
+        let mut union: Vec<String> = want.iter().flatten().cloned().collect();
+        let count = union.len();
+        union.sort();
+        union.dedup();
+        assert_eq!(
+            union.len(),
+            count,
+            "hash 1..{total}: shards overlap: {want:?}"
+        );
+        assert_eq!(
+            union.len(),
+            n,
+            "hash 1..{total}: the union is the suite: {union:?}"
+        );
+        assert!(union.iter().any(|k| k == "nested/f0.json"), "{union:?}");
+        for spelling in &spellings[1..] {
+            let got: Vec<Vec<String>> = (1..=total)
+                .map(|m| hash_shard(spelling, m, total))
+                .collect();
+            assert_eq!(got, want, "{spelling:?}, {total} shards");
+        }
+    }
+    // The binary agrees: the same flows run in shard 1/2 from a relative and an absolute path.
+    let mut ran = Vec::new();
+    for arg in [PathBuf::from("./flows/"), flows.clone()] {
+        let junit = root.join("shard.xml");
+        let out = automation()
+            .current_dir(&root)
+            .arg("run")
+            .arg(&arg)
+            .args(["--partition", "hash:1/2", "--junit"])
+            .arg(&junit)
+            .env("AUTOMATION_RECORDS", "off")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let xml = std::fs::read_to_string(&junit).unwrap();
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        // The step ids (`classname` is `<flow as typed>::<step id>`).
+        let mut steps: Vec<String> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .filter_map(|c| {
+                c.attribute("classname")?
+                    .rsplit("::")
+                    .next()
+                    .map(str::to_string)
+            })
+            .collect();
+        steps.sort();
+        ran.push(steps);
+    }
+    assert!(!ran[0].is_empty());
+    assert_eq!(ran[0], ran[1]);
 }
 
 #[test]

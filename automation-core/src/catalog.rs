@@ -275,6 +275,12 @@ pub fn args_hint(name: &str) -> String {
 pub const LIST_OPS_HINT: &str = "list the ops with `automation tools`";
 
 fn parse_args<T: serde::de::DeserializeOwned>(name: &str, args: Value) -> Result<T, OpError> {
+    // Mistakes serde would call only "expected a string": named, with what to write.
+    if name == "assert_node"
+        && let Some(e) = crate::ops::assert_node_mistake(&args)
+    {
+        return Err(e);
+    }
     serde_json::from_value(args).map_err(|e| {
         OpError::new(ErrorCode::BadRequest, format!("{name}: {e}")).with_hint(args_hint(name))
     })

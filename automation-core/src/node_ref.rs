@@ -94,9 +94,20 @@ impl<'de> Deserialize<'de> for NodeKey {
 }
 
 /// Picks nodes by what they are rather than by id. Every given field must match.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+///
+/// `label` is the accessible name; `name` is accepted for it (and `name_contains` for
+/// `label_contains`), the word the JS client, Playwright and ARIA use. Replies, schemas and
+/// serialisation say `label`; a selector giving both spellings is refused.
+///
+/// ```
+/// let s: automation_core::Selector = serde_json::from_str(r#"{"name": "Save"}"#).unwrap();
+/// assert_eq!(s.label.as_deref(), Some("Save"));
+/// let both = serde_json::from_str::<automation_core::Selector>(r#"{"name": "a", "label": "b"}"#);
+/// assert!(both.unwrap_err().to_string().contains("`name` is another name for `label`"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(deny_unknown_fields))]
 pub struct Selector {
     /// AccessKit role name, case-insensitive (`Button`, `CheckBox`, `TextInput`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -116,6 +127,61 @@ pub struct Selector {
     /// Pick the n-th match (0-based, document order) when several match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nth: Option<usize>,
+}
+
+/// A selector as written: every field under its canonical name and its alias.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SelectorAsWritten {
+    #[serde(default)]
+    role: Option<String>,
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    label_contains: Option<String>,
+    #[serde(default)]
+    name_contains: Option<String>,
+    #[serde(default)]
+    value: Option<String>,
+    #[serde(default)]
+    author_id: Option<String>,
+    #[serde(default)]
+    nth: Option<usize>,
+}
+
+/// One field given under its name or its alias, not both.
+fn one_of<E: de::Error>(
+    canonical: Option<String>,
+    alias: Option<String>,
+    names: (&str, &str),
+) -> Result<Option<String>, E> {
+    match (canonical, alias) {
+        (Some(a), Some(b)) => Err(E::custom(format!(
+            "the selector gives both `{}` ({a:?}) and `{}` ({b:?}), and `{}` is another name for `{}` (the accessible name); give one, e.g. {{\"{}\": {a:?}}}",
+            names.0, names.1, names.1, names.0, names.0
+        ))),
+        (a, b) => Ok(a.or(b)),
+    }
+}
+
+impl<'de> Deserialize<'de> for Selector {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = SelectorAsWritten::deserialize(d)?;
+        Ok(Selector {
+            role: w.role,
+            label: one_of(w.label, w.name, ("label", "name"))?,
+            label_contains: one_of(
+                w.label_contains,
+                w.name_contains,
+                ("label_contains", "name_contains"),
+            )?,
+            value: w.value,
+            author_id: w.author_id,
+            nth: w.nth,
+        })
+    }
 }
 
 impl Selector {

@@ -141,6 +141,79 @@ impl AssertKind {
     }
 }
 
+/// The `assert_node` kinds that check a state against the bool in `flag`.
+const FLAG_KINDS: [&str; 4] = ["toggled", "expanded", "selected", "disabled"];
+
+/// A JSON bool, or the text of one (`"true"`, `"False"`).
+fn bool_like(v: &serde_json::Value) -> Option<bool> {
+    match v {
+        serde_json::Value::Bool(b) => Some(*b),
+        serde_json::Value::String(s) => s.trim().to_ascii_lowercase().parse().ok(),
+        _ => None,
+    }
+}
+
+/// `assert_node`'s arguments looked at for the state-flag mistakes serde alone would answer
+/// with "expected a string" or "unknown field" (a state given as `"toggled": true`, the bool
+/// in `value`, a quoted `flag`): the error names the field, the value given and what is
+/// expected, and its hint says what to write. `None` when none of them is made.
+pub(crate) fn assert_node_mistake(args: &serde_json::Value) -> Option<crate::OpError> {
+    use crate::{ErrorCode, OpError};
+    let m = args.as_object()?;
+    let kind = m.get("kind").and_then(serde_json::Value::as_str);
+    let bad = |message: String, hint: String| {
+        Some(OpError::new(ErrorCode::BadRequest, message).with_hint(hint))
+    };
+    // `{"node": …, "toggled": true}`: the state named as a field.
+    for state in FLAG_KINDS.iter().copied().chain(["focused"]) {
+        let Some(given) = m.get(state) else { continue };
+        let message = format!(
+            "assert_node: `{state}` is not a field (got \"{state}\": {given}); a state is checked with `kind` and, for toggled, expanded, selected and disabled, the expected bool in `flag`"
+        );
+        let b = bool_like(given).unwrap_or(true);
+        let hint = match kind {
+            _ if state == "focused" => r#"write "kind": "focused" (it takes no flag)"#.to_string(),
+            None => format!(r#"write "kind": "{state}", "flag": {b}"#),
+            Some(k) if k == state => format!(r#"write "flag": {b} in place of "{state}": {given}"#),
+            Some(k) => format!(
+                r#"one assert_node checks one fact: "kind": "{k}" here, and another assert_node with "kind": "{state}", "flag": {b}"#
+            ),
+        };
+        return bad(message, hint);
+    }
+    // `{"kind": "toggled", "value": true}`: the bool where the expected string goes.
+    if let Some(serde_json::Value::Bool(b)) = m.get("value") {
+        let message = format!(
+            "assert_node: `value` is the expected string of role_equals, label_equals, label_contains, value_equals or document_text_equals, and got the boolean {b}"
+        );
+        let hint = match kind {
+            Some(k) if FLAG_KINDS.contains(&k) => {
+                format!(
+                    r#"a state's expected bool goes in `flag`: write "flag": {b} in place of "value": {b}"#
+                )
+            }
+            None => format!(
+                r#"for a state write "kind": "toggled" (or expanded, selected, disabled) and "flag": {b}; for text, "value": "…" as a string"#
+            ),
+            Some(_) => format!(r#"give the expected text as a string: "value": "{b}""#),
+        };
+        return bad(message, hint);
+    }
+    // `{"flag": "true"}`: the bool quoted, or not a bool at all.
+    if let Some(given) = m.get("flag").filter(|v| !v.is_boolean()) {
+        let message = format!(
+            "assert_node: `flag` is the expected state, true or false, and got {} {given}",
+            crate::node_ref::json_kind(given)
+        );
+        let hint = match bool_like(given) {
+            Some(b) => format!(r#"write "flag": {b} (a JSON boolean, without quotes)"#),
+            None => r#"write "flag": true or "flag": false"#.to_string(),
+        };
+        return bad(message, hint);
+    }
+    None
+}
+
 /// `layout_tree`: the target's own layout tree (optional capability).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -117,7 +117,7 @@ impl Display {
             } => {
                 let why = error
                     .as_deref()
-                    .map(|e| format!(": {e}"))
+                    .map(|e| format!(": {}", readable_error(e)))
                     .unwrap_or_default();
                 self.line(&if tty {
                     format!("✗ {step_name}{why}")
@@ -179,5 +179,16 @@ impl Display {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// A step's error for a person: a kit error sent as JSON (`{"code", "message", …}`) as
+/// `CODE: message`; anything else as it came.
+fn readable_error(text: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v @ serde_json::Value::Object(_)) if v.get("message").is_some_and(|m| m.is_string()) => {
+            crate::runner::steps::one_line(&v)
+        }
+        _ => text.to_string(),
     }
 }

@@ -2,7 +2,9 @@
 //! its environment, show its events live, write JUnit from its steps, exit with its code.
 //!
 //! A crash is never green: a command that cannot start, dies by a signal, is interrupted, or
-//! exits non-zero without a failed step is one more failing testcase. The child's stdout and
+//! exits non-zero without a failed step is one more failing testcase. Nor is a failed step: a
+//! command that exits 0 after a `step_failed` (or with a step never finished) makes `exec`
+//! exit 1. The child's stdout and
 //! stderr are shown live (the progress line cleared first) and kept for `system-out` /
 //! `system-err`. An unwritable `--junit` path is refused before the child runs. SIGINT and
 //! SIGTERM are passed on to the child; the JUnit is still written and the exit code is
@@ -69,7 +71,8 @@ fn tee<R: Read + Send + 'static>(
 
 /// Runs the command; returns the exit code to use (the child's, or 128 + signal, or 126/127
 /// when it could not be started, 130/143 when interrupted, 2 when `--junit` is unwritable,
-/// or 1 when the pipe or the JUnit file failed).
+/// or 1 when the child exited 0 with a step failed or unfinished, or the pipe or the JUnit
+/// file failed).
 pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
     let Some((program, args)) = command.split_first() else {
         say("error: exec needs a command: automation exec -- CMD ARGS…");
@@ -167,6 +170,12 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
             code
         }
     };
+    // A failed step (or one that never finished) is never green, whatever the command exits
+    // with: the JUnit has its failure, so `exec` exits 1, as `run` does for a failed flow.
+    let child_code = code;
+    if code == 0 && failed + unfinished > 0 {
+        code = 1;
+    }
     if let Some(sig) = interrupted {
         code = u8::try_from(128 + sig).unwrap_or(1);
         failure = Some((
@@ -182,8 +191,13 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
         ));
     }
     if passed + failed + unfinished > 0 {
+        let why = if code != child_code && interrupted.is_none() {
+            format!(" ({program} exited {child_code}; a step did not pass)")
+        } else {
+            String::new()
+        };
         say(&format!(
-            "steps: {passed} passed, {failed} failed, {unfinished} unfinished; exit code {code}"
+            "steps: {passed} passed, {failed} failed, {unfinished} unfinished; exit code {code}{why}"
         ));
     }
     if let Some(path) = junit {

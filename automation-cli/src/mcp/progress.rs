@@ -268,7 +268,7 @@ impl Sink for GateSink {
     }
 
     fn event(&mut self, event: &RunEvent) {
-        if matches!(event, RunEvent::Call(_)) {
+        if matches!(event, RunEvent::Call(_) | RunEvent::Poll(_)) {
             return; // calls are never notified
         }
         let note = self.gate.lock().on(event);
@@ -374,7 +374,7 @@ fn as_log(event: &RunEvent) -> Option<(LoggingLevel, String)> {
             Some((level, text))
         }
         RunEvent::Log(r) => Some((level_of(r.level), r.message.clone())),
-        RunEvent::Call(_) | RunEvent::Image(_) => None,
+        RunEvent::Call(_) | RunEvent::Image(_) | RunEvent::Poll(_) => None,
     }
 }
 

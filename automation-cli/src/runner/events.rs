@@ -24,6 +24,25 @@ pub enum RunEvent {
     Call(CallRecord),
     /// A PNG a step's call returned (a screenshot), sent whether or not calls are recorded.
     Image(Arc<Vec<u8>>),
+    /// One poll: the same call tried again and again (an `expect`, a wait), as one item.
+    Poll(Poll),
+}
+
+/// A script's poll: the same op with the same arguments tried until it passed or its time ran
+/// out, with `settle` calls pacing the tries (what the JS client's `expect(…)` and waits do).
+/// Filed as one item, with its first and last try, not one record per try.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Poll {
+    /// The first try.
+    pub first: CallRecord,
+    /// The last try: its result is the poll's.
+    pub last: CallRecord,
+    /// Tries made (at least 2).
+    pub tries: u32,
+    /// `settle` calls between the tries.
+    pub settles: u32,
+    /// Milliseconds from the first try's start to the last one's end.
+    pub span_ms: f64,
 }
 
 /// One call a step made through the tool router (steps) or the bridge (scripts).
@@ -51,8 +70,8 @@ pub trait Sink: Send {
     /// One item, in order.
     fn event(&mut self, event: &RunEvent);
 
-    /// Whether this sink reads [`RunEvent::Call`] items (their records copy a call's
-    /// arguments and result, so they are made only when some sink does).
+    /// Whether this sink reads [`RunEvent::Call`] (and [`RunEvent::Poll`]) items (their
+    /// records copy a call's arguments and result, so they are made only when some sink does).
     fn wants_calls(&self) -> bool {
         true
     }

@@ -11,11 +11,13 @@
 //!   records, MCP notifications.
 //! - [`report`]: the per-step report and the failing step's error.
 //! - [`partition`]: `--partition slice:M/N | hash:M/N`; [`suite`]: `automation run`.
+//! - [`poll`]: a script's polls (the same call tried again and again) filed as one item.
 
 pub mod events;
 pub mod flow;
 pub mod on_target;
 pub mod partition;
+pub mod poll;
 pub mod report;
 pub mod router;
 pub mod runtime;

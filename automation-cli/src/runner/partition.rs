@@ -3,7 +3,9 @@
 //!
 //! `slice:M/N` (and nextest's `count:M/N`, the same for one list): the flows in order, the
 //! i-th (0-based) in shard `i % N + 1`. `hash:M/N`: shard `xxh64(name) % N + 1`, stable
-//! whatever else is in the list. Shards are disjoint and together are the whole suite.
+//! whatever else is in the list, where the name is the flow's path relative to the suite
+//! root, `/`-separated ([`super::suite::collect_keyed`]): `flows`, `./flows/` and
+//! `/abs/flows` shard alike. Shards are disjoint and together are the whole suite.
 
 use xxhash_rust::xxh64::xxh64;
 

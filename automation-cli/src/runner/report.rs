@@ -139,3 +139,24 @@ impl RunReport {
 pub fn runner_error(code: &str, message: impl Into<String>, hint: &str) -> Value {
     serde_json::json!({"code": code, "message": message.into(), "hint": hint})
 }
+
+/// Where an error happened in the submitted script, from its `location` (and `error_line`):
+/// `save.ts:8:3: await expect(field).toHaveValue('Bob');`, or `None` when it has none.
+pub fn where_line(error: &Value) -> Option<String> {
+    let loc = error.get("location")?;
+    let file = loc.get("file")?.as_str()?;
+    let line = loc.get("line")?.as_u64()?;
+    let mut at = format!("{file}:{line}");
+    if let Some(c) = loc.get("column").and_then(Value::as_u64) {
+        at.push_str(&format!(":{c}"));
+    }
+    if let Some(src) = error
+        .get("error_line")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        at.push_str(&format!(": {src}"));
+    }
+    Some(at)
+}

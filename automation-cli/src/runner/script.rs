@@ -25,6 +25,7 @@ use serde_json::{Map, Value, json};
 
 use super::events::{CallRecord, RunEvent, Sink};
 use super::flow::Script;
+use super::poll::Coalesce;
 use super::report::{RunReport, StepReport, StepStatus, runner_error};
 use super::runtime;
 use super::sourcemap::{self, Mapped};
@@ -213,6 +214,7 @@ pub fn run(
     drain_pipe(&pipe_rx, &served_rx, sink, &mut state);
     state.take_served(&served_rx, sink);
     state.file_calls(sink, None);
+    state.coalesce.flush(sink);
     for r in readers.into_iter().flatten() {
         let _ = r.join();
     }
@@ -296,8 +298,10 @@ struct State {
     crash: Option<Value>,
     stderr_tail: Vec<String>,
     last_error: Option<Value>,
-    /// Calls whose marker has not been read yet.
-    pending: Vec<(u64, CallRecord)>,
+    /// Calls whose marker has not been read yet, with when each started.
+    pending: Vec<(u64, CallRecord, Instant)>,
+    /// Polls folded into one item each.
+    coalesce: Coalesce,
 }
 
 /// The data key of the runner's own call markers (never passed on to the sinks).
@@ -305,9 +309,9 @@ const CALL_MARKER: &str = "__automation_call__";
 
 /// What the target thread tells the run's thread about the ops it served for the script.
 enum Served {
-    /// An op's record and its marker's number: filed when the marker is read from the event
-    /// channel.
-    Call(u64, CallRecord),
+    /// An op's record, its marker's number and when it started: filed when the marker is
+    /// read from the event channel.
+    Call(u64, CallRecord, Instant),
     /// Marker `n` could not be written: file the calls up to it now.
     Unmarked(u64),
 }
@@ -330,9 +334,10 @@ impl ScriptOps {
     /// sent before the marker, so it is there to file when the marker is read.
     fn serve(&self, backend: &mut Box<dyn Backend>, pending: PendingRequest<JsonProtocol>) {
         let (request, responder) = pending.into_parts();
+        let started = Instant::now();
         let (reply, call) = serve(backend, request);
         let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
-        let _ = self.served.send(Served::Call(n, call));
+        let _ = self.served.send(Served::Call(n, call, started));
         let marked = self
             .marker_out
             .lock()
@@ -368,24 +373,25 @@ impl State {
     fn take_served(&mut self, served: &mpsc::Receiver<Served>, sink: &mut dyn Sink) {
         while let Ok(s) = served.try_recv() {
             match s {
-                Served::Call(n, call) => self.pending.push((n, call)),
+                Served::Call(n, call, at) => self.pending.push((n, call, at)),
                 Served::Unmarked(n) => self.file_calls(sink, Some(n)),
             }
         }
     }
 
-    /// Files the calls up to marker `upto` (all when `None`) under the current step.
+    /// Files the calls up to marker `upto` (all when `None`) under the current step; a poll
+    /// is held until it ends ([`Coalesce`]).
     fn file_calls(&mut self, sink: &mut dyn Sink, upto: Option<u64>) {
         let (ready, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
             .into_iter()
-            .partition(|(n, _)| upto.is_none_or(|u| *n <= u));
+            .partition(|(n, _, _)| upto.is_none_or(|u| *n <= u));
         self.pending = rest;
-        for (_, mut call) in ready {
+        for (_, mut call, at) in ready {
             call.step_id = self.step_id();
             if call.is_error {
                 self.last_error = Some(call.result.clone());
             }
-            sink.event(&RunEvent::Call(call));
+            self.coalesce.push(call, at, sink);
         }
     }
 
@@ -455,10 +461,8 @@ impl State {
                 self.end(step_id, step_name, *duration, Some(err));
             }
             EventKind::Log {
-                level: LogLevel::Error,
-                data: Some(data),
-                ..
-            } if data.get("uncaught").is_some() => self.crash = Some(data.clone()),
+                data: Some(data), ..
+            } if is_crash(kind) => self.crash = Some(data.clone()),
             _ => {}
         }
     }
@@ -500,6 +504,15 @@ impl State {
     }
 }
 
+/// The JS client's crash report: a `log` at level error whose data says `uncaught`.
+fn is_crash(kind: &EventKind) -> bool {
+    matches!(kind, EventKind::Log {
+        level: LogLevel::Error,
+        data: Some(data),
+        ..
+    } if data.get("uncaught").is_some())
+}
+
 fn drain_pipe(
     rx: &mpsc::Receiver<PipeItem>,
     served: &mpsc::Receiver<Served>,
@@ -517,7 +530,21 @@ fn drain_pipe(
                     state.file_calls(sink, value.as_u64());
                     continue;
                 }
+                if matches!(
+                    e.kind,
+                    EventKind::StepStarted { .. }
+                        | EventKind::StepCompleted { .. }
+                        | EventKind::StepFailed { .. }
+                ) {
+                    // A poll does not run across a step's boundary.
+                    state.coalesce.flush(sink);
+                }
                 state.see(&e.kind);
+                // The crash report becomes the run's error (and its step's, already sent as
+                // step_failed): passed on, it would be the same failure shown twice.
+                if is_crash(&e.kind) {
+                    continue;
+                }
                 sink.event(&RunEvent::Event(e.kind));
             }
             PipeItem::Log(record) => sink.event(&RunEvent::Log(record)),
@@ -629,11 +656,6 @@ fn finish(
     child: &mut Child,
 ) {
     let _ = child.wait();
-    let failed_step = state
-        .steps
-        .iter()
-        .find(|s| s.status == StepStatus::Failed)
-        .and_then(|s| s.error.clone());
     let mut steps = state.steps;
     for s in &mut steps {
         if s.status == StepStatus::Unfinished {
@@ -642,7 +664,6 @@ fn finish(
             );
         }
     }
-    report.steps = steps;
     let source_line = |line: u32| {
         script
             .source
@@ -651,6 +672,51 @@ fn finish(
             .unwrap_or_default()
             .to_string()
     };
+    // Where in the submitted source a failed step threw: the frame its error carries (the JS
+    // client adds it), else the crash's when the crash was that step's.
+    let crash_frame = state.crash.as_ref().and_then(|crash| {
+        let step = crash.pointer("/step/stepId")?.as_str()?.to_string();
+        let l = crash.pointer("/location/line")?.as_u64()?;
+        let c = crash.pointer("/location/column")?.as_u64()?;
+        let file = crash.pointer("/location/file")?.as_str()?;
+        (Path::new(file) == entry).then_some(())?;
+        Some((
+            step,
+            mapped.original(u32::try_from(l).ok()?, u32::try_from(c).ok()?)?,
+        ))
+    });
+    for s in steps.iter_mut().filter(|s| s.status == StepStatus::Failed) {
+        let Some(Value::Object(e)) = &mut s.error else {
+            continue;
+        };
+        let own = e.get("location").and_then(|loc| {
+            let file = loc.get("file")?.as_str()?;
+            (Path::new(file) == entry).then_some(())?;
+            let l = u32::try_from(loc.get("line")?.as_u64()?).ok()?;
+            let c = u32::try_from(loc.get("column")?.as_u64()?).ok()?;
+            mapped.original(l, c)
+        });
+        let frame = own.or_else(|| {
+            crash_frame
+                .as_ref()
+                .filter(|(step, _)| *step == s.id)
+                .map(|(_, f)| *f)
+        });
+        if let Some((line, column)) = frame {
+            e.insert(
+                "location".into(),
+                json!({"file": script.file_name, "line": line, "column": column}),
+            );
+            e.insert("error_line".into(), json!(source_line(line)));
+        }
+        // Else a location the client gave stays as it is: a module the script imports, a
+        // real file.
+    }
+    let failed_step = steps
+        .iter()
+        .find(|s| s.status == StepStatus::Failed)
+        .and_then(|s| s.error.clone());
+    report.steps = steps;
     if let Some(crash) = &state.crash {
         let frame = crash
             .pointer("/location/file")

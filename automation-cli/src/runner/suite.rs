@@ -15,7 +15,7 @@ use crate::mode;
 use super::events::Fanout;
 use super::flow;
 use super::partition::Partition;
-use super::report::RunReport;
+use super::report::{RunReport, StepStatus};
 use super::sinks::display::DisplaySink;
 use super::sinks::junit::{JunitSink, Suites};
 use super::sinks::records::{self, RecordsSink};
@@ -44,6 +44,99 @@ const FLOW_EXTS: &[&str] = &["ts", "mts", "js", "mjs", "json", "yaml", "yml"];
 
 /// The flow files: files as given, directories searched (sorted, recursively).
 pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    Ok(collect_keyed(paths)?.into_iter().map(|f| f.path).collect())
+}
+
+/// A flow file found, with the name `--partition hash:M/N` hashes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The path, as found from the argument (what the run shows and JUnit names).
+    pub path: PathBuf,
+    /// Its path relative to the suite root, `/`-separated: the same whichever way the
+    /// arguments are spelled (`flows`, `./flows/`, an absolute path, a symlink to it).
+    pub key: String,
+}
+
+/// An argument resolved: a directory itself, a file's directory (and the file's name kept,
+/// so a symlinked flow keeps its name), canonical when it can be.
+fn resolved(p: &Path) -> PathBuf {
+    let canonical = |p: &Path| {
+        p.canonicalize()
+            .or_else(|_| std::path::absolute(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    if p.is_dir() {
+        return canonical(p);
+    }
+    match (p.parent(), p.file_name()) {
+        (Some(dir), Some(name)) => {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            canonical(dir).join(name)
+        }
+        _ => canonical(p),
+    }
+}
+
+/// The suite root of these arguments: the deepest directory holding all of them (a directory
+/// argument counts as itself, a file argument as its directory), resolved. One directory
+/// argument is its own root; `flows/a flows/b` have `flows`.
+pub fn suite_root(paths: &[PathBuf]) -> Option<PathBuf> {
+    let mut root: Option<PathBuf> = None;
+    for p in paths {
+        let r = resolved(p);
+        let dir = if p.is_dir() {
+            r
+        } else {
+            r.parent().map(Path::to_path_buf).unwrap_or(r)
+        };
+        root = Some(match root {
+            None => dir,
+            Some(prev) => prev
+                .components()
+                .zip(dir.components())
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a)
+                .collect(),
+        });
+    }
+    root
+}
+
+/// The key of `path` (found under the argument `arg`, whose resolved form is `arg_resolved`)
+/// relative to `root`.
+fn key_of(path: &Path, arg: &Path, arg_resolved: &Path, root: Option<&Path>) -> String {
+    let full = match path.strip_prefix(arg) {
+        Ok(rel) if !rel.as_os_str().is_empty() => arg_resolved.join(rel),
+        _ => arg_resolved.to_path_buf(),
+    };
+    let rel = root
+        .and_then(|r| full.strip_prefix(r).ok())
+        .unwrap_or(&full);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// [`collect`], each flow with its partition key (see [`suite_root`]).
+pub fn collect_keyed(paths: &[PathBuf]) -> Result<Vec<Found>, String> {
+    let root = suite_root(paths);
+    let mut out = Vec::new();
+    for arg in paths {
+        let arg_resolved = resolved(arg);
+        for path in collect_paths(std::slice::from_ref(arg))? {
+            let key = key_of(&path, arg, &arg_resolved, root.as_deref());
+            out.push(Found { path, key });
+        }
+    }
+    Ok(out)
+}
+
+fn collect_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
             .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
@@ -126,7 +219,7 @@ fn prefixes(selected: &[(usize, PathBuf)], jobs: usize) -> Vec<String> {
 
 /// Runs the suite; returns the exit code.
 pub fn run(opts: &RunOptions) -> u8 {
-    let all = match collect(&opts.flows) {
+    let all = match collect_keyed(&opts.flows) {
         Ok(f) if f.is_empty() => {
             say(
                 "error: no flow files found; pass .ts, .js, .json or .yaml files or directories holding them",
@@ -151,22 +244,20 @@ pub fn run(opts: &RunOptions) -> u8 {
         say(&format!("error: --junit: {e}"));
         return 2;
     }
-    let names: Vec<String> = all.iter().map(|p| p.display().to_string()).collect();
+    // `hash` hashes each flow's path relative to the suite root, so CI jobs that spell the
+    // arguments differently still agree on the shards.
     let selected: Vec<(usize, PathBuf)> = all
         .iter()
         .enumerate()
-        .filter(|(i, p)| {
-            opts.partition
-                .is_none_or(|part| part.contains(*i, &p.display().to_string()))
-        })
-        .map(|(i, p)| (i, p.clone()))
+        .filter(|(i, f)| opts.partition.is_none_or(|part| part.contains(*i, &f.key)))
+        .map(|(i, f)| (i, f.path.clone()))
         .collect();
     if let Some(p) = &opts.partition {
         say(&format!(
             "partition {}: {} of {} flows",
             p.describe(),
             selected.len(),
-            names.len()
+            all.len()
         ));
     }
     let records_root = if records::enabled() {
@@ -305,15 +396,19 @@ fn run_one(
             "failed"
         };
         let mut text = format!(
-            "✗ {name}: {verdict}: {p} passed, {f} failed, {s} skipped ({} ms)\n  {}",
+            "✗ {name}: {verdict}: {p} passed, {f} failed, {s} skipped ({} ms)",
             report.duration_ms,
-            report.error.as_ref().map(one_line).unwrap_or_default()
         );
+        // A failed step's error was shown when it failed (`step failed: …`): said once. The
+        // whole error is in the JUnit and the records' run.json.
+        let shown = report.steps.iter().any(|s| s.status == StepStatus::Failed);
         if let Some(e) = &report.error {
-            text.push_str(&format!(
-                "\n  error: {}",
-                serde_json::to_string(e).unwrap_or_default()
-            ));
+            if !shown {
+                text.push_str(&format!("\n  {}", one_line(e)));
+            }
+            if let Some(at) = super::report::where_line(e) {
+                text.push_str(&format!("\n  at {at}"));
+            }
         }
         say(&text);
     }

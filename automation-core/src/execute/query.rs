@@ -201,18 +201,36 @@ fn check_assert_args(a: &AssertNode) -> Result<(), OpError> {
     };
     let kind = serde_json::to_value(a.kind).unwrap_or(Value::Null);
     if needs_value != a.value.is_some() {
-        return Err(OpError::bad_argument(if needs_value {
-            format!("assert kind {kind} needs the expected string in `value`")
+        return Err(if needs_value {
+            OpError::bad_argument(format!(
+                "assert kind {kind} needs the expected string in `value`"
+            ))
+            .with_hint(r#"add "value": "<the expected text>""#)
         } else {
-            format!("assert kind {kind} does not take `value`")
-        }));
+            let given = a.value.as_deref().unwrap_or_default();
+            let err = OpError::bad_argument(format!(
+                "assert kind {kind} does not take `value` (got \"value\": {given:?})"
+            ));
+            // `"kind": "toggled", "value": "true"`: the state's bool, quoted, in `value`.
+            match given.trim().to_ascii_lowercase().parse::<bool>() {
+                Ok(b) if needs_flag => err.with_hint(format!(
+                    r#"a state's expected bool goes in `flag`: write "flag": {b} in place of "value": {given:?}"#
+                )),
+                _ => err.with_hint(r#"remove "value""#),
+            }
+        });
     }
     if needs_flag != a.flag.is_some() {
-        return Err(OpError::bad_argument(if needs_flag {
-            format!("assert kind {kind} needs the expected bool in `flag`")
+        return Err(if needs_flag {
+            OpError::bad_argument(format!(
+                "assert kind {kind} needs the expected bool in `flag`"
+            ))
+            .with_hint(r#"add "flag": true or "flag": false"#)
         } else {
-            format!("assert kind {kind} does not take `flag`")
-        }));
+            OpError::bad_argument(format!("assert kind {kind} does not take `flag`")).with_hint(
+                r#"remove "flag"; only toggled, expanded, selected and disabled take it"#,
+            )
+        });
     }
     Ok(())
 }

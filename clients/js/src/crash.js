@@ -3,41 +3,16 @@
 // level `error` whose `data` is `{uncaught, name, message, code?, stack, location, step}` —
 // `location` is the first stack frame outside node's internals and this package, as
 // `{file, line, column}`, which the runner maps back to the submitted source. The stack also
-// goes to stderr as node would print it, and the process exits 1.
-
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
+// goes to stderr as node would print it (not under `automation run` / `execute_sequence`,
+// which set `AUTOMATION_EXECUTION_ID` and report the failure themselves, once), and the
+// process exits 1.
 
 import { AutomationError } from './errors.js';
 import { current, emit, errorPayload } from './emit.js';
+import { scriptLocation } from './location.js';
+import { EXECUTION_ID_ENV } from './run.js';
 
-const PACKAGE_DIR = path.dirname(fileURLToPath(import.meta.url));
-
-// `    at fn (file:///x/test.js:12:5)` or `    at /x/test.js:12:5`
-const FRAME = /\(?((?:file:\/\/)?[^\s()]+?):(\d+):(\d+)\)?\s*$/;
-
-/** The first stack frame of the script itself: `{file, line, column}`, or null. */
-export function scriptLocation(stack) {
-  if (typeof stack !== 'string') return null;
-  for (const raw of stack.split('\n').slice(1)) {
-    const lineText = raw.trim();
-    if (!lineText.startsWith('at ')) continue;
-    const m = FRAME.exec(lineText);
-    if (!m) continue;
-    let file = m[1];
-    if (file.startsWith('node:') || file.startsWith('internal/')) continue;
-    if (file.startsWith('file://')) {
-      try {
-        file = fileURLToPath(file);
-      } catch {
-        continue;
-      }
-    }
-    if (file.startsWith(PACKAGE_DIR + path.sep)) continue;
-    return { file, line: Number(m[2]), column: Number(m[3]) };
-  }
-  return null;
-}
+export { scriptLocation };
 
 /** The `data` of the crash event for `error`. */
 export function crashReport(error, kind) {
@@ -63,9 +38,13 @@ export function installCrashHandler() {
   installed = true;
   const onCrash = (kind) => (error) => {
     const report = crashReport(error, kind);
+    // The runner shows the failure from the events below; a copy on stderr would repeat it.
+    const runner = Boolean(process.env[EXECUTION_ID_ENV]) && emit.enabled;
     try {
-      process.stderr.write(`${report.stack ?? `Uncaught ${report.name}: ${report.message}`}\n`);
-      if (error instanceof AutomationError) process.stderr.write(`${JSON.stringify(error.toJSON())}\n`);
+      if (!runner) {
+        process.stderr.write(`${report.stack ?? `Uncaught ${report.name}: ${report.message}`}\n`);
+        if (error instanceof AutomationError) process.stderr.write(`${JSON.stringify(error.toJSON())}\n`);
+      }
     } catch {
       // stderr closed: the events below still say it.
     }

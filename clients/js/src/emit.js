@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 
 import { AutomationError } from './errors.js';
+import { scriptLocation } from './location.js';
 
 /** Env var naming the event channel (`events::EVENT_PIPE_ENV`). */
 export const EVENT_PIPE_ENV = 'MCP_EVENT_PIPE_PATH';
@@ -76,10 +77,18 @@ function put(type, fields) {
   return events.write(JSON.stringify(line));
 }
 
-/** An error as the `error` field carries it: a kit error keeps its code and data. */
+/**
+ * An error as the `error` field carries it: a kit error keeps its code and data, and the
+ * script's line it was thrown from (`location`, `{file, line, column}`) when its stack has one.
+ */
 export function errorPayload(error) {
   if (error === undefined || error === null) return undefined;
-  if (error instanceof AutomationError) return error.toJSON();
+  if (error instanceof AutomationError) {
+    const out = error.toJSON();
+    const location = scriptLocation(error.stack);
+    if (location) out.location = location;
+    return out;
+  }
   if (error instanceof Error) return error.message;
   if (typeof error === 'object') return error;
   return String(error);

@@ -1,6 +1,7 @@
 // Selectors in the shape agents guess, turned into core's selector (`node_ref.rs`:
 // role, label, label_contains, value, author_id, nth). `name` is the accessible name, which
-// core calls `label`. Unknown keys are passed on unchanged, so the app's strict parser names
+// core calls `label` (core accepts `name` too; this client sends `label`, and `label` works
+// here as well). Unknown keys are passed on unchanged, so the app's strict parser names
 // them in its BAD_REQUEST (one source of truth for what a selector may hold).
 
 import { AutomationError } from './errors.js';
@@ -37,9 +38,11 @@ export function toSelector(input) {
     if (value === undefined) continue;
     const wire = ALIASES[key] ?? key;
     if (out[wire] !== undefined) {
+      const other = Object.keys(input).find((k) => k !== key && input[k] !== undefined && (ALIASES[k] ?? k) === wire);
       throw new AutomationError(
         'BAD_ARGUMENT',
-        `selector gives \`${wire}\` twice (as \`${key}\` and another alias); keep one`,
+        `selector gives \`${wire}\` twice, as \`${other}\` and as \`${key}\` (the same field: ${wire === 'label' || wire === 'label_contains' ? 'the accessible name' : wire}); keep one`,
+        { hint: `e.g. {${other}: ${JSON.stringify(input[other])}}` },
       );
     }
     out[wire] = value;

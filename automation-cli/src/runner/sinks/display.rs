@@ -36,7 +36,7 @@ impl Sink for DisplaySink {
                 kind: kind.clone(),
             })),
             RunEvent::Log(record) => self.display.show(&PipeItem::Log(record.clone())),
-            RunEvent::Call(_) | RunEvent::Image(_) => {}
+            RunEvent::Call(_) | RunEvent::Image(_) | RunEvent::Poll(_) => {}
         }
     }
 

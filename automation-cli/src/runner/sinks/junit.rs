@@ -11,7 +11,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::exec::steps::xml_safe;
 use crate::runner::events::{RunEvent, Sink};
-use crate::runner::report::{RunReport, StepStatus};
+use crate::runner::report::{RunReport, StepStatus, where_line};
 use crate::runner::steps::one_line;
 
 /// The suites of a whole `automation run`, in flow order.
@@ -123,6 +123,15 @@ impl Sink for JunitSink {
                 call.duration_ms,
                 if call.is_error { " failed" } else { "" }
             )),
+            RunEvent::Poll(p) => self.log(format!(
+                "{} {} polled: {} tries in {:.0} ms ({} settles between){}",
+                p.last.tool,
+                p.last.args,
+                p.tries,
+                p.span_ms,
+                p.settles,
+                if p.last.is_error { " last failed" } else { "" }
+            )),
             RunEvent::Event(_) | RunEvent::Image(_) => {}
         }
     }
@@ -147,6 +156,10 @@ impl Sink for JunitSink {
                         .as_ref()
                         .map(one_line)
                         .unwrap_or_else(|| "step failed".into());
+                    // The script's file:line, where CI shows the message.
+                    if let Some(at) = step.error.as_ref().and_then(where_line) {
+                        message.push_str(&format!(" (at {at})"));
+                    }
                     if let Some(to) = &step.fallback {
                         message.push_str(&format!(" (its fallback_id jumped to {to})"));
                     }
@@ -183,7 +196,11 @@ impl Sink for JunitSink {
         if !report.passed() && !step_failed {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
             let err = report.error.clone().unwrap_or_default();
-            s.set_message(xml_safe(&one_line(&err)));
+            let mut message = one_line(&err);
+            if let Some(at) = where_line(&err) {
+                message.push_str(&format!(" (at {at})"));
+            }
+            s.set_message(xml_safe(&message));
             s.set_type("run_failed");
             s.set_description(xml_safe(
                 &serde_json::to_string_pretty(&err).unwrap_or_default(),

@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 
-use crate::runner::events::{CallRecord, RunEvent, Sink};
+use crate::runner::events::{CallRecord, Poll, RunEvent, Sink};
 use crate::runner::report::RunReport;
 
 /// Env var: `off` / `0` / `false` turns the records off.
@@ -117,6 +117,11 @@ impl RecordsSink {
     }
 
     fn write(&mut self, call: &CallRecord) -> Result<(), String> {
+        self.write_with(call, None)
+    }
+
+    /// One record: a call, or (with `poll`) a whole poll, its last try as the call.
+    fn write_with(&mut self, call: &CallRecord, poll: Option<&Poll>) -> Result<(), String> {
         self.count += 1;
         let safe = |s: &str| -> String {
             s.chars()
@@ -145,7 +150,7 @@ impl RecordsSink {
             }
             None => None,
         };
-        let record = json!({
+        let mut record = json!({
             "step": call.step_id,
             "request": {"tool": call.tool, "args": call.args},
             "response": call.result,
@@ -154,6 +159,11 @@ impl RecordsSink {
             "logs": std::mem::take(&mut self.logs),
             "screenshot": png,
         });
+        if let (Some(poll), Value::Object(m)) = (poll, &mut record) {
+            // The poll as a whole: its time, and its first try beside the last.
+            m.insert("duration_ms".into(), json!(poll.span_ms));
+            m.insert("poll".into(), crate::runner::poll::summary(poll));
+        }
         let p = self.dir.join(format!("{stem}.json"));
         std::fs::write(
             &p,
@@ -191,6 +201,11 @@ impl Sink for RecordsSink {
         match event {
             RunEvent::Call(call) => {
                 if let Err(e) = self.write(call) {
+                    self.error.get_or_insert(e);
+                }
+            }
+            RunEvent::Poll(poll) => {
+                if let Err(e) = self.write_with(&poll.last, Some(poll)) {
                     self.error.get_or_insert(e);
                 }
             }

@@ -15,6 +15,20 @@ test('selectors in the shape agents guess become core selectors', () => {
   // An unknown key is left for the app's strict parser to name.
   assert.deepEqual(toSelector({ lable: 'Save' }), { lable: 'Save' });
   assert.throws(() => toSelector({ name: 'a', label: 'b' }), (e) => e.code === 'BAD_ARGUMENT' && /twice/.test(e.message));
+});
+
+test('selector name and label are one field: either is sent as label, both are refused', () => {
+  for (const sel of [{ role: 'Button', name: 'Save' }, { role: 'Button', label: 'Save' }]) {
+    assert.deepEqual(toSelector(sel), { role: 'Button', label: 'Save' });
+  }
+  for (const sel of [{ nameContains: 'sav' }, { labelContains: 'sav' }, { label_contains: 'sav' }]) {
+    assert.deepEqual(toSelector(sel), { label_contains: 'sav' });
+  }
+  assert.throws(
+    () => toSelector({ name: 'a', label: 'b' }),
+    (e) => e.code === 'BAD_ARGUMENT' && /`name`/.test(e.message) && /`label`/.test(e.message) && /keep one/.test(e.message),
+  );
+  assert.throws(() => toSelector({ labelContains: 'a', nameContains: 'b' }), (e) => /`labelContains` and as `nameContains`/.test(e.message));
   assert.throws(() => toSelector(null), (e) => e.code === 'BAD_ARGUMENT');
 });
 
