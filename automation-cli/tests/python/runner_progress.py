@@ -24,12 +24,14 @@ def check(cond, what):
         raise AssertionError(what)
 
 
+# The retry's pause (150 ms) keeps the run past two progress intervals (50 ms each), however
+# fast the steps themselves are, so several progress notifications are due.
 STEPS = [
     {"id": "find", "tool": "find_node", "args": {"role": "TextInput", "label": "Name"}},
     {"id": "type", "tool": "type_text", "args": {"node": "{{find_result.node}}", "text": "Ada"}},
     {"id": "skipped", "tool": "invoke_action", "if": "find_status == 'error'",
      "args": {"node": {"role": "Button", "label": "Cancel"}, "action": "click"}},
-    {"id": "save", "tool": "invoke_action", "retries": 1, "retry_delay_ms": 10,
+    {"id": "save", "tool": "invoke_action", "retries": 1, "retry_delay_ms": 150,
      "args": {"node": {"role": "Button", "label": "{{ coalesce(runtime.last_error.candidates[0].label, 'Sav') }}"}, "action": "click"}},
     {"id": "saved", "tool": "assert_node", "args": {"node": {"role": "Label", "value": "Saved"}, "kind": "exists"}},
     {"id": "shot", "tool": "screenshot", "args": {}},
