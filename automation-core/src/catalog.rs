@@ -39,7 +39,7 @@ pub enum ReplyKind {
     /// A tree snapshot: `{tree, version, note?}`, the tree being the text outline or, with
     /// `format: json`, the records; read as one text block.
     Snapshot,
-    /// A PNG with its size and scale (the host's [`crate::Screenshot`]).
+    /// A PNG with its size and scale, as the host's screenshot gives it.
     Image,
 }
 

@@ -1,7 +1,7 @@
 //! MCP tool calls and core requests.
 //! mode 0: `Request::from_json` on arbitrary text.
-//! mode 1: `parse_call(name, arguments)` with `arguments` parsed from arbitrary bytes.
-//! mode 2+: `parse_call` with a structured argument object built from the ops' vocabulary.
+//! mode 1: `tools::parse(name, arguments)` with `arguments` parsed from arbitrary bytes.
+//! mode 2+: `tools::parse` with a structured argument object built from the ops' vocabulary.
 //! Oracles: no panic; an accepted request serialises and parses back to itself.
 #![no_main]
 
@@ -9,7 +9,7 @@
 mod common;
 
 use arbitrary::Unstructured;
-use automation_cli::mcp::tools::parse_call;
+use automation_cli::tools::parse;
 use automation_core::{CATALOG, Request};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
@@ -41,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
                 Ok(Value::Null) | Err(_) => None,
                 Ok(_) => return,
             };
-            if let Ok(call) = parse_call(name, args) {
+            if let Ok(call) = parse(name, args.unwrap_or_default()) {
                 round_trip(&call.request);
             }
         }
@@ -54,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
                 }
             }
             let text = serde_json::to_string(&args).expect("args serialise");
-            if let Ok(call) = parse_call(name, Some(args)) {
+            if let Ok(call) = parse(name, args) {
                 round_trip(&call.request);
                 // The same request through the wire form.
                 let req = format!(r#"{{"op": {{"{name}": {text}}}}}"#);

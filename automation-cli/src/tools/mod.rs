@@ -4,16 +4,16 @@
 //! `CallToolResult` (and only there are PNG bytes base64), a step reads it as it is.
 //!
 //! The data's path, one module each:
-//! - [`parse`]: a tool name and its JSON arguments → a [`Call`] (the request and how to
+//! - [`parse`](mod@parse): a tool name and its JSON arguments → a [`Call`] (the request and how to
 //!   deliver its reply), or a typed refusal;
 //! - [`shape`]: the target's [`Reply`] → an [`Outcome`] (data, a snapshot's text, an image
 //!   as bytes, or an error), as the catalog's [`ReplyKind`](automation_core::catalog::ReplyKind)
 //!   says;
-//! - [`schema`] and [`compact`]: the input schema of each tool (what [`parse`] accepts);
+//! - [`schema`] and [`compact`]: the input schema of each tool (what [`parse()`] accepts);
 //! - [`image`]: screenshot budgets; [`save`]: writing a PNG without following links.
 //!
 //! [`call`] is the one entry point for a caller that serves the request in place; an async
-//! caller (MCP) runs the same two halves, [`parse`] and [`Call::finish`], around its await.
+//! caller (MCP) runs the same two halves, [`parse()`] and [`Call::finish`], around its await.
 
 pub mod compact;
 pub mod image;

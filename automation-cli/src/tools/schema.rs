@@ -1,5 +1,5 @@
 //! Each op tool's input schema: the op's own arguments (strict), `settle` where the op
-//! accepts one, and an image's delivery options — what [`super::parse`] accepts, compacted
+//! accepts one, and an image's delivery options — what [`super::parse()`] accepts, compacted
 //! (see [`super::compact`]). The MCP tool list and `automation tools` both show it.
 
 use automation_core::catalog::ReplyKind;
