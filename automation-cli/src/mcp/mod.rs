@@ -20,7 +20,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use crate::backend::TargetHandle;
-use crate::tools::shape::error_value;
+use crate::tools::shape::{error_value, shape};
 use crate::tools::{self, Outcome, ParseError, Tool, UnknownTool};
 use list::Caps;
 
@@ -67,8 +67,8 @@ impl AutomationServer {
             Err(ParseError::Unknown(u)) => return Err(unknown_tool(&u)),
             Err(ParseError::Bad(e)) => return Ok(result(Outcome::Failed(e))),
         };
-        let reply = self.target.call(call.request.clone()).await;
-        Ok(result(call.finish(reply)))
+        let reply = self.target.call(call.request).await;
+        Ok(result(shape(reply, &call.delivery)))
     }
 }
 
@@ -107,12 +107,12 @@ impl ServerHandler for AutomationServer {
         };
         let op = call.request.op.name();
         tracing::debug!(op, "tools/call");
-        let pending = self.target.submit(call.request.clone());
+        let pending = self.target.submit(call.request);
         let cancel = pending.cancel_flag();
         tokio::select! {
             reply = pending.reply => {
                 let reply = reply.unwrap_or_else(|_| Reply::Err(OpError::new(ErrorCode::TargetFailed, "the target thread dropped the request")));
-                Ok(result(call.finish(reply)).into())
+                Ok(result(shape(reply, &call.delivery)).into())
             }
             () = context.ct.cancelled() => {
                 cancel.cancel();

@@ -13,7 +13,8 @@
 //! - [`image`]: screenshot budgets; [`save`]: writing a PNG without following links.
 //!
 //! [`call`] is the one entry point for a caller that serves the request in place; an async
-//! caller (MCP) runs the same two halves, [`parse()`] and [`Call::finish`], around its await.
+//! caller (MCP) runs the same two halves, [`parse()`] and [`shape::shape`], around its await
+//! (moving the request to the target thread rather than copying it).
 
 pub mod compact;
 pub mod image;
@@ -64,18 +65,15 @@ impl std::fmt::Display for UnknownTool {
 }
 
 /// One op tool call, start to end: parsed, served by `serve` (which gets the request), shaped.
-/// Bad arguments are an [`Outcome::Failed`] like any op error; only an unknown name (or the
-/// sequence tool, which is no op) is refused.
+/// Bad arguments (and the sequence tool, which is no op) are an [`Outcome::Failed`] like any op
+/// error; only an unknown name is refused.
 pub fn call(
     name: &str,
     args: Map<String, Value>,
     serve: impl FnOnce(&Request) -> Reply,
 ) -> Result<Outcome, UnknownTool> {
     match parse(name, args) {
-        Ok(call) => {
-            let reply = serve(&call.request);
-            Ok(call.finish(reply))
-        }
+        Ok(call) => Ok(shape::shape(serve(&call.request), &call.delivery)),
         Err(ParseError::Bad(e)) => Ok(Outcome::Failed(e)),
         Err(ParseError::Unknown(u)) => Err(u),
     }

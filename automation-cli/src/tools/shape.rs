@@ -9,7 +9,7 @@ use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::{Map, Value, json};
 
 use super::image;
-use super::parse::{Call, Delivery, ShotOptions};
+use super::parse::{Delivery, ShotOptions};
 use super::save::save_png;
 
 /// What one tool call came to.
@@ -32,13 +32,6 @@ pub struct Image {
     pub png: Vec<u8>,
     /// `{width, height, scale, mime, original?, …}`.
     pub meta: Map<String, Value>,
-}
-
-impl Call {
-    /// Shapes the reply to this call.
-    pub fn finish(self, reply: Reply) -> Outcome {
-        shape(reply, &self.delivery)
-    }
 }
 
 /// Shapes a reply for `delivery`.
@@ -89,7 +82,7 @@ impl Outcome {
     /// version and truncation note, or the JSON records (sent once, not also as data).
     pub fn text(&self) -> Option<String> {
         let Self::Snapshot(m) = self else { return None };
-        Some(outline(m).unwrap_or_else(|| Value::Object(m.clone()).to_string()))
+        Some(outline(m).unwrap_or_else(|| serde_json::to_string(m).unwrap_or_default()))
     }
 }
 
