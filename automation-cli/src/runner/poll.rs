@@ -22,14 +22,53 @@ struct Timed {
     at: Instant,
 }
 
-/// The run being held.
+/// The poll being held.
 struct Held {
+    /// The tries of the call.
+    tries: Run,
+    /// `settle`s that paced them.
+    settles: u32,
+    /// `settle`s after the last try: they pace the poll if the same call comes again. Only
+    /// the first, the last and the count are kept, so a script that settles forever holds
+    /// two records, not one a call.
+    pending: Option<Run>,
+}
+
+/// A run of the same call: its first and last (when more than one) and how many.
+struct Run {
     first: Timed,
     last: Option<Timed>,
-    tries: u32,
-    settles: u32,
-    /// `settle`s after the last try: they pace the poll if the same call comes again.
-    pending: Vec<Timed>,
+    count: u32,
+}
+
+impl Run {
+    fn new(first: Timed) -> Self {
+        Run {
+            first,
+            last: None,
+            count: 1,
+        }
+    }
+
+    fn add(&mut self, next: Timed) {
+        self.count = self.count.saturating_add(1);
+        self.last = Some(next);
+    }
+
+    /// One item: the call itself when it was made once, else a poll of its first and last
+    /// try (`tries` counts them all).
+    fn emit(self, settles: u32, sink: &mut dyn Sink) {
+        match self.last {
+            Some(last) if self.count > 1 => sink.event(&RunEvent::Poll(Poll {
+                span_ms: span_ms(&self.first, &last),
+                first: self.first.call,
+                last: last.call,
+                tries: self.count,
+                settles,
+            })),
+            _ => sink.event(&RunEvent::Call(self.first.call)),
+        }
+    }
 }
 
 /// Folds a stream of calls into polls; see the module docs.
@@ -51,21 +90,6 @@ fn span_ms(first: &Timed, last: &Timed) -> f64 {
     last.at.saturating_duration_since(first.at).as_secs_f64() * 1000.0 + last.call.duration_ms
 }
 
-/// One item for a group of the same call: the call itself when it was made once, else a
-/// poll of its first and last try (`tries` counts them all).
-fn emit(first: Timed, last: Option<Timed>, tries: u32, settles: u32, sink: &mut dyn Sink) {
-    match last {
-        Some(last) if tries > 1 => sink.event(&RunEvent::Poll(Poll {
-            span_ms: span_ms(&first, &last),
-            first: first.call,
-            last: last.call,
-            tries,
-            settles,
-        })),
-        _ => sink.event(&RunEvent::Call(first.call)),
-    }
-}
-
 impl Coalesce {
     /// One call, in order (`at`: when it started).
     pub fn push(&mut self, call: CallRecord, at: Instant, sink: &mut dyn Sink) {
@@ -74,15 +98,16 @@ impl Coalesce {
             self.held = Some(Held::new(timed));
             return;
         };
-        if same(&held.first.call, &timed.call) {
-            held.tries = held.tries.saturating_add(1);
-            held.settles = held
-                .settles
-                .saturating_add(u32::try_from(held.pending.len()).unwrap_or(u32::MAX));
-            held.pending.clear();
-            held.last = Some(timed);
-        } else if is_pace(&timed.call) && timed.call.step_id == held.first.call.step_id {
-            held.pending.push(timed);
+        let first = &held.tries.first.call;
+        if same(first, &timed.call) {
+            let paced = held.pending.take().map_or(0, |p| p.count);
+            held.settles = held.settles.saturating_add(paced);
+            held.tries.add(timed);
+        } else if is_pace(&timed.call) && timed.call.step_id == first.step_id {
+            match &mut held.pending {
+                Some(run) => run.add(timed),
+                None => held.pending = Some(Run::new(timed)),
+            }
         } else {
             self.flush(sink);
             self.held = Some(Held::new(timed));
@@ -92,12 +117,10 @@ impl Coalesce {
     /// Passes on what is held (a step boundary, the script's end).
     pub fn flush(&mut self, sink: &mut dyn Sink) {
         let Some(held) = self.held.take() else { return };
-        emit(held.first, held.last, held.tries, held.settles, sink);
+        held.tries.emit(held.settles, sink);
         // The `settle`s after the last try paced nothing: one item for them too.
-        let mut pending = held.pending.into_iter();
-        if let Some(first) = pending.next() {
-            let tries = u32::try_from(pending.len() + 1).unwrap_or(u32::MAX);
-            emit(first, pending.last(), tries, 0, sink);
+        if let Some(run) = held.pending {
+            run.emit(0, sink);
         }
     }
 }
@@ -105,11 +128,9 @@ impl Coalesce {
 impl Held {
     fn new(first: Timed) -> Self {
         Held {
-            first,
-            last: None,
-            tries: 1,
+            tries: Run::new(first),
             settles: 0,
-            pending: Vec::new(),
+            pending: None,
         }
     }
 }
@@ -160,6 +181,19 @@ mod tests {
                 _ => "other".into(),
             })
             .collect()
+    }
+
+    #[test]
+    fn settles_after_the_last_try_are_one_item_however_many() {
+        let mut c = Coalesce::default();
+        let mut sink = Collect::default();
+        let now = Instant::now();
+        c.push(call("read_node", json!({"node": "e1"}), 0), now, &mut sink);
+        for i in 0..10_000 {
+            c.push(call("settle", json!({}), i), now, &mut sink);
+        }
+        c.flush(&mut sink);
+        assert_eq!(kinds(&sink), ["read_node", "settlex10000/0"]);
     }
 
     #[test]
