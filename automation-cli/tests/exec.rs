@@ -18,22 +18,27 @@ echo "a log line" > "$MCP_LOG_PIPE_PATH"
 exit 3
 "#;
 
+/// `automation exec --junit JUNIT -- bash SCRIPT`, stdin closed.
+fn exec_bash(script: &std::path::Path, junit: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_automation"))
+        .arg("exec")
+        .arg("--junit")
+        .arg(junit)
+        .arg("--")
+        .arg("bash")
+        .arg(script)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn exec_writes_junit_and_passes_the_exit_code_through() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("steps.sh");
     std::fs::write(&script, SCRIPT).unwrap();
     let junit = dir.path().join("report.xml");
-    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
-        .arg("exec")
-        .arg("--junit")
-        .arg(&junit)
-        .arg("--")
-        .arg("bash")
-        .arg(&script)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = exec_bash(&script, &junit);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "stderr: {stderr}");
@@ -136,16 +141,7 @@ fn exec_exits_non_zero_when_a_step_failed_and_the_command_exited_zero() {
         let script = dir.path().join(format!("{label}.sh"));
         std::fs::write(&script, exits_zero_after(&events)).unwrap();
         let junit = dir.path().join(format!("{label}.xml"));
-        let out = Command::new(env!("CARGO_BIN_EXE_automation"))
-            .arg("exec")
-            .arg("--junit")
-            .arg(&junit)
-            .arg("--")
-            .arg("bash")
-            .arg(&script)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let out = exec_bash(&script, &junit);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(code), "{label}: {stderr}");
         if code != 0 {

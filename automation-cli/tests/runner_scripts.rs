@@ -52,6 +52,23 @@ fn run_script(source: &str) -> (RunReport, Collect) {
     (report, sink)
 }
 
+/// `automation run FLOW --junit DIR/junit.xml --records DIR/records`: its output, and the two
+/// paths.
+fn run_with_reports(flow: &Path, dir: &Path) -> (std::process::Output, PathBuf, PathBuf) {
+    let junit = dir.join("junit.xml");
+    let records = dir.join("records");
+    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .arg("run")
+        .arg(flow)
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--records")
+        .arg(&records)
+        .output()
+        .unwrap();
+    (out, junit, records)
+}
+
 /// Each op record the run filed, as (its step, its tool), in order.
 fn calls_by_step(sink: &Collect) -> Vec<(String, String)> {
     sink.items
@@ -70,17 +87,8 @@ fn the_typescript_example_passes_from_automation_run() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let junit = dir.path().join("junit.xml");
-    let records = dir.path().join("records");
-    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
-        .arg("run")
-        .arg(repo().join("examples/flows/save-name.ts"))
-        .arg("--junit")
-        .arg(&junit)
-        .arg("--records")
-        .arg(&records)
-        .output()
-        .unwrap();
+    let (out, junit, records) =
+        run_with_reports(&repo().join("examples/flows/save-name.ts"), dir.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     for step in [
@@ -153,17 +161,7 @@ fn a_failing_poll_is_one_record_one_junit_line_and_one_error_at_its_line() {
     let dir = tempfile::tempdir().unwrap();
     let flow = dir.path().join("poll.ts");
     std::fs::write(&flow, FAILING_POLL).unwrap();
-    let junit = dir.path().join("junit.xml");
-    let records = dir.path().join("records");
-    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
-        .arg("run")
-        .arg(&flow)
-        .arg("--junit")
-        .arg(&junit)
-        .arg("--records")
-        .arg(&records)
-        .output()
-        .unwrap();
+    let (out, junit, records) = run_with_reports(&flow, dir.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     // The error once on stderr (not node's stack, its JSON, the crash log and the verdict

@@ -624,6 +624,16 @@ fn serve(backend: &mut Box<dyn Backend>, request: Value) -> (Value, CallRecord) 
     (reply_json, call)
 }
 
+/// A `{file, line, column}` in the entry file (a frame the JS client reports), mapped to the
+/// submitted source; `None` for another file or a malformed frame.
+fn entry_frame(loc: &Value, entry: &Path, mapped: &Mapped) -> Option<(u32, u32)> {
+    let file = loc.get("file")?.as_str()?;
+    (Path::new(file) == entry).then_some(())?;
+    let line = u32::try_from(loc.get("line")?.as_u64()?).ok()?;
+    let column = u32::try_from(loc.get("column")?.as_u64()?).ok()?;
+    mapped.original(line, column)
+}
+
 /// A stack frame `…<path>:L:C` of the entry file, mapped to the submitted source.
 fn locate(text: &str, entry: &Path, mapped: &Mapped) -> Option<(u32, u32)> {
     let plain = entry.display().to_string();
@@ -676,26 +686,15 @@ fn finish(
     // client adds it), else the crash's when the crash was that step's.
     let crash_frame = state.crash.as_ref().and_then(|crash| {
         let step = crash.pointer("/step/stepId")?.as_str()?.to_string();
-        let l = crash.pointer("/location/line")?.as_u64()?;
-        let c = crash.pointer("/location/column")?.as_u64()?;
-        let file = crash.pointer("/location/file")?.as_str()?;
-        (Path::new(file) == entry).then_some(())?;
-        Some((
-            step,
-            mapped.original(u32::try_from(l).ok()?, u32::try_from(c).ok()?)?,
-        ))
+        Some((step, entry_frame(crash.get("location")?, entry, mapped)?))
     });
     for s in steps.iter_mut().filter(|s| s.status == StepStatus::Failed) {
         let Some(Value::Object(e)) = &mut s.error else {
             continue;
         };
-        let own = e.get("location").and_then(|loc| {
-            let file = loc.get("file")?.as_str()?;
-            (Path::new(file) == entry).then_some(())?;
-            let l = u32::try_from(loc.get("line")?.as_u64()?).ok()?;
-            let c = u32::try_from(loc.get("column")?.as_u64()?).ok()?;
-            mapped.original(l, c)
-        });
+        let own = e
+            .get("location")
+            .and_then(|loc| entry_frame(loc, entry, mapped));
         let frame = own.or_else(|| {
             crash_frame
                 .as_ref()
@@ -719,14 +718,8 @@ fn finish(
     report.steps = steps;
     if let Some(crash) = &state.crash {
         let frame = crash
-            .pointer("/location/file")
-            .and_then(Value::as_str)
-            .filter(|f| Path::new(f) == entry)
-            .and_then(|_| {
-                let l = crash.pointer("/location/line")?.as_u64()?;
-                let c = crash.pointer("/location/column")?.as_u64()?;
-                mapped.original(u32::try_from(l).ok()?, u32::try_from(c).ok()?)
-            })
+            .get("location")
+            .and_then(|loc| entry_frame(loc, entry, mapped))
             .or_else(|| {
                 crash
                     .get("stack")
