@@ -4,6 +4,7 @@
 //! `CallToolResult` (and only there are PNG bytes base64), a step reads it as it is.
 //!
 //! The data's path, one module each:
+//! - [`lookup`](mod@lookup): what a tool name names (an op of the catalog, or the sequence tool);
 //! - [`parse`](mod@parse): a tool name and its JSON arguments → a [`Call`] (the request and how to
 //!   deliver its reply), or a typed refusal;
 //! - [`shape`]: the target's [`Reply`] → an [`Outcome`] (data, a snapshot's text, an image
@@ -18,51 +19,18 @@
 
 pub mod compact;
 pub mod image;
+pub mod lookup;
 pub mod parse;
 pub mod save;
 pub mod schema;
 pub mod shape;
 
-use automation_core::{OpSpec, Reply, Request};
+use automation_core::{Reply, Request};
 use serde_json::{Map, Value};
 
+pub use lookup::{SEQUENCE, Tool, UnknownTool, lookup};
 pub use parse::{Call, Delivery, ParseError, ShotOptions, parse};
 pub use shape::{Image, Outcome};
-
-/// The tool that runs a test (steps or a script) against the session: not an op of the
-/// catalog, served by the runner.
-pub const SEQUENCE: &str = "execute_sequence";
-
-/// What a tool name names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tool {
-    /// An op of core's catalog.
-    Op(&'static OpSpec),
-    /// `execute_sequence`: a test run against the session.
-    Sequence,
-}
-
-/// The tool called `name`, if there is one.
-pub fn lookup(name: &str) -> Option<Tool> {
-    if name == SEQUENCE {
-        return Some(Tool::Sequence);
-    }
-    automation_core::catalog::spec(name).map(Tool::Op)
-}
-
-/// A tool name that names nothing (a protocol error, not an op's failure).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownTool(pub String);
-
-impl std::fmt::Display for UnknownTool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "unknown tool {:?}; list the tools with tools/list",
-            self.0
-        )
-    }
-}
 
 /// One op tool call, start to end: parsed, served by `serve` (which gets the request), shaped.
 /// Bad arguments (and the sequence tool, which is no op) are an [`Outcome::Failed`] like any op

@@ -7,7 +7,7 @@ use automation_core::{ErrorCode, OpError, Request};
 use serde_json::{Map, Value, json};
 
 use super::image::{DEFAULT_MAX_BYTES, DEFAULT_MAX_DIMENSION};
-use super::{Tool, UnknownTool, lookup};
+use super::lookup::{Tool, UnknownTool, lookup};
 
 /// Where and how a screenshot is returned (delivery options, not op arguments).
 #[derive(Debug, Clone, PartialEq)]
@@ -215,7 +215,7 @@ mod tests {
             parse("nope", Map::new()),
             Err(ParseError::Unknown(UnknownTool("nope".into())))
         );
-        let Err(ParseError::Bad(e)) = parse(super::super::SEQUENCE, Map::new()) else {
+        let Err(ParseError::Bad(e)) = parse(super::super::lookup::SEQUENCE, Map::new()) else {
             panic!("execute_sequence is no op")
         };
         assert_eq!(e.code, ErrorCode::BadRequest);
