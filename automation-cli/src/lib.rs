@@ -14,7 +14,7 @@
 //! - [`mcp`]: the MCP server, a thin adapter over [`tools`] (the tool list generated from the
 //!   catalog, `execute_sequence` and its progress notifications).
 //! - [`verbs`]: `op`, `tools`, `eval`, `transpile`.
-//! - [`exec`]: `exec`, the event display and JUnit.
+//! - [`exec`]: `exec`, any test command as one more kind of flow feeding the runner's sinks.
 //! - [`runner`]: `run` and `execute_sequence`: scripts and steps, live sinks, sharding.
 //! - [`docs`]: the generated part of `docs/mcp.md`.
 

@@ -65,7 +65,7 @@ fn exec_writes_junit_and_passes_the_exit_code_through() {
     assert_eq!(failures.len(), 1, "{xml}");
     assert_eq!(
         failures[0].attribute("message"),
-        Some("Save button not found")
+        Some("STEP_FAILED: Save button not found")
     );
     assert_eq!(
         failures[0].parent().and_then(|p| p.attribute("name")),

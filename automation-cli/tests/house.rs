@@ -1,7 +1,7 @@
 //! The house rules, checked on the source as anyone could with grep: layers import downward
 //! only (no protocol under the runner, no runner or protocol under the tool layer), no file
-//! of `automation-cli/src` or `automation-atspi/src` is in an import circle, and a README that
-//! is a door, not a log.
+//! of `automation-cli/src` or `automation-atspi/src` is in an import circle, one JUnit writer
+//! in the tree, and a README that is a door, not a log.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -407,6 +407,16 @@ fn layers_import_downward_only() {
             "{dir} imports the MCP server"
         );
     }
+    // `exec` is a flow over the runner's sinks: it uses the runner, never the other way.
+    assert_eq!(
+        mentions("runner", "crate::exec"),
+        Vec::<String>::new(),
+        "the runner imports exec"
+    );
+    assert!(
+        !mentions("exec", "crate::runner").is_empty(),
+        "exec feeds the runner's sinks"
+    );
     for needle in [
         "crate::runner",
         "crate::exec",
@@ -422,6 +432,60 @@ fn layers_import_downward_only() {
     assert!(
         !mentions("mcp", "rmcp").is_empty(),
         "the MCP adapter names rmcp"
+    );
+}
+
+/// The files under `src` (relative to it) that name quick-junit outside comments: where a
+/// JUnit report is built (its `Report`, `TestSuite`, `TestCase` are how one is made).
+fn junit_writers(src: &Path) -> Vec<String> {
+    sources(src)
+        .into_iter()
+        .filter(|(_, text)| text.contains("quick_junit"))
+        .map(|(rel, _)| rel)
+        .collect()
+}
+
+#[test]
+fn the_junit_reader_sees_every_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir(src.join("a")).unwrap();
+    std::fs::write(
+        src.join("a/one.rs"),
+        "use quick_junit::{Report, TestSuite};\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("two.rs"),
+        "fn f() { let _ = quick_junit::TestSuite::new(\"s\"); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("three.rs"),
+        "// quick_junit is named in a comment only\n",
+    )
+    .unwrap();
+    assert_eq!(junit_writers(src), ["a/one.rs", "two.rs"]);
+}
+
+#[test]
+fn one_junit_writer_in_the_tree() {
+    let mut writers = Vec::new();
+    for entry in std::fs::read_dir(root()).unwrap() {
+        let src = entry.unwrap().path().join("src");
+        if src.is_dir() {
+            let krate = src.parent().unwrap().file_name().unwrap().to_string_lossy();
+            for rel in junit_writers(&src) {
+                writers.push(format!("{krate}/src/{rel}"));
+            }
+        }
+    }
+    // `automation run` and `automation exec` both report through the runner's JUnit sink.
+    assert_eq!(
+        writers,
+        ["automation-cli/src/runner/sinks/junit.rs"],
+        "JUnit is built in more than one place (or the sink moved): feed the runner's sinks \
+         (runner::events::Sink) instead of building a report"
     );
 }
 

@@ -1,17 +1,18 @@
 //! `automation exec [--junit FILE] -- CMD ARGS…`: run any test command with the event pipe in
 //! its environment, show its events live, write JUnit from its steps, exit with its code.
 //!
+//! The command is one more kind of flow: its pipe's events go down the runner's stream into
+//! the runner's sinks (the one live display, the one JUnit writer), its steps become the run's
+//! step report as a script child's do ([`StepEvents`]), and how the command itself ended is
+//! one more step of that report when it is a failure.
+//!
 //! A crash is never green: a command that cannot start, dies by a signal, is interrupted, or
 //! exits non-zero without a failed step is one more failing testcase. Nor is a failed step: a
 //! command that exits 0 after a `step_failed` (or with a step never finished) makes `exec`
-//! exit 1. The child's stdout and
-//! stderr are shown live (the progress line cleared first) and kept for `system-out` /
-//! `system-err`. An unwritable `--junit` path is refused before the child runs. SIGINT and
-//! SIGTERM are passed on to the child; the JUnit is still written and the exit code is
-//! 128 + the signal.
-
-pub mod display;
-pub mod steps;
+//! exit 1. The child's stdout and stderr are shown live (the progress line cleared first) and
+//! kept for `system-out` / `system-err`. An unwritable `--junit` path is refused before the
+//! child runs. SIGINT and SIGTERM are passed on to the child; the JUnit is still written and
+//! the exit code is 128 + the signal.
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
@@ -20,13 +21,23 @@ use std::time::Instant;
 
 use automation_wire::events::{EventPipe, PipeItem};
 use indicatif::ProgressBar;
+use serde_json::Value;
 
-use display::Display;
-use steps::{CommandOutcome, StepLog};
+use crate::runner::events::{Fanout, RunEvent, Sink};
+use crate::runner::report::{RunReport, StepReport, StepStatus, runner_error};
+use crate::runner::sinks::display::DisplaySink;
+use crate::runner::sinks::junit::{JunitSink, Suites, prepare_path};
+use crate::runner::step_events::StepEvents;
 
 /// How much of each of the child's streams is kept for the report (the tail beyond is
 /// dropped, the live view is complete).
 pub const MAX_CAPTURE_BYTES: usize = 4 * 1024 * 1024;
+
+/// The step that stands for the command itself in the report, when it ended badly.
+pub const COMMAND_STEP: &str = "command";
+
+/// A step of a command that exited while it ran: its message.
+const UNFINISHED: &str = "the step did not finish before the command exited";
 
 fn say(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
@@ -69,6 +80,78 @@ fn tee<R: Read + Send + 'static>(
     })
 }
 
+/// The command's pipe as a flow's stream: each item to the sinks, its steps kept.
+pub struct Feed {
+    sinks: Fanout,
+    steps: StepEvents,
+}
+
+impl Feed {
+    /// Feeds `sinks`.
+    pub fn new(sinks: Fanout) -> Self {
+        Self {
+            sinks,
+            steps: StepEvents::default(),
+        }
+    }
+
+    /// `(passed, failed, unfinished)` steps so far.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        self.steps.counts()
+    }
+
+    /// One item from the pipe.
+    pub fn item(&mut self, item: PipeItem) {
+        let event = match item {
+            PipeItem::Event(e) => {
+                self.steps.see(&e.kind);
+                RunEvent::Event(e.kind)
+            }
+            PipeItem::Log(record) => RunEvent::Log(record),
+        };
+        self.sinks.event(&event);
+    }
+
+    /// The run's report: the command's steps (one still running is a failure), then the
+    /// command itself as one more failed step when `ended` says it failed; the sinks are
+    /// finished with it. The error names a sink that failed.
+    pub fn finish(
+        mut self,
+        name: &str,
+        execution_id: &str,
+        elapsed_ms: u64,
+        ended: Option<Value>,
+    ) -> (RunReport, Result<(), String>) {
+        let mut report = RunReport::new(name, execution_id);
+        report.steps = self.steps.finish(UNFINISHED);
+        let failed: Vec<Value> = report
+            .steps
+            .iter()
+            .filter(|s| matches!(s.status, StepStatus::Failed | StepStatus::Unfinished))
+            .filter_map(|s| s.error.clone())
+            .collect();
+        for e in failed {
+            report.fail(e);
+        }
+        if let Some(error) = ended {
+            report.steps.push(StepReport {
+                id: COMMAND_STEP.into(),
+                name: name.into(),
+                status: StepStatus::Failed,
+                duration_ms: elapsed_ms,
+                attempts: 1,
+                skipped_because: None,
+                error: Some(error.clone()),
+                fallback: None,
+            });
+            report.fail(error);
+        }
+        report.duration_ms = elapsed_ms;
+        let finished = self.sinks.finish(&report);
+        (report, finished)
+    }
+}
+
 /// Runs the command; returns the exit code to use (the child's, or 128 + signal, or 126/127
 /// when it could not be started, 130/143 when interrupted, 2 when `--junit` is unwritable,
 /// or 1 when the child exited 0 with a step failed or unfinished, or the pipe or the JUnit
@@ -79,7 +162,7 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
         return 2;
     };
     if let Some(path) = junit
-        && let Err(e) = crate::runner::sinks::junit::prepare_path(path)
+        && let Err(e) = prepare_path(path)
     {
         say(&format!("error: --junit: {e}"));
         return 2;
@@ -91,20 +174,20 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
             return 1;
         }
     };
-    let tty = std::io::stderr().is_terminal();
-    let display = Display::new(tty);
+    let execution_id = pipe.execution_id().to_string();
+    let display = DisplaySink::new(std::io::stderr().is_terminal());
     let bar = display.bar();
+    let suites = Suites::default();
+    let mut sinks = Fanout::new().with(Box::new(display));
+    if junit.is_some() {
+        sinks.push(Box::new(JunitSink::new(0, suites.clone())));
+    }
     let consumer = std::thread::spawn(move || {
-        let mut display = display;
-        let mut log = StepLog::default();
+        let mut feed = Feed::new(sinks);
         for item in rx {
-            display.show(&item);
-            if let PipeItem::Event(e) = &item {
-                log.record(&e.kind);
-            }
+            feed.item(item);
         }
-        display.finish();
-        log
+        feed
     });
     let started = Instant::now();
     let mut cmd = Command::new(program);
@@ -140,18 +223,28 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
     if let Err(e) = pipe.finish() {
         say(&format!("warning: event pipe: {e}"));
     }
-    let log = consumer.join().unwrap_or_default();
-    let (passed, failed, unfinished) = log.counts();
-    let mut failure: Option<(String, String)> = None;
+    let elapsed_ms = started.elapsed().as_millis().try_into().unwrap_or(u64::MAX);
+    let Ok(feed) = consumer.join() else {
+        // A sink panicked: its report is lost, so the run is not green.
+        say("error: the live display or the JUnit report failed while the command ran");
+        return 1;
+    };
+    let (passed, failed, unfinished) = feed.counts();
+    let mut ended: Option<Value> = None;
     let mut code = match status {
         Ok(s) => {
             let (code, why) = describe_exit(s);
             if let Some(why) = why {
-                failure = Some(("signal".into(), format!("{program} {why}")));
+                ended = Some(runner_error(
+                    "COMMAND_KILLED",
+                    format!("{program} {why}"),
+                    "read the command's output in system-out / system-err",
+                ));
             } else if code != 0 && failed == 0 {
-                failure = Some((
-                    "exit_code".into(),
+                ended = Some(runner_error(
+                    "COMMAND_FAILED",
                     format!("{program} exited with code {code} and no failed step"),
+                    "read the command's output in system-out / system-err",
                 ));
             }
             code
@@ -163,9 +256,10 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
             } else {
                 126
             };
-            failure = Some((
-                "not_started".into(),
+            ended = Some(runner_error(
+                "COMMAND_NOT_STARTED",
                 format!("cannot start {program}: {e} (exit code {code})"),
+                "check the command's name, path and permissions",
             ));
             code
         }
@@ -178,13 +272,17 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
     }
     if let Some(sig) = interrupted {
         code = u8::try_from(128 + sig).unwrap_or(1);
-        failure = Some((
-            "interrupted".into(),
+        ended = Some(runner_error(
+            "INTERRUPTED",
             format!(
                 "interrupted by {} (passed on to {program}); exit code {code}",
                 signals::name(sig)
             ),
+            "the run was stopped from outside; run it again",
         ));
+    }
+    let (_, finished) = feed.finish(&command.join(" "), &execution_id, elapsed_ms, ended);
+    if let Some(sig) = interrupted {
         say(&format!(
             "automation exec: interrupted by {}",
             signals::name(sig)
@@ -200,24 +298,19 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
             "steps: {passed} passed, {failed} failed, {unfinished} unfinished; exit code {code}{why}"
         ));
     }
-    if let Some(path) = junit {
-        let outcome = CommandOutcome {
-            failure,
-            stdout: String::from_utf8_lossy(&out).into_owned(),
-            stderr: String::from_utf8_lossy(&err).into_owned(),
-        };
-        let report = log.to_junit_with(&command.join(" "), started.elapsed(), &outcome);
-        let written = report
-            .to_string()
-            .map_err(|e| e.to_string())
-            .and_then(|xml| std::fs::write(path, xml).map_err(|e| e.to_string()));
-        if let Err(e) = written {
-            say(&format!(
-                "error: cannot write JUnit to {}: {e}",
-                path.display()
-            ));
-            return if code == 0 { 1 } else { code };
-        }
+    let Some(path) = junit else { return code };
+    let written = finished
+        .and_then(|()| {
+            suites.set_output(
+                0,
+                &String::from_utf8_lossy(&out),
+                &String::from_utf8_lossy(&err),
+            )
+        })
+        .and_then(|()| suites.write(path, "automation exec"));
+    if let Err(e) = written {
+        say(&format!("error: {e}"));
+        return if code == 0 { 1 } else { code };
     }
     code
 }
@@ -357,5 +450,183 @@ mod signals {
     pub fn forward(_pid: u32, _sig: i32) {}
     pub fn name(sig: i32) -> String {
         format!("signal {sig}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use automation_wire::events::{Event, EventKind};
+
+    use super::*;
+    use crate::runner::sinks::junit::xml_safe;
+
+    fn item(kind: EventKind) -> PipeItem {
+        PipeItem::Event(Event {
+            timestamp: "2026-01-01T00:00:00Z".into(),
+            kind,
+        })
+    }
+
+    fn started(id: &str) -> PipeItem {
+        item(EventKind::StepStarted {
+            step_id: id.into(),
+            step_name: format!("step {id}"),
+            step_index: None,
+            total_steps: None,
+        })
+    }
+
+    /// A feed into the JUnit sink alone, and the suites it writes into.
+    fn junit_feed() -> (Feed, Suites) {
+        let suites = Suites::default();
+        let sinks = Fanout::new().with(Box::new(JunitSink::new(0, suites.clone())));
+        (Feed::new(sinks), suites)
+    }
+
+    /// The report written and read back.
+    fn written(suites: &Suites) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.xml");
+        suites.write(&path, "automation exec").unwrap();
+        std::fs::read_to_string(&path).unwrap()
+    }
+
+    #[test]
+    fn steps_become_cases_in_order() {
+        let (mut feed, suites) = junit_feed();
+        feed.item(started("a"));
+        feed.item(item(EventKind::StepCompleted {
+            step_id: "a".into(),
+            step_name: "step a".into(),
+            duration: Some(5.0),
+            step_index: None,
+            total_steps: None,
+        }));
+        feed.item(started("b"));
+        feed.item(item(EventKind::StepFailed {
+            step_id: "b".into(),
+            step_name: "step b".into(),
+            error: Some("boom".into()),
+            duration: None,
+        }));
+        feed.item(started("c"));
+        assert_eq!(feed.counts(), (1, 1, 1));
+        let (report, finished) = feed.finish("suite", "x", 10, None);
+        finished.unwrap();
+        assert!(!report.passed(), "a failed step is never green");
+        let xml = written(&suites);
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        let cases: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .collect();
+        assert_eq!(cases.len(), 3, "{xml}");
+        assert_eq!(cases[0].attribute("classname"), Some("suite::a"));
+        assert_eq!(cases[0].attribute("time"), Some("0.005"));
+        let failure = |case: &roxmltree::Node| {
+            case.children()
+                .find(|n| n.has_tag_name("failure"))
+                .and_then(|n| n.attribute("message"))
+                .map(str::to_string)
+        };
+        assert_eq!(failure(&cases[1]).as_deref(), Some("STEP_FAILED: boom"));
+        assert!(
+            failure(&cases[2]).is_some_and(|m| m.contains(UNFINISHED)),
+            "a step that never finished is a failure: {xml}"
+        );
+    }
+
+    #[test]
+    fn how_the_command_ended_is_one_more_failing_case() {
+        let (mut feed, suites) = junit_feed();
+        feed.item(started("a"));
+        feed.item(item(EventKind::StepCompleted {
+            step_id: "a".into(),
+            step_name: "step a".into(),
+            duration: None,
+            step_index: None,
+            total_steps: None,
+        }));
+        let ended = runner_error(
+            "COMMAND_KILLED",
+            "bash was killed by signal 9 (SIGKILL)",
+            "",
+        );
+        let (report, finished) = feed.finish("bash x.sh", "x", 10, Some(ended));
+        finished.unwrap();
+        assert!(!report.passed());
+        suites.set_output(0, "out", "err").unwrap();
+        let xml = written(&suites);
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        let suite = doc
+            .descendants()
+            .find(|n| n.has_tag_name("testsuite"))
+            .unwrap();
+        assert_eq!(suite.attribute("tests"), Some("2"), "{xml}");
+        assert_eq!(suite.attribute("failures"), Some("1"), "{xml}");
+        let failed = doc
+            .descendants()
+            .find(|n| n.has_tag_name("failure"))
+            .unwrap();
+        assert_eq!(failed.attribute("type"), Some("COMMAND_KILLED"));
+        assert!(failed.attribute("message").unwrap().contains("SIGKILL"));
+        assert_eq!(
+            failed.parent().and_then(|c| c.attribute("classname")),
+            Some("bash x.sh::command")
+        );
+        let text = |tag: &str| {
+            suite
+                .children()
+                .find(|n| n.has_tag_name(tag))
+                .and_then(|n| n.text())
+        };
+        assert_eq!(
+            (text("system-out"), text("system-err")),
+            (Some("out"), Some("err"))
+        );
+    }
+
+    #[test]
+    fn every_character_xml_cannot_carry_is_replaced() {
+        // Every Unicode scalar value, in chunks, as step ids, names, messages and output: the
+        // file must parse, and what comes back is the input with only the forbidden ones
+        // replaced.
+        let all: Vec<char> = (0..=0x10FFFFu32).filter_map(char::from_u32).collect();
+        for chunk in all.chunks(0x4000) {
+            let text: String = chunk.iter().collect();
+            let (mut feed, suites) = junit_feed();
+            feed.item(item(EventKind::StepStarted {
+                step_id: text.clone(),
+                step_name: text.clone(),
+                step_index: None,
+                total_steps: None,
+            }));
+            feed.item(item(EventKind::StepFailed {
+                step_id: text.clone(),
+                step_name: text.clone(),
+                error: Some(text.clone()),
+                duration: None,
+            }));
+            let ended = runner_error("COMMAND_KILLED", text.clone(), "");
+            let (_, finished) = feed.finish(&text, "x", 1, Some(ended));
+            finished.unwrap();
+            suites.set_output(0, &text, &text).unwrap();
+            let xml = written(&suites);
+            let doc = roxmltree::Document::parse(&xml)
+                .unwrap_or_else(|e| panic!("U+{:04X}..: {e}", u32::from(chunk[0])));
+            let failures: Vec<_> = doc
+                .descendants()
+                .filter(|n| n.has_tag_name("failure"))
+                .collect();
+            assert_eq!(failures.len(), 2, "the step and the command");
+            for f in failures {
+                let msg = f.attribute("message").unwrap();
+                assert!(!msg.contains('\u{fffe}') && !msg.contains('\u{ffff}'));
+            }
+        }
+        assert_eq!(
+            xml_safe("a\u{0}b\u{fffe}\u{ffff}\t\n\r\u{10ffff}"),
+            "a\u{fffd}b\u{fffd}\u{fffd}\t\n\r\u{10ffff}"
+        );
     }
 }

@@ -7,8 +7,9 @@
 //!   [`on_target`] runs the engine on the target thread, its stream back to the sinks.
 //! - [`script`]: the TypeScript gate and the node child on a private bridge endpoint;
 //!   [`sourcemap`] maps its stack frames back; [`runtime`] finds node and the JS client.
-//! - [`events`]: the stream and the `Sink` trait; [`sinks`]: terminal, JUnit,
-//!   records, MCP notifications.
+//! - [`step_events`]: a child's step events (a script's, `exec`'s command's) → step reports.
+//! - [`events`]: the stream and the `Sink` trait; [`sinks`]: the live display, JUnit and
+//!   records (MCP's notifications are a sink kept with the MCP server). `exec` feeds them too.
 //! - [`report`]: the per-step report and the failing step's error.
 //! - [`partition`]: `--partition slice:M/N | hash:M/N`; [`suite`]: `automation run`.
 //! - [`poll`]: a script's polls (the same call tried again and again) filed as one item.
@@ -24,6 +25,7 @@ pub mod runtime;
 pub mod script;
 pub mod sinks;
 pub mod sourcemap;
+pub mod step_events;
 pub mod steps;
 pub mod suite;
 pub mod template;

@@ -26,9 +26,10 @@ use serde_json::{Map, Value, json};
 use super::events::{CallRecord, RunEvent, Sink};
 use super::flow::Script;
 use super::poll::Coalesce;
-use super::report::{RunReport, StepReport, StepStatus, runner_error};
+use super::report::{RunReport, StepStatus, runner_error};
 use super::runtime;
 use super::sourcemap::{self, Mapped};
+use super::step_events::StepEvents;
 use super::steps::one_line;
 use crate::backend::{Backend, TargetHandle, serve_caught};
 
@@ -293,11 +294,9 @@ fn read_lines<R: std::io::Read + Send + 'static>(
 /// What the stream told us so far.
 #[derive(Default)]
 struct State {
-    steps: Vec<StepReport>,
-    current: Option<(String, Instant)>,
+    steps: StepEvents,
     crash: Option<Value>,
     stderr_tail: Vec<String>,
-    last_error: Option<Value>,
     /// Calls whose marker has not been read yet, with when each started.
     pending: Vec<(u64, CallRecord, Instant)>,
     /// Polls folded into one item each.
@@ -389,117 +388,24 @@ impl State {
         for (_, mut call, at) in ready {
             call.step_id = self.step_id();
             if call.is_error {
-                self.last_error = Some(call.result.clone());
+                self.steps.op_failed(call.result.clone());
             }
             self.coalesce.push(call, at, sink);
         }
     }
 
     fn step_id(&self) -> String {
-        self.current
-            .as_ref()
-            .map(|(id, _)| id.clone())
-            .unwrap_or_else(|| "script".into())
+        self.steps.current().unwrap_or("script").to_string()
     }
 
     fn see(&mut self, kind: &EventKind) {
-        match kind {
-            EventKind::StepStarted {
-                step_id, step_name, ..
-            } => {
-                self.current = Some((step_id.clone(), Instant::now()));
-                self.last_error = None;
-                self.steps.push(StepReport {
-                    id: step_id.clone(),
-                    name: step_name.clone(),
-                    status: StepStatus::Unfinished,
-                    duration_ms: 0,
-                    attempts: 1,
-                    skipped_because: None,
-                    error: None,
-                    fallback: None,
-                });
-            }
-            EventKind::StepCompleted {
-                step_id,
-                step_name,
-                duration,
-                ..
-            } => self.end(step_id, step_name, *duration, None),
-            EventKind::StepFailed {
-                step_id,
-                step_name,
-                error,
-                duration,
-            } => {
-                // The JS client sends the kit's error object as JSON text; plain text is
-                // the message, with the step's last failed op for the code.
-                let parsed = error
-                    .as_deref()
-                    .and_then(|e| serde_json::from_str::<Value>(e).ok())
-                    .filter(Value::is_object);
-                let mut err = match parsed {
-                    Some(e) => e,
-                    None => {
-                        let mut e = self
-                            .last_error
-                            .clone()
-                            .unwrap_or_else(|| json!({"code": "STEP_FAILED"}));
-                        if let Value::Object(m) = &mut e {
-                            m.insert(
-                                "message".into(),
-                                json!(error.clone().unwrap_or_else(|| "the step failed".into())),
-                            );
-                        }
-                        e
-                    }
-                };
-                if let Value::Object(m) = &mut err {
-                    m.remove("status");
-                    m.insert("step".into(), json!(step_id));
-                }
-                self.end(step_id, step_name, *duration, Some(err));
-            }
-            EventKind::Log {
-                data: Some(data), ..
-            } if is_crash(kind) => self.crash = Some(data.clone()),
-            _ => {}
-        }
-    }
-
-    fn end(&mut self, id: &str, name: &str, duration: Option<f64>, error: Option<Value>) {
-        let measured = self
-            .current
-            .as_ref()
-            .filter(|(c, _)| c == id)
-            .map(|(_, t)| t.elapsed().as_secs_f64() * 1000.0);
-        let ms = duration.or(measured).unwrap_or(0.0).max(0.0);
-        let status = if error.is_some() {
-            StepStatus::Failed
-        } else {
-            StepStatus::Passed
-        };
-        let entry = self
-            .steps
-            .iter_mut()
-            .rev()
-            .find(|s| s.id == id && s.status == StepStatus::Unfinished);
-        let report = StepReport {
-            id: id.to_string(),
-            name: name.to_string(),
-            status,
-            duration_ms: ms as u64,
-            attempts: 1,
-            skipped_because: None,
-            error,
-            fallback: None,
-        };
-        match entry {
-            Some(e) => *e = report,
-            None => self.steps.push(report),
-        }
-        if self.current.as_ref().is_some_and(|(c, _)| c == id) {
-            self.current = None;
+        self.steps.see(kind);
+        if let EventKind::Log {
+            data: Some(data), ..
+        } = kind
+            && is_crash(kind)
+        {
+            self.crash = Some(data.clone());
         }
     }
 }
@@ -666,14 +572,7 @@ fn finish(
     child: &mut Child,
 ) {
     let _ = child.wait();
-    let mut steps = state.steps;
-    for s in &mut steps {
-        if s.status == StepStatus::Unfinished {
-            s.error = Some(
-                json!({"code": "STEP_FAILED", "message": "the script exited during this step"}),
-            );
-        }
-    }
+    let mut steps = state.steps.finish("the script exited during this step");
     let source_line = |line: u32| {
         script
             .source

@@ -1,5 +1,6 @@
 //! JUnit: one testsuite per flow, one testcase per step (quick-junit); a failure carries the
-//! step's error and the step's logs.
+//! step's error and the step's logs. The one JUnit writer: `automation run` and
+//! `automation exec` both write theirs here.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -9,10 +10,22 @@ use std::time::Duration;
 use automation_wire::events::EventKind;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::exec::steps::xml_safe;
 use crate::runner::events::{RunEvent, Sink};
 use crate::runner::report::{RunReport, StepStatus, where_line};
 use crate::runner::steps::one_line;
+
+/// Replaces every character XML 1.0 cannot carry (C0 controls other than tab, LF and CR;
+/// U+FFFE and U+FFFF) with U+FFFD, so any string can go into the report. (Lone surrogates
+/// cannot occur in a Rust string.)
+pub fn xml_safe(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\t' | '\n' | '\r' => c,
+            '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => '\u{fffd}',
+            _ => c,
+        })
+        .collect()
+}
 
 /// The suites of a whole `automation run`, in flow order.
 #[derive(Clone, Default)]
@@ -39,6 +52,27 @@ impl Suites {
         let xml = report.to_string().map_err(|e| e.to_string())?;
         std::fs::write(path, xml)
             .map_err(|e| format!("cannot write JUnit to {}: {e}", path.display()))
+    }
+
+    /// Puts a command's own output into the `index`-th flow's suite, as its `system-out` and
+    /// `system-err` (`automation exec`: what the command printed, beside its steps). Empty
+    /// output is left out.
+    pub fn set_output(&self, index: usize, stdout: &str, stderr: &str) -> Result<(), String> {
+        let mut suites = self
+            .0
+            .lock()
+            .map_err(|_| "the JUnit suites were poisoned".to_string())?;
+        let (_, suite) = suites
+            .iter_mut()
+            .find(|(i, _)| *i == index)
+            .ok_or_else(|| format!("no JUnit suite for flow {index}"))?;
+        if !stdout.is_empty() {
+            suite.set_system_out(xml_safe(stdout));
+        }
+        if !stderr.is_empty() {
+            suite.set_system_err(xml_safe(stderr));
+        }
+        Ok(())
     }
 }
 
