@@ -1,9 +1,7 @@
 //! [`AtspiHost`]: the windows and pixels of an AT-SPI app, read from the X server.
 
 use atspi::State;
-use automation_core::{Bounds, Host, NodeKey, OpError, OpResult, WindowId, WindowInfo};
-use base64::Engine as _;
-use serde_json::json;
+use automation_core::{Bounds, Host, Image, NodeKey, OpError, OpResult, WindowId, WindowInfo};
 
 use crate::AtspiTarget;
 
@@ -48,7 +46,7 @@ impl Host<AtspiTarget> for AtspiHost {
         Ok(out)
     }
 
-    fn screenshot(&mut self, target: &mut AtspiTarget, crop: Option<Bounds>) -> OpResult {
+    fn screenshot(&mut self, target: &mut AtspiTarget, crop: Option<Bounds>) -> OpResult<Image> {
         let win = target.main_window().map_err(OpError::from)?;
         let crop = crop.map(|b| {
             (
@@ -75,16 +73,9 @@ impl Host<AtspiTarget> for AtspiHost {
                 OpError::new(automation_core::ErrorCode::GpuReadbackFailed, e.to_string())
             })?;
         }
-        Ok(json!({
-            "image": {
-                "mime": "image/png",
-                "base64": base64::engine::general_purpose::STANDARD.encode(&png_bytes),
-            },
-            "width": width,
-            "height": height,
-            "scale": 1.0,
-            "window": win.id,
-        }))
+        let mut image = Image::new(png_bytes, width, height, 1.0);
+        image.window = Some(u64::from(win.id));
+        Ok(image)
     }
 }
 

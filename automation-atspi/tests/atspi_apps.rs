@@ -335,17 +335,24 @@ fn a_screenshot_is_the_app_window_as_png() {
     ) else {
         return;
     };
-    let v = r.ok(json!({"screenshot": {}}));
-    let b64 = v["image"]["base64"].as_str().unwrap();
-    use base64::Engine as _;
-    let png = base64::engine::general_purpose::STANDARD
-        .decode(b64)
-        .unwrap();
-    assert_eq!(&png[1..4], b"PNG");
-    assert!(
-        v["width"].as_u64().unwrap() > 50 && v["height"].as_u64().unwrap() > 30,
-        "{v}"
+    let reply = r.op(json!({"screenshot": {}}));
+    let shot = reply
+        .image()
+        .unwrap_or_else(|| panic!("no image: {reply:?}"));
+    assert_eq!(&shot.png[1..4], b"PNG");
+    let (width, height) = png_size(&shot.png);
+    assert_eq!(
+        (width, height),
+        (shot.width, shot.height),
+        "the PNG is the size it says"
     );
+    assert!(
+        shot.width > 50 && shot.height > 30,
+        "{}x{}",
+        shot.width,
+        shot.height
+    );
+    assert!(shot.window.is_some(), "names the X window it read");
     let w = r.ok(json!("list_windows"));
     assert!(!w["windows"].as_array().unwrap().is_empty(), "{w}");
     let Reply::Err(e) = r.op(json!({"advance_clock": {"millis": 10}})) else {
@@ -407,4 +414,14 @@ fn a_set_value_the_app_did_not_take_is_no_effect_with_actual_and_expected() {
             .is_some_and(|t| t.contains("read only text")),
         "{v}"
     );
+}
+
+/// A PNG's width and height, read from its header.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    let info = png::Decoder::new(std::io::Cursor::new(png))
+        .read_info()
+        .unwrap()
+        .info()
+        .clone();
+    (info.width, info.height)
 }

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use automation_core::catalog::ReplyKind;
-use automation_core::{CATALOG, ErrorCode, Op, OpError, Reply, Request};
+use automation_core::{CATALOG, ErrorCode, Image, Op, OpError, Reply, Request};
 use automation_transpile::expr::Expr;
 use serde_json::{Value, json};
 
@@ -130,10 +130,8 @@ pub fn op(target: &TargetHandle, text: &str, args: Option<&str>, save: &SaveTo) 
         );
     }
     let mut reply = target.call_blocking(request);
-    if let (Some(path), Reply::Ok(data)) = (&save.path, &mut reply)
-        && let Err(e) = save_screenshot(data, path, save.overwrite)
-    {
-        reply = Reply::Err(e);
+    if let (Some(path), Reply::Image(image)) = (&save.path, &reply) {
+        reply = save_screenshot(image, path, save.overwrite).unwrap_or_else(Reply::Err);
     }
     reply_outcome(&reply)
 }
@@ -149,25 +147,11 @@ fn reply_outcome(reply: &Reply) -> Outcome {
     }
 }
 
-/// Moves a screenshot reply's base64 PNG into `path` (the MCP server's `save_to` rules: a new
-/// file, or a regular one with `overwrite`; symlinks never followed).
-fn save_screenshot(data: &mut Value, path: &str, overwrite: bool) -> Result<(), OpError> {
-    use base64::Engine as _;
-    let image = data.as_object_mut().and_then(|m| m.remove("image"));
-    let b64 = image
-        .as_ref()
-        .and_then(|i| i.get("base64"))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let png = base64::engine::general_purpose::STANDARD
-        .decode(b64)
-        .map_err(|e| {
-            OpError::new(
-                ErrorCode::TargetFailed,
-                format!("the screenshot reply carries no valid base64 PNG: {e}"),
-            )
-        })?;
-    let written = crate::tools::save::save_png(path, &png, overwrite).map_err(|mut e| {
+/// Writes a screenshot's PNG to `path` (the MCP server's `save_to` rules: a new file, or a
+/// regular one with `overwrite`; symlinks never followed); the reply says where, and how big,
+/// in place of the pixels.
+fn save_screenshot(image: &Image, path: &str, overwrite: bool) -> Result<Reply, OpError> {
+    let written = crate::tools::save::save_png(path, &image.png, overwrite).map_err(|mut e| {
         // save_png speaks of the MCP option; here it is the flag.
         e.message = e.message.replacen("save_to: ", "--out: ", 1);
         e.hint = e.hint.map(|h| {
@@ -176,11 +160,10 @@ fn save_screenshot(data: &mut Value, path: &str, overwrite: bool) -> Result<(), 
         });
         e
     })?;
-    if let Some(m) = data.as_object_mut() {
-        m.insert("path".into(), json!(written.display().to_string()));
-        m.insert("bytes".into(), json!(png.len()));
-    }
-    Ok(())
+    let mut data = image.meta();
+    data.insert("path".into(), json!(written.display().to_string()));
+    data.insert("bytes".into(), json!(image.png.len()));
+    Ok(Reply::Ok(Value::Object(data)))
 }
 
 /// The catalog as JSON: every op (whatever its cap) with the input schema the MCP server

@@ -39,7 +39,9 @@ pub enum ReplyKind {
     /// A tree snapshot: `{tree, version, note?}`, the tree being the text outline or, with
     /// `format: json`, the records; read as one text block.
     Snapshot,
-    /// A PNG with its size and scale, as the host's screenshot gives it.
+    /// A PNG with its size and scale, as the host's screenshot gives it: a
+    /// [`Reply::Image`](crate::Reply::Image) (a wire's client types its JSON with
+    /// [`Reply::typed`](crate::Reply::typed)).
     Image,
 }
 

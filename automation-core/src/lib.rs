@@ -6,6 +6,7 @@ pub mod docs;
 pub mod error;
 pub(crate) mod execute;
 pub mod harness;
+pub mod image;
 pub mod input;
 pub mod mirror;
 pub mod node_ref;
@@ -25,6 +26,7 @@ pub use execute::{
     Cancel, PointerRecord, Pointers, Resolved, Session, SettleReport, execute, execute_request,
     serve,
 };
+pub use image::Image;
 pub use input::{Key, Modifiers, NamedKey, Platform, Point, PointerButton, PointerKind};
 pub use node_ref::{NodeKey, NodeTarget, Selector};
 pub use refs::RefKey;

@@ -4,14 +4,17 @@
 //! `{"find_node": {"role": "Button"}}`. Unknown fields are refused everywhere. A multi-window
 //! app's windows are subtrees of its one tree: `list_windows` names each window's node, and
 //! `snapshot_tree {root}` or a selector reaches into it; no op takes a window id.
-//! Reply: `{"status":"ok","data":…}` or `{"status":"err","code":…,"message":…,"hint"?,"candidates"?}`.
+//! Reply: `{"status":"ok","data":…}` or `{"status":"err","code":…,"message":…,"hint"?,"candidates"?}`;
+//! a screenshot's `data` is its [`Image`]'s JSON form (the PNG as base64), the only place
+//! its bytes are base64.
 
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::catalog::Op;
+use crate::catalog::{Op, ReplyKind};
 use crate::error::{ErrorCode, OpError};
+use crate::image::Image;
 use crate::settle::SettleSpec;
 
 impl Serialize for Op {
@@ -184,6 +187,9 @@ impl Request {
 pub enum Reply {
     /// Success with data.
     Ok(Value),
+    /// Success with a screenshot (the ops whose catalog entry says [`ReplyKind::Image`]): the
+    /// PNG's bytes, base64 only in the reply's JSON form.
+    Image(Image),
     /// Failure.
     Err(OpError),
 }
@@ -194,33 +200,75 @@ impl Reply {
         Reply::Err(OpError::new(code, message))
     }
 
-    /// `true` for `Ok`.
+    /// `true` for a success (`Ok` or `Image`).
     pub fn is_ok(&self) -> bool {
-        matches!(self, Reply::Ok(_))
+        !matches!(self, Reply::Err(_))
     }
 
-    /// The data of an `Ok` reply.
+    /// The data of an `Ok` reply (an `Image` reply has no JSON data: see [`Reply::image`]).
     pub fn data(&self) -> Option<&Value> {
         match self {
             Reply::Ok(v) => Some(v),
-            Reply::Err(_) => None,
+            Reply::Image(_) | Reply::Err(_) => None,
+        }
+    }
+
+    /// The screenshot of an `Image` reply.
+    pub fn image(&self) -> Option<&Image> {
+        match self {
+            Reply::Image(i) => Some(i),
+            Reply::Ok(_) | Reply::Err(_) => None,
         }
     }
 
     /// The error of an `Err` reply.
     pub fn err(&self) -> Option<&OpError> {
         match self {
-            Reply::Ok(_) => None,
+            Reply::Ok(_) | Reply::Image(_) => None,
             Reply::Err(e) => Some(e),
         }
     }
 
-    /// The reply as a `Result`.
+    /// The reply as a `Result`; an image as its JSON form (base64, what a wire carries: take
+    /// [`Reply::image`] for the bytes).
     pub fn into_result(self) -> Result<Value, OpError> {
         match self {
             Reply::Ok(v) => Ok(v),
+            Reply::Image(i) => serde_json::to_value(&i).map_err(|e| {
+                OpError::new(
+                    ErrorCode::TargetFailed,
+                    format!("the screenshot did not serialize: {e}"),
+                )
+            }),
             Reply::Err(e) => Err(e),
         }
+    }
+
+    /// This reply as one to a request whose op answers `kind`. A reply read from a wire does
+    /// not say which kind it is (its JSON is the same `{"status": "ok", "data": …}`), so its
+    /// client types it with the request's op: a screenshot's JSON becomes its bytes, once,
+    /// here. A screenshot reply that is no image (not a PNG, not base64) is `TARGET_FAILED`
+    /// naming the field.
+    pub fn typed(self, kind: ReplyKind) -> Reply {
+        match (self, kind) {
+            (Reply::Ok(data), ReplyKind::Image) => match serde_json::from_value::<Image>(data) {
+                Ok(image) => Reply::Image(image),
+                Err(e) => Reply::Err(
+                    OpError::new(
+                        ErrorCode::TargetFailed,
+                        format!("the app's screenshot reply is not an image: {e}"),
+                    )
+                    .with_hint("the app answered screenshot with something else than {image: {mime: \"image/png\", base64}, width, height, scale}; check the app's host"),
+                ),
+            },
+            (other, _) => other,
+        }
+    }
+}
+
+impl From<Image> for Reply {
+    fn from(image: Image) -> Self {
+        Reply::Image(image)
     }
 }
 
@@ -246,19 +294,36 @@ enum WireReply {
 #[derive(Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 enum WireReplyRef<'a> {
-    Ok { data: &'a Value },
+    Ok { data: DataRef<'a> },
     Err(&'a OpError),
+}
+
+/// A success's data: JSON as it is, or a screenshot in its JSON form.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum DataRef<'a> {
+    Value(&'a Value),
+    Image(&'a Image),
 }
 
 impl Serialize for Reply {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Reply::Ok(data) => WireReplyRef::Ok { data }.serialize(s),
+            Reply::Ok(data) => WireReplyRef::Ok {
+                data: DataRef::Value(data),
+            }
+            .serialize(s),
+            Reply::Image(image) => WireReplyRef::Ok {
+                data: DataRef::Image(image),
+            }
+            .serialize(s),
             Reply::Err(e) => WireReplyRef::Err(e).serialize(s),
         }
     }
 }
 
+/// The JSON envelope, read without knowing the request: a success is `Ok` with its data as
+/// JSON (an image's too; [`Reply::typed`] makes it an [`Reply::Image`]).
 impl<'de> Deserialize<'de> for Reply {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(match WireReply::deserialize(d)? {

@@ -18,6 +18,7 @@ use accesskit::{ActionRequest, TreeUpdate};
 use serde::Serialize;
 
 use crate::error::{ErrorCode, OpError, OpResult};
+use crate::image::Image;
 use crate::input::{ImeEvent, KeyEvent, Platform, PointerEvent, PointerKind, ScrollEvent};
 use crate::ops::Density;
 use crate::snapshot::Bounds;
@@ -216,9 +217,9 @@ pub trait Host<T: Target + ?Sized> {
     /// The app's windows, focused first.
     fn list_windows(&mut self, target: &mut T) -> OpResult<Vec<WindowInfo>>;
 
-    /// A PNG of the window, or of `crop` (window-logical px) within it. The reply is
-    /// `{image: {mime, base64}, width, height, scale}`.
-    fn screenshot(&mut self, target: &mut T, crop: Option<Bounds>) -> OpResult;
+    /// A PNG of the window, or of `crop` (window-logical px) within it, as bytes with its
+    /// size and scale ([`Image`]; `serve` answers it as [`Reply::Image`](crate::Reply::Image)).
+    fn screenshot(&mut self, target: &mut T, crop: Option<Bounds>) -> OpResult<Image>;
 }
 
 /// A host with one window and no renderer: `list_windows` lists the app's root window,
@@ -236,7 +237,7 @@ impl<T: Target + ?Sized> Host<T> for NoHost {
         }])
     }
 
-    fn screenshot(&mut self, _target: &mut T, _crop: Option<Bounds>) -> OpResult {
+    fn screenshot(&mut self, _target: &mut T, _crop: Option<Bounds>) -> OpResult<Image> {
         Err(OpError::unsupported("screenshot"))
     }
 }

@@ -14,6 +14,7 @@ fn refused(args: Value) -> OpError {
         Ok(r) => match execute_request(&mut Session::new(DemoApp::new()), &r) {
             Reply::Err(e) => e,
             Reply::Ok(data) => panic!("{req} was accepted: {data}"),
+            Reply::Image(_) => panic!("{req} was accepted: an image"),
         },
     }
 }
@@ -102,6 +103,7 @@ fn served(req: Value) -> Value {
     let r = Request::from_value(req.clone()).unwrap_or_else(|e| panic!("{req}: {e:?}"));
     match execute_request(&mut Session::new(DemoApp::new()), &r) {
         Reply::Ok(data) => data,
+        Reply::Image(_) => panic!("{req}: an image, not data"),
         Reply::Err(e) => panic!("{req}: {e:?}"),
     }
 }

@@ -12,10 +12,8 @@ mod raster;
 use std::collections::HashMap;
 
 use automation_core::snapshot::Bounds;
-use automation_core::{ErrorCode, OpError};
-use base64::Engine as _;
+use automation_core::{ErrorCode, Image, OpError};
 use egui::epaint::{ImageData, ImageDelta, Primitive};
-use serde_json::{Value, json};
 
 use crate::EguiTarget;
 use raster::{Canvas, PixelRect, Texture};
@@ -125,20 +123,12 @@ pub struct Screenshot {
 }
 
 impl Screenshot {
-    /// The reply data: `{"image": {"mime", "base64"}, "width", "height", "scale"}`.
-    /// `"skipped_paint_callbacks": n` is added when the frame had regions only the app's own
-    /// GPU code can draw (they are blank in the image).
-    pub fn to_json(&self) -> Value {
-        let mut v = json!({
-            "image": { "mime": "image/png", "base64": base64::engine::general_purpose::STANDARD.encode(&self.png) },
-            "width": self.width,
-            "height": self.height,
-            "scale": self.scale,
-        });
-        if self.skipped_callbacks > 0 {
-            v["skipped_paint_callbacks"] = json!(self.skipped_callbacks);
-        }
-        v
+    /// The reply's image: the PNG's bytes (moved, not copied), size and scale, and the paint
+    /// callbacks left blank.
+    pub fn into_image(self) -> Image {
+        let mut image = Image::new(self.png, self.width, self.height, f64::from(self.scale));
+        image.skipped_paint_callbacks = u32::try_from(self.skipped_callbacks).unwrap_or(u32::MAX);
+        image
     }
 }
 

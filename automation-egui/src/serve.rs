@@ -6,7 +6,7 @@
 //! the live bridge both call [`serve`].
 
 use automation_core::{
-    Bounds, Host, OpResult, Reply, Request, Session, WindowId, WindowInfo, WindowOps,
+    Bounds, Host, Image, OpResult, Reply, Request, Session, WindowId, WindowInfo, WindowOps,
 };
 
 use crate::EguiTarget;
@@ -33,7 +33,7 @@ impl Host<EguiTarget<'_>> for EguiHost {
         Ok(out)
     }
 
-    fn screenshot(&mut self, target: &mut EguiTarget<'_>, crop: Option<Bounds>) -> OpResult {
+    fn screenshot(&mut self, target: &mut EguiTarget<'_>, crop: Option<Bounds>) -> OpResult<Image> {
         screenshot(target, crop)
     }
 }
@@ -52,12 +52,12 @@ pub fn serve(session: &mut Session<EguiTarget<'_>>, request: &Request) -> Reply 
 }
 
 #[cfg(feature = "screenshot")]
-fn screenshot(target: &mut EguiTarget<'_>, crop: Option<Bounds>) -> OpResult {
-    Ok(crate::screenshot::capture(target, crop)?.to_json())
+fn screenshot(target: &mut EguiTarget<'_>, crop: Option<Bounds>) -> OpResult<Image> {
+    Ok(crate::screenshot::capture(target, crop)?.into_image())
 }
 
 #[cfg(not(feature = "screenshot"))]
-fn screenshot(_target: &mut EguiTarget<'_>, _crop: Option<Bounds>) -> OpResult {
+fn screenshot(_target: &mut EguiTarget<'_>, _crop: Option<Bounds>) -> OpResult<Image> {
     Err(automation_core::OpError::new(
         automation_core::ErrorCode::Unsupported,
         "screenshot: automation-egui was built without its `screenshot` feature",

@@ -360,11 +360,11 @@ rows! {
         assert_eq!(e.err().map(|e| e.code), Some(ErrorCode::HostRequired));
         let served = r.reply(json!({"op": "screenshot"}));
         if cfg!(feature = "screenshot") {
-            let v = served
-                .into_result()
-                .unwrap_or_else(|e| panic!("screenshot failed: {e:?}"));
-            assert_eq!(v["image"]["mime"], "image/png");
-            assert_eq!(v["width"], 640);
+            let image = served
+                .image()
+                .unwrap_or_else(|| panic!("screenshot failed: {served:?}"));
+            assert!(image.png.starts_with(b"\x89PNG"), "a PNG");
+            assert_eq!(image.width, 640);
         } else {
             assert_eq!(served.err().map(|e| e.code), Some(ErrorCode::Unsupported));
         }

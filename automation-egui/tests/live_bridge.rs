@@ -26,7 +26,7 @@ fn ok(client: &mut CoreBridgeClient, request: Value) -> Value {
     let r = Request::from_value(request.clone()).unwrap();
     match client.request(&r) {
         Reply::Ok(v) => v,
-        Reply::Err(e) => panic!("{request}: {e:?}"),
+        other => panic!("{request}: {other:?}"),
     }
 }
 
@@ -126,18 +126,31 @@ fn attach_snapshot_click_snapshot_screenshot() {
         json!({"op": {"assert_node": {"node": {"label": "Remember me"}, "kind": "toggled", "flag": true}}}),
     );
 
-    let shot = ok(&mut client, json!({"op": "screenshot"}));
-    assert_eq!(shot["image"]["mime"], "image/png");
+    // On the wire a screenshot is JSON, its PNG base64 (what the JS client reads) …
+    let request = Request::from_value(json!({"op": "screenshot"})).unwrap();
+    let wire: Value = client
+        .inner_mut()
+        .request::<Request, Value>(&request)
+        .unwrap();
+    assert_eq!(wire["status"], "ok", "{wire}");
+    assert_eq!(wire["data"]["image"]["mime"], "image/png");
     assert!(
-        shot["width"].as_u64().unwrap() > 100 && shot["height"].as_u64().unwrap() > 100,
+        wire["data"]["image"]["base64"].is_string(),
         "{}",
-        shot["width"]
+        wire["data"]["width"]
     );
-    let png_bytes = base64::Engine::decode(
-        &base64::engine::general_purpose::STANDARD,
-        shot["image"]["base64"].as_str().unwrap(),
-    )
-    .unwrap();
+    // … which the typed client reads back into the bytes.
+    let shot = match client.request(&request) {
+        Reply::Image(i) => i,
+        other => panic!("screenshot: {other:?}"),
+    };
+    assert!(
+        shot.width > 100 && shot.height > 100,
+        "{}x{}",
+        shot.width,
+        shot.height
+    );
+    let png_bytes = shot.png;
     let _ = std::fs::write(
         std::env::temp_dir().join("automation-egui-live.png"),
         &png_bytes,

@@ -6,10 +6,9 @@
 
 use std::path::PathBuf;
 
-use automation_core::{Reply, Request, Session};
+use automation_core::{Image, Reply, Request, Session};
 use automation_egui::screenshot::{Screenshot, capture};
 use automation_egui::{EguiTarget, demo_target, serve};
-use base64::Engine as _;
 use serde_json::{Value, json};
 
 /// Largest per-channel difference accepted against the golden.
@@ -23,7 +22,16 @@ fn run(s: &mut Session<EguiTarget<'static>>, request: Value) -> Value {
     let r = Request::from_value(request.clone()).unwrap();
     match serve(s, &r) {
         Reply::Ok(v) => v,
-        Reply::Err(e) => panic!("{request}: {e:?}"),
+        other => panic!("{request}: {other:?}"),
+    }
+}
+
+/// A screenshot request's image (its PNG as bytes, as `serve` answers it).
+fn shot(s: &mut Session<EguiTarget<'static>>, request: Value) -> Image {
+    let r = Request::from_value(request.clone()).unwrap();
+    match serve(s, &r) {
+        Reply::Image(i) => i,
+        other => panic!("{request}: {other:?}"),
     }
 }
 
@@ -62,21 +70,11 @@ fn decode(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
 #[test]
 fn screenshot_is_a_png_of_the_window() {
     let mut s = session();
-    let v = run(&mut s, json!({"op": "screenshot"}));
-    assert_eq!(v["image"]["mime"], "image/png");
-    assert_eq!(
-        (
-            v["width"].as_u64(),
-            v["height"].as_u64(),
-            v["scale"].as_f64()
-        ),
-        (Some(640), Some(480), Some(1.0))
-    );
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(v["image"]["base64"].as_str().unwrap())
-        .unwrap();
+    let image = shot(&mut s, json!({"op": "screenshot"}));
+    assert_eq!((image.width, image.height, image.scale), (640, 480, 1.0));
+    let bytes = &image.png;
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
-    let (width, height, rgba) = decode(&bytes);
+    let (width, height, rgba) = decode(bytes);
     assert_eq!((width, height), (640, 480));
     let first = &rgba[..4];
     assert!(rgba.chunks(4).any(|p| p != first), "not a blank image");
@@ -85,7 +83,7 @@ fn screenshot_is_a_png_of_the_window() {
 #[test]
 fn screenshot_crops_to_a_node_and_scales() {
     let mut s = session();
-    let v = run(
+    let v = shot(
         &mut s,
         json!({"op": {"screenshot": {"node": {"label": "Save"}}}}),
     );
@@ -94,25 +92,13 @@ fn screenshot_crops_to_a_node_and_scales() {
         json!({"op": {"read_node": {"node": {"label": "Save"}}}}),
     )["bounds"]
         .clone();
-    assert_eq!(
-        v["width"].as_f64().unwrap(),
-        b["width"].as_f64().unwrap().ceil()
-    );
-    assert_eq!(
-        v["height"].as_f64().unwrap(),
-        b["height"].as_f64().unwrap().ceil()
-    );
+    assert_eq!(f64::from(v.width), b["width"].as_f64().unwrap().ceil());
+    assert_eq!(f64::from(v.height), b["height"].as_f64().unwrap().ceil());
+    assert_eq!((decode(&v.png).0, decode(&v.png).1), (v.width, v.height));
 
     let mut hi = Session::new(demo_target().with_pixels_per_point(2.0));
-    let v = run(&mut hi, json!({"op": "screenshot"}));
-    assert_eq!(
-        (
-            v["width"].as_u64(),
-            v["height"].as_u64(),
-            v["scale"].as_f64()
-        ),
-        (Some(1280), Some(960), Some(2.0))
-    );
+    let v = shot(&mut hi, json!({"op": "screenshot"}));
+    assert_eq!((v.width, v.height, v.scale), (1280, 960, 2.0));
 }
 
 #[test]
@@ -169,6 +155,6 @@ fn a_screenshot_over_the_size_limit_is_refused_before_anything_is_allocated() {
             assert_eq!(e.code, automation_core::ErrorCode::Unsupported, "{e:?}");
             assert!(e.message.contains("20000x300"), "{}", e.message);
         }
-        Reply::Ok(v) => panic!("a 20000x300 screenshot was made: {}", v["width"]),
+        other => panic!("a 20000x300 screenshot was made: {other:?}"),
     }
 }

@@ -46,6 +46,7 @@ impl<T: Target, H: Host<T>> Rig<T, H> {
     pub fn ok(&mut self, request: Value) -> Value {
         match self.reply(request.clone()) {
             Reply::Ok(v) => v,
+            Reply::Image(_) => panic!("{request} answered an image: read it with reply(…).image()"),
             Reply::Err(e) => panic!("{request} failed: {e:?}"),
         }
     }
@@ -55,6 +56,10 @@ impl<T: Target, H: Host<T>> Rig<T, H> {
     pub fn err(&mut self, request: Value) -> OpError {
         match self.reply(request.clone()) {
             Reply::Ok(v) => panic!("{request} unexpectedly succeeded: {v}"),
+            Reply::Image(i) => panic!(
+                "{request} unexpectedly succeeded: a {}x{} image",
+                i.width, i.height
+            ),
             Reply::Err(e) => e,
         }
     }

@@ -5,6 +5,10 @@
 //! is clamped to core's live limits (`SettleSpec::LIVE_MAX_FRAMES` / `LIVE_MAX_TIMEOUT_MS`)
 //! before the host sees it. A request without `settle`
 //! is left as is: [`Request::settle_or_default`] is already within the live limits.
+//!
+//! A screenshot crosses as JSON: the server writes a [`Reply::Image`] with its PNG as base64,
+//! and [`CoreBridgeClient::request`] reads it back into the bytes (the JS client reads the
+//! same JSON).
 
 use automation_core::{ErrorCode, Reply, Request};
 
@@ -125,10 +129,11 @@ impl CoreBridgeClient {
         &mut self.inner
     }
 
-    /// One request, one reply.
+    /// One request, one reply, typed by the request's op: a screenshot's JSON (its PNG as
+    /// base64, as the server wrote it) comes back as [`Reply::Image`], the bytes decoded here.
     pub fn request(&mut self, req: &Request) -> Reply {
         match self.inner.request::<Request, Reply>(req) {
-            Ok(r) => r,
+            Ok(r) => r.typed(req.op.spec().reply),
             Err(e) => e.to_reply(),
         }
     }

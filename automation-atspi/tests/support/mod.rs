@@ -89,6 +89,7 @@ impl Running {
     pub fn ok(&mut self, json: Value) -> Value {
         match self.op(json.clone()) {
             Reply::Ok(v) => v,
+            Reply::Image(_) => panic!("{json} answered an image: read it with op(…).image()"),
             Reply::Err(e) => panic!("{json} failed: {} {}", e.code, e.message),
         }
     }

@@ -19,8 +19,6 @@ use std::time::{Duration, Instant};
 use automation_core::{Cancel, Reply, Request};
 use automation_wire::events::{EventKind, EventPipe, LogLevel, LogRecord, LogSource, PipeItem};
 use automation_wire::server::{BridgeServer, JsonProtocol, PendingRequest, ServerOptions};
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::{Map, Value, json};
 
 use super::events::{CallRecord, RunEvent, Sink};
@@ -505,19 +503,18 @@ fn serve(backend: &mut Box<dyn Backend>, request: Value) -> (Value, CallRecord) 
         Ok(req) => serve_caught(backend, &req, &Cancel::new()),
         Err(e) => Reply::Err(e),
     };
+    // The script's wire is JSON: a screenshot's PNG becomes base64 here, for the script only;
+    // the record keeps the bytes (its `.png`) and the image's size as the result.
     let reply_json = serde_json::to_value(&reply).unwrap_or(Value::Null);
-    let (is_error, mut result) = match &reply {
-        Reply::Ok(data) => (false, data.clone()),
-        Reply::Err(_) => (true, reply_json.clone()),
+    let (is_error, result, image) = match reply {
+        Reply::Ok(data) => (false, data, None),
+        Reply::Image(image) => (
+            false,
+            Value::Object(image.meta()),
+            Some(Arc::new(image.png)),
+        ),
+        Reply::Err(_) => (true, reply_json.clone(), None),
     };
-    // The script gets the base64 (its wire); the record keeps the PNG's bytes.
-    let image = result
-        .get_mut("image")
-        .and_then(Value::as_object_mut)
-        .and_then(|img| {
-            let b64 = img.insert("base64".into(), json!("(in the .png record)"))?;
-            B64.decode(b64.as_str()?).ok().map(Arc::new)
-        });
     let call = CallRecord {
         step_id: String::new(),
         tool,

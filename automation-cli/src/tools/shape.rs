@@ -1,11 +1,9 @@
 //! From the target's [`Reply`] to an [`Outcome`], as the call's [`Delivery`] says: data as
-//! it is, a snapshot as one text block, a screenshot as PNG bytes within its budget (or a
-//! saved file), an error as the typed [`OpError`]. Nothing here knows a protocol: MCP makes a
+//! it is, a snapshot as one text block, a screenshot (the target's PNG bytes, never base64
+//! here) within its budget or as a saved file, an error as the typed [`OpError`]. Nothing here knows a protocol: MCP makes a
 //! result of the outcome, a workflow step reads it.
 
 use automation_core::{ErrorCode, OpError, Reply};
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::{Map, Value, json};
 
 use super::image;
@@ -38,10 +36,23 @@ pub struct Image {
 pub fn shape(reply: Reply, delivery: &Delivery) -> Outcome {
     let data = match reply {
         Reply::Err(e) => return Outcome::Failed(e),
+        Reply::Image(image) => {
+            let default = ShotOptions::default();
+            let shot = match delivery {
+                Delivery::Image(shot) => shot,
+                Delivery::Data | Delivery::Snapshot => &default,
+            };
+            return screenshot(image, shot).unwrap_or_else(Outcome::Failed);
+        }
         Reply::Ok(data) => data,
     };
     match (delivery, data) {
-        (Delivery::Image(shot), data) => screenshot(data, shot).unwrap_or_else(Outcome::Failed),
+        // Every backend answers a screenshot as `Reply::Image` (a bridge's client types the
+        // app's JSON); data here is a backend's bug, not an image to decode.
+        (Delivery::Image(_), _) => Outcome::Failed(OpError::new(
+            ErrorCode::TargetFailed,
+            "the screenshot reply carries no image",
+        )),
         (Delivery::Snapshot, Value::Object(m)) if m.contains_key("tree") => Outcome::Snapshot(m),
         (_, Value::Object(m)) => Outcome::Data(Value::Object(m)),
         (_, other) => Outcome::Data(json!({ "result": other })),
@@ -107,52 +118,31 @@ fn outline(reply: &Map<String, Value>) -> Option<String> {
     Some(text)
 }
 
-/// The host's screenshot reply `{image: {mime, base64}, width, height, scale, …}` as the PNG
-/// within `shot`'s budget, or saved where `shot` says (then its path and size as data).
-fn screenshot(data: Value, shot: &ShotOptions) -> Result<Outcome, OpError> {
-    let Value::Object(mut meta) = data else {
-        return Err(OpError::new(
-            ErrorCode::TargetFailed,
-            "screenshot reply is not an object",
-        ));
-    };
-    let image = meta.remove("image").unwrap_or(Value::Null);
-    let b64 = image
-        .get("base64")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let png = B64.decode(b64).map_err(|e| {
-        OpError::new(
-            ErrorCode::TargetFailed,
-            format!("screenshot reply carries no valid base64 PNG: {e}"),
-        )
-    })?;
+/// A screenshot as the PNG within `shot`'s budget, or saved where `shot` says (then its path
+/// and size as data).
+fn screenshot(image: automation_core::Image, shot: &ShotOptions) -> Result<Outcome, OpError> {
+    let mut meta = image.meta();
+    let png = image.png;
     if let Some(path) = &shot.save_to {
         let written = save_png(path, &png, shot.overwrite)?;
         meta.insert("path".into(), json!(written.display().to_string()));
         meta.insert("bytes".into(), json!(png.len()));
         return Ok(Outcome::Data(Value::Object(meta)));
     }
-    let scale = meta.get("scale").and_then(Value::as_f64).unwrap_or(1.0);
+    let scale = image.scale;
     let fitted = image::fit(&png, shot.max_dimension, shot.max_bytes)
         .map_err(|e| OpError::new(ErrorCode::TargetFailed, e))?;
     if fitted.factor < 1.0 {
         let mut original = Map::new();
-        original.insert(
-            "width".into(),
-            meta.get("width").cloned().unwrap_or(Value::Null),
-        );
-        original.insert(
-            "height".into(),
-            meta.get("height").cloned().unwrap_or(Value::Null),
-        );
+        original.insert("width".into(), json!(image.width));
+        original.insert("height".into(), json!(image.height));
         original.insert("scale".into(), json!(scale));
         meta.insert("original".into(), Value::Object(original));
         meta.insert("width".into(), json!(fitted.width));
         meta.insert("height".into(), json!(fitted.height));
         meta.insert("scale".into(), json!(scale * fitted.factor));
     }
-    meta.insert("mime".into(), json!("image/png"));
+    meta.insert("mime".into(), json!(automation_core::image::PNG_MIME));
     Ok(Outcome::Image(Image {
         png: fitted.png,
         meta,

@@ -159,28 +159,28 @@ pub fn serve<T: Target + ?Sized, H: Host<T> + ?Sized>(
         .and_then(|()| session.sync())
         .and_then(|()| hosted(session, host, &request.op, &settle));
     session.target.resume_real_time();
-    result.into()
+    result.unwrap_or_else(Reply::Err)
 }
 
 /// A host op, handed to `host`: the window list as is; a screenshot after the app settles,
-/// cropped to its node's bounds (resolved here, once, after the settle).
+/// cropped to its node's bounds (resolved here, once, after the settle), as its bytes.
 fn hosted<T: Target + ?Sized, H: Host<T> + ?Sized>(
     s: &mut Session<T>,
     host: &mut H,
     op: &Op,
     settle: &SettleSpec,
-) -> OpResult {
+) -> OpResult<Reply> {
     match op {
         Op::ListWindows(_) => host
             .list_windows(&mut s.target)
-            .map(|w| serde_json::json!({ "windows": w })),
+            .map(|w| Reply::Ok(serde_json::json!({ "windows": w }))),
         Op::Screenshot(a) => {
             time::settle(s, settle, Expect::Quiet)?;
             let crop = match &a.node {
                 Some(node) => Some(s.resolve(node)?.require_bounds()?),
                 None => None,
             };
-            host.screenshot(&mut s.target, crop)
+            host.screenshot(&mut s.target, crop).map(Reply::Image)
         }
         other => Err(host_required(other)),
     }
