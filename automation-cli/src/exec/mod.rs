@@ -476,6 +476,16 @@ mod tests {
         })
     }
 
+    fn completed(id: &str, duration: Option<f64>) -> PipeItem {
+        item(EventKind::StepCompleted {
+            step_id: id.into(),
+            step_name: format!("step {id}"),
+            duration,
+            step_index: None,
+            total_steps: None,
+        })
+    }
+
     /// A feed into the JUnit sink alone, and the suites it writes into.
     fn junit_feed() -> (Feed, Suites) {
         let suites = Suites::default();
@@ -495,13 +505,7 @@ mod tests {
     fn steps_become_cases_in_order() {
         let (mut feed, suites) = junit_feed();
         feed.item(started("a"));
-        feed.item(item(EventKind::StepCompleted {
-            step_id: "a".into(),
-            step_name: "step a".into(),
-            duration: Some(5.0),
-            step_index: None,
-            total_steps: None,
-        }));
+        feed.item(completed("a", Some(5.0)));
         feed.item(started("b"));
         feed.item(item(EventKind::StepFailed {
             step_id: "b".into(),
@@ -540,13 +544,7 @@ mod tests {
     fn how_the_command_ended_is_one_more_failing_case() {
         let (mut feed, suites) = junit_feed();
         feed.item(started("a"));
-        feed.item(item(EventKind::StepCompleted {
-            step_id: "a".into(),
-            step_name: "step a".into(),
-            duration: None,
-            step_index: None,
-            total_steps: None,
-        }));
+        feed.item(completed("a", None));
         let ended = runner_error(
             "COMMAND_KILLED",
             "bash was killed by signal 9 (SIGKILL)",
