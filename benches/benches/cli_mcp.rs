@@ -8,8 +8,13 @@
 //!   stdio → back. Needs the release binary: `cargo build --release -p automation-cli` (or set
 //!   `AUTOMATION_BIN`); skipped with a note otherwise.
 //!
-//! After criterion, each variant is also timed call by call and its median and p99 printed
-//! (goal over stdio: median ≤ 0.5 ms, p99 ≤ 2 ms).
+//! - `cli_mcp/serve_screenshot` and `cli_mcp/mcp_duplex_screenshot`: the demo's 640×480
+//!   screenshot served in-process (render and PNG, as the host answers it), and the same as an
+//!   MCP call over the in-memory pipe (through the tool layer's budget check to the client's
+//!   image block): the cost of carrying the PNG from the host to the client.
+//!
+//! After criterion, each `find_node` variant is also timed call by call and its median and p99
+//! printed (goal over stdio: median ≤ 0.5 ms, p99 ≤ 2 ms).
 //!
 //! Run: `cargo build --release -p automation-cli && cargo bench -p automation-benches --bench cli_mcp -- --warm-up-time 1 --measurement-time 3`
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -75,6 +80,13 @@ fn call(rt: &tokio::runtime::Runtime, client: &Client) {
     assert!(r.is_ok_and(|r| r.is_error == Some(false)));
 }
 
+fn call_screenshot(rt: &tokio::runtime::Runtime, client: &Client) {
+    let r = rt.block_on(client.call_tool(CallToolRequestParams::new("screenshot")));
+    assert!(r.is_ok_and(
+        |r| r.is_error == Some(false) && r.content.iter().any(|c| c.as_image().is_some())
+    ));
+}
+
 fn percentiles(name: &str, n: usize, mut f: impl FnMut()) {
     for _ in 0..200 {
         f();
@@ -111,6 +123,15 @@ fn bench(c: &mut Criterion) {
     let rt = runtime();
     let duplex = duplex_client(&rt);
     g.bench_function("mcp_duplex_find_node", |b| b.iter(|| call(&rt, &duplex)));
+
+    let shot = Request::from_json(r#"{"op": "screenshot"}"#).unwrap();
+    assert!(backend.serve(&shot).is_ok());
+    g.bench_function("serve_screenshot", |b| {
+        b.iter(|| black_box(backend.serve(&shot)));
+    });
+    g.bench_function("mcp_duplex_screenshot", |b| {
+        b.iter(|| call_screenshot(&rt, &duplex))
+    });
 
     let stdio = automation_benches::automation_bin().map(|bin| stdio_client(&rt, &bin));
     match &stdio {
