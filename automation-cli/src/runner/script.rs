@@ -8,8 +8,14 @@
 //! straight to the caller's target thread (the same session a direct MCP call drives), which
 //! answers it and sends its record back; this thread pushes the pipe's events, the child's
 //! output and those records into the sink.
+//!
+//! Everything of the run lives in one private run directory ([`RunDir`]: the script's files,
+//! the event pipe, the bridge socket), removed when the run ends. The child runs in a process
+//! group of its own ([`super::child`]), killed whole when the run ends. The run is bounded:
+//! its time limit (the flow's, and `AUTOMATION_SCRIPT_TIMEOUT`), [`MAX_EVENTS`] items and
+//! [`MAX_STEPS`] steps; and it passes only if every step it started finished
+//! (`SCRIPT_EXITED_EARLY` names the first that did not).
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,14 +29,18 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use serde_json::{Map, Value, json};
 
+use super::budget::{self, Deadline, MAX_EVENTS, MAX_STEPS};
+use super::child::GroupChild;
+use super::child::{self, Line};
 use super::events::{CallRecord, RunEvent, Sink};
-use super::flow::Script;
+use super::flow::{Script, TYPESCRIPT_EXTS};
 use super::poll::Coalesce;
 use super::report::{RunReport, StepReport, StepStatus, runner_error};
 use super::runtime;
 use super::sourcemap::{self, Mapped};
 use super::steps::one_line;
 use crate::backend::{Backend, TargetHandle, serve_caught};
+use crate::files::dirs::RunDir;
 
 /// Env var: the bridge endpoint handed to the child.
 pub const ENDPOINT_ENV: &str = "AUTOMATION_ENDPOINT";
@@ -44,18 +54,26 @@ pub const INPUTS_ENV: &str = "AUTOMATION_INPUTS";
 /// How long the child's output is waited on between looks at the pipe, the records and the
 /// child.
 const POLL: Duration = Duration::from_millis(5);
-/// Env var: the longest a script may run, in seconds (default 600).
+/// Lines of the script's output read ahead of the run's thread, at most.
+const OUTPUT_QUEUE: usize = 1024;
+/// Env var: the longest a script may run, in seconds (a number above 0, at most a day); the
+/// flow's own limit applies too, and the earlier wins.
 pub const TIMEOUT_ENV: &str = "AUTOMATION_SCRIPT_TIMEOUT";
 
-fn script_timeout() -> Duration {
-    std::env::var(TIMEOUT_ENV)
-        .ok()
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .map_or(Duration::from_secs(600), Duration::from_secs_f64)
+/// `AUTOMATION_SCRIPT_TIMEOUT`, when set: the limit, or the usage error naming the variable
+/// and its value.
+pub fn script_timeout() -> Result<Option<Duration>, String> {
+    match std::env::var(TIMEOUT_ENV) {
+        Ok(v) => budget::parse_timeout(TIMEOUT_ENV, &v).map(Some),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(v)) => Err(format!(
+            "{TIMEOUT_ENV}: {v:?} is not a number of seconds; pass e.g. 600"
+        )),
+    }
 }
 
-/// Runs one script to its end.
+/// Runs one script to its end, or to `deadline` (the earlier of it and
+/// `AUTOMATION_SCRIPT_TIMEOUT`).
 pub fn run(
     script: &Script,
     inputs: &Map<String, Value>,
@@ -63,7 +81,24 @@ pub fn run(
     sink: &mut dyn Sink,
     report: &mut RunReport,
     cancelled: &dyn Fn() -> bool,
+    deadline: Deadline,
 ) {
+    let deadline = match script_timeout() {
+        Ok(Some(limit)) => deadline.min(Deadline::after(limit, TIMEOUT_ENV)),
+        Ok(None) => deadline,
+        Err(e) => {
+            let mut err = runner_error(
+                "BAD_REQUEST",
+                e,
+                "unset AUTOMATION_SCRIPT_TIMEOUT, or set it to a number of seconds",
+            );
+            if let Value::Object(m) = &mut err {
+                m.insert("field".into(), json!(TIMEOUT_ENV));
+            }
+            report.fail(err);
+            return;
+        }
+    };
     // 1. The gate: a script that does not compile answers with the transpiler's contract.
     let gate = match automation_transpile::transpile(&script.source) {
         Ok(t) => t,
@@ -79,20 +114,32 @@ pub fn run(
             return;
         }
     };
-    let work = match tempfile::Builder::new().prefix("automation-run-").tempdir() {
+    let run_dir = match RunDir::create(&report.execution_id) {
         Ok(d) => d,
         Err(e) => {
-            report.fail(runner_error(
-                "TARGET_FAILED",
-                format!("cannot create a directory for the script: {e}"),
-                "check that the temp directory is writable, then retry",
-            ));
+            let mut err = e.to_json();
+            if let Value::Object(m) = &mut err {
+                m.insert(
+                    "message".into(),
+                    json!(format!("cannot create the run's private directory: {e}")),
+                );
+            }
+            report.fail(err);
             return;
         }
     };
+    let work = run_dir.path().join("work");
+    if let Err(e) = std::fs::DirBuilder::new().create(&work) {
+        report.fail(runner_error(
+            "TARGET_FAILED",
+            format!("cannot create {}: {e}", work.display()),
+            "check that the runtime directory is writable, then retry",
+        ));
+        return;
+    }
     // 2. What node runs: a plain JS file in place (its own imports resolve, lines are
     // exact); otherwise a file in the run's directory, with its map for TypeScript.
-    let (entry, mapped) = match entry_file(script, gate.was_typescript, gate.code, work.path()) {
+    let (entry, mapped) = match entry_file(script, gate.was_typescript, gate.code, &work) {
         Ok(x) => x,
         Err(e) => {
             report.fail(e);
@@ -102,7 +149,7 @@ pub fn run(
     // 3. The event pipe and the private endpoint, for this run only. Each op the script
     // sends is handed from the bridge's connection thread straight to the target thread,
     // which serves it, files its record and answers (this thread is not on the way).
-    let (pipe, pipe_rx) = match EventPipe::create() {
+    let (pipe, pipe_rx) = match EventPipe::create_in(run_dir.path()) {
         Ok(p) => p,
         Err(e) => {
             report.fail(runner_error(
@@ -126,6 +173,7 @@ pub fn run(
     });
     let mut opts = ServerOptions::new(format!("automation run {}", report.execution_id));
     opts.publish_descriptor = false;
+    opts.base_dir = Some(run_dir.path().to_path_buf());
     let handler = {
         let (target, ops) = (target.clone(), ops.clone());
         move |pending: PendingRequest<JsonProtocol>| {
@@ -147,7 +195,7 @@ pub fn run(
             return;
         }
     };
-    let mut cmd = runtime.command(&entry, work.path());
+    let mut cmd = runtime.command(&entry, &work);
     cmd.current_dir(script.dir.clone().unwrap_or_else(|| PathBuf::from(".")))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -159,7 +207,7 @@ pub fn run(
     for (k, v) in pipe.env() {
         cmd.env(k, v);
     }
-    let mut child = match cmd.spawn() {
+    let GroupChild { mut child, group } = match child::spawn_in_group(cmd) {
         Ok(c) => c,
         Err(e) => {
             report.fail(runner_error(
@@ -170,17 +218,18 @@ pub fn run(
             return;
         }
     };
-    let (out_tx, out_rx) = mpsc::channel::<(bool, String)>();
-    let readers = [
-        child
-            .stdout
-            .take()
-            .map(|s| read_lines(s, false, out_tx.clone())),
-        child.stderr.take().map(|s| read_lines(s, true, out_tx)),
-    ];
+    // Bounded: a script flooding its output waits for us (its pipe fills), it does not fill
+    // our memory.
+    let (out_tx, out_rx) = mpsc::sync_channel::<Line>(OUTPUT_QUEUE);
+    let mut readers = Vec::new();
+    if let Some(s) = child.stdout.take() {
+        readers.push(child::read_lines(s, false, out_tx.clone()));
+    }
+    if let Some(s) = child.stderr.take() {
+        readers.push(child::read_lines(s, true, out_tx));
+    }
     let mut state = State::default();
-    let (begun, limit) = (Instant::now(), script_timeout());
-    let mut timed_out = false;
+    let mut ended: Option<Value> = None;
     let status = loop {
         // Woken by the child's output, or every POLL to look at the rest (a child that
         // closed both its streams and runs on is looked at every POLL too, not in a spin).
@@ -189,15 +238,23 @@ pub fn run(
             Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
-        state.take_served(&served_rx, sink);
-        drain_pipe(&pipe_rx, &served_rx, sink, &mut state);
-        drain_output(&out_rx, sink, &mut state);
-        if cancelled() {
-            let _ = child.kill();
+        if ended.is_none() {
+            state.take_served(&served_rx, sink);
+            drain_pipe(&pipe_rx, &served_rx, sink, &mut state);
+            drain_output(&out_rx, sink, &mut state);
         }
-        if !timed_out && begun.elapsed() > limit {
-            timed_out = true;
-            let _ = child.kill();
+        if ended.is_none() {
+            ended = if deadline.passed() {
+                Some(deadline.error())
+            } else {
+                state.over_budget()
+            };
+            if ended.is_some() || cancelled() {
+                group.kill();
+            }
+        }
+        if cancelled() {
+            group.kill();
         }
         match child.try_wait() {
             Ok(Some(status)) => break Ok(status),
@@ -205,29 +262,27 @@ pub fn run(
             Err(e) => break Err(e),
         }
     };
+    // The run has ended: so has everything the script started.
+    drop(group);
     drop(server);
     // No marker after this point: the pipe's readers see end of stream once the child's
     // ends and this one are closed (an op still on the target thread is filed unmarked).
     ops.close_markers();
-    // The child has exited: everything it wrote is in the pipe; drain it all, then tear down.
+    // The child has exited: everything it wrote is in the pipe; drain it all (unless the run
+    // was stopped for going over a budget), then tear down.
     let _ = pipe.finish();
-    drain_pipe(&pipe_rx, &served_rx, sink, &mut state);
+    if ended.is_none() {
+        drain_pipe(&pipe_rx, &served_rx, sink, &mut state);
+    }
     state.take_served(&served_rx, sink);
     state.file_calls(sink, None);
     state.coalesce.flush(sink);
-    for r in readers.into_iter().flatten() {
-        let _ = r.join();
-    }
+    child::join_readers(readers, Duration::from_millis(500));
     drain_output(&out_rx, sink, &mut state);
-    if timed_out {
-        report.fail(runner_error(
-            "TARGET_TIMEOUT",
-            format!(
-                "the script ran longer than {:.0} s and was stopped",
-                limit.as_secs_f64()
-            ),
-            "make the script finish sooner, or raise AUTOMATION_SCRIPT_TIMEOUT (seconds)",
-        ));
+    drop(run_dir);
+    let stopped = ended.is_some() || cancelled();
+    if let Some(e) = ended {
+        report.fail(e);
     }
     finish(
         report,
@@ -237,6 +292,7 @@ pub fn run(
         &entry,
         script,
         cancelled(),
+        stopped,
         &mut child,
     );
 }
@@ -259,7 +315,13 @@ fn entry_file(
         })?;
         Ok(path)
     };
-    if !was_typescript {
+    // A TypeScript file is transpiled whatever its content looks like: node runs no `.ts`.
+    let ts_file = script.dir.is_some()
+        && Path::new(&script.file_name)
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| TYPESCRIPT_EXTS.contains(&e.to_ascii_lowercase().as_str()));
+    if !was_typescript && !ts_file {
         if let Some(dir) = &script.dir {
             let own = dir.join(Path::new(&script.file_name).file_name().unwrap_or_default());
             if own.is_file() {
@@ -275,21 +337,6 @@ fn entry_file(
     Ok((path, mapped))
 }
 
-fn read_lines<R: std::io::Read + Send + 'static>(
-    from: R,
-    stderr: bool,
-    tx: mpsc::Sender<(bool, String)>,
-) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        for line in BufReader::new(from).lines() {
-            let Ok(line) = line else { break };
-            if tx.send((stderr, line)).is_err() {
-                break;
-            }
-        }
-    })
-}
-
 /// What the stream told us so far.
 #[derive(Default)]
 struct State {
@@ -302,6 +349,10 @@ struct State {
     pending: Vec<(u64, CallRecord, Instant)>,
     /// Polls folded into one item each.
     coalesce: Coalesce,
+    /// Items the run put on the stream so far (events, log records, output lines, calls).
+    items: usize,
+    /// Steps the script started.
+    started: usize,
 }
 
 /// The data key of the runner's own call markers (never passed on to the sinks).
@@ -369,9 +420,41 @@ fn write_marker(f: &mut std::fs::File, n: u64) -> bool {
 }
 
 impl State {
+    /// The run's error when it went over a budget.
+    fn over_budget(&self) -> Option<Value> {
+        if self.items > MAX_EVENTS {
+            return Some(budget::exceeded(
+                "events",
+                MAX_EVENTS,
+                &self.step_id(),
+                format!(
+                    "the script put more than {MAX_EVENTS} items (events, log lines, output lines, op calls) on the stream and was stopped"
+                ),
+                "emit fewer events and log lines; report progress, not every item",
+            ));
+        }
+        if self.started > MAX_STEPS {
+            return Some(budget::exceeded(
+                "steps",
+                MAX_STEPS,
+                &self.step_id(),
+                format!("the script started more than {MAX_STEPS} steps and was stopped"),
+                "group the work into fewer steps",
+            ));
+        }
+        None
+    }
+
+    /// Whether the run may take one more item (counted).
+    fn count(&mut self) -> bool {
+        self.items += 1;
+        self.items <= MAX_EVENTS
+    }
+
     /// Takes the records the target thread has sent so far.
     fn take_served(&mut self, served: &mpsc::Receiver<Served>, sink: &mut dyn Sink) {
         while let Ok(s) = served.try_recv() {
+            self.items += 1;
             match s {
                 Served::Call(n, call, at) => self.pending.push((n, call, at)),
                 Served::Unmarked(n) => self.file_calls(sink, Some(n)),
@@ -407,6 +490,10 @@ impl State {
             EventKind::StepStarted {
                 step_id, step_name, ..
             } => {
+                self.started += 1;
+                if self.started > MAX_STEPS {
+                    return;
+                }
                 self.current = Some((step_id.clone(), Instant::now()));
                 self.last_error = None;
                 self.steps.push(StepReport {
@@ -520,6 +607,10 @@ fn drain_pipe(
     state: &mut State,
 ) {
     while let Ok(item) = rx.try_recv() {
+        if !state.count() || state.started > MAX_STEPS {
+            // Over a budget: the run is being stopped; the rest is not looked at.
+            return;
+        }
         match item {
             PipeItem::Event(e) => {
                 if let EventKind::Data { key, value } = &e.kind
@@ -552,14 +643,17 @@ fn drain_pipe(
     }
 }
 
-fn drain_output(rx: &mpsc::Receiver<(bool, String)>, sink: &mut dyn Sink, state: &mut State) {
+fn drain_output(rx: &mpsc::Receiver<Line>, sink: &mut dyn Sink, state: &mut State) {
     while let Ok(line) = rx.try_recv() {
         output_line(line, sink, state);
     }
 }
 
 /// A line the child wrote on stdout (`false`) or stderr (`true`).
-fn output_line((stderr, line): (bool, String), sink: &mut dyn Sink, state: &mut State) {
+fn output_line((stderr, line): Line, sink: &mut dyn Sink, state: &mut State) {
+    if !state.count() {
+        return;
+    }
     if stderr {
         state.stderr_tail.push(line.clone());
         if state.stderr_tail.len() > 40 {
@@ -663,15 +757,29 @@ fn finish(
     entry: &Path,
     script: &Script,
     cancelled: bool,
+    stopped: bool,
     child: &mut Child,
 ) {
     let _ = child.wait();
     let mut steps = state.steps;
+    // A step the script started and never ended: the script exited in the middle of it
+    // (`process.exit` in a step, a step never awaited). Never a pass. (When the run stopped
+    // the script — its time, a budget, a cancel — the run's own error says why instead.)
+    let mut exited_early = None;
     for s in &mut steps {
-        if s.status == StepStatus::Unfinished {
-            s.error = Some(
-                json!({"code": "STEP_FAILED", "message": "the script exited during this step"}),
-            );
+        if s.status == StepStatus::Unfinished && stopped {
+            s.error = report.error.clone().or_else(|| {
+                Some(json!({"code": "CANCELLED", "message": "the run was cancelled during this step"}))
+            });
+        } else if s.status == StepStatus::Unfinished {
+            let err = json!({
+                "code": "SCRIPT_EXITED_EARLY",
+                "message": format!("the script exited during step {:?}; the step never finished", s.name),
+                "step": s.id,
+                "hint": "let every step's function return before the script ends: await it, and do not call process.exit inside a step",
+            });
+            exited_early.get_or_insert_with(|| err.clone());
+            s.error = Some(err);
         }
     }
     let source_line = |line: u32| {
@@ -801,6 +909,9 @@ fn finish(
             format!("waiting for the script failed: {e}"),
             "retry",
         )),
+    }
+    if let Some(e) = exited_early {
+        report.fail(e);
     }
     if !report.passed()
         && let Some(e) = &report.error
