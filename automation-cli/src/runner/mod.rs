@@ -6,7 +6,7 @@
 //!   substitutes arguments; [`router`] sends each call where a direct MCP call goes;
 //!   [`on_target`] runs the engine on the target thread, its stream back to the sinks.
 //! - [`script`]: the TypeScript gate and the node child on a private bridge endpoint
-//!   ([`child`]: its process group and its output);
+//!   ([`child`]: its process group and its output; `verdict`: its end made a report);
 //!   [`sourcemap`] maps its stack frames back; [`runtime`] finds node and the JS client.
 //! - [`events`]: the stream and the `Sink` trait; [`sinks`]: terminal, JUnit,
 //!   records, MCP notifications.
@@ -32,6 +32,7 @@ pub mod sourcemap;
 pub mod steps;
 pub mod suite;
 pub mod template;
+mod verdict;
 pub mod yaml_depth;
 
 use std::time::Instant;
