@@ -27,6 +27,13 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// For a test that runs a script: the serial guard and a scratch directory; `None` when node
+/// is missing (and the run opted out of it).
+fn script_test() -> Option<(std::sync::MutexGuard<'static, ()>, tempfile::TempDir)> {
+    let guard = serial();
+    node_present().then(|| (guard, tempfile::tempdir().unwrap()))
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -310,11 +317,9 @@ fn a_run_ends_at_its_time_limit() {
 /// 10⁶ raw `step_started` events from a script: stopped at the steps budget, a small JUnit.
 #[test]
 fn a_million_step_events_stop_the_script_at_its_budget() {
-    let _s = serial();
-    if !node_present() {
+    let Some((_s, dir)) = script_test() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    };
     write(
         dir.path(),
         "flood.mjs",
@@ -512,11 +517,9 @@ fn directory_links_are_not_walked() {
 /// the script does, and the child goes with it.
 #[test]
 fn a_child_holding_the_scripts_output_neither_hangs_the_run_nor_outlives_it() {
-    let _s = serial();
-    if !node_present() {
+    let Some((_s, dir)) = script_test() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    };
     let marker = format!("automation-orphan-{}", std::process::id());
     write(
         dir.path(),
@@ -543,11 +546,9 @@ fn a_child_holding_the_scripts_output_neither_hangs_the_run_nor_outlives_it() {
 /// step, `run.json` failed.
 #[test]
 fn exiting_inside_a_step_fails_the_run() {
-    let _s = serial();
-    if !node_present() {
+    let Some((_s, dir)) = script_test() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    };
     write(
         dir.path(),
         "early.mjs",
@@ -608,11 +609,9 @@ fn a_bad_script_timeout_is_a_usage_error() {
 /// A non-UTF-8 byte on the script's stdout is read (as U+FFFD), and the script runs on.
 #[test]
 fn non_utf8_output_is_read_lossily() {
-    let _s = serial();
-    if !node_present() {
+    let Some((_s, dir)) = script_test() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    };
     write(
         dir.path(),
         "bytes.mjs",
@@ -630,11 +629,9 @@ fn non_utf8_output_is_read_lossily() {
 /// the `.ts` itself: `ERR_UNKNOWN_FILE_EXTENSION`).
 #[test]
 fn a_ts_file_of_plain_javascript_runs() {
-    let _s = serial();
-    if !node_present() {
+    let Some((_s, dir)) = script_test() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    };
     write(
         dir.path(),
         "plain.ts",

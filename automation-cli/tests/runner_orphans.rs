@@ -24,6 +24,23 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// For a test that runs a script: the serial guard, a scratch directory and the `TMPDIR`
+/// the run gets in it; `None` when node is missing (and the run opted out of it).
+fn script_test() -> Option<(
+    std::sync::MutexGuard<'static, ()>,
+    tempfile::TempDir,
+    PathBuf,
+)> {
+    let guard = serial();
+    if !node_present() {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    Some((guard, dir, tmp))
+}
+
 /// A script that starts a process group of its own children (a shell and two sleeps), says
 /// so in `ready`, and then never ends.
 fn hanging_script(dir: &Path) -> PathBuf {
@@ -120,13 +137,9 @@ fn automation(args: &[&str], tmp: &Path, dir: &Path) -> Command {
 }
 
 fn run_stopped_by(signal: i32, name: &str) {
-    let _s = serial();
-    if !node_present() {
+    let Some((_s, dir, tmp)) = script_test() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let tmp = dir.path().join("tmp");
-    std::fs::create_dir(&tmp).unwrap();
+    };
     let script = hanging_script(dir.path());
     let records = dir.path().join("records");
     let child = automation(
@@ -171,13 +184,9 @@ fn sighup_of_automation_run_leaves_nothing() {
 }
 
 fn server_stopped_by(signal: i32, name: &str) {
-    let _s = serial();
-    if !node_present() {
+    let Some((_s, dir, tmp)) = script_test() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let tmp = dir.path().join("tmp");
-    std::fs::create_dir(&tmp).unwrap();
+    };
     let script = hanging_script(dir.path());
     let mut s = common::Server::start_env(
         &["--headless"],

@@ -98,6 +98,27 @@ fn shared_base() -> (tempfile::TempDir, PathBuf) {
     (base, tmp)
 }
 
+/// A test's start: the serial guard, another user, and a base directory with a shared
+/// `tmp`; `None` when this does not run as root (or node is missing and `node` is needed)
+/// and the run opted out of it.
+fn other_user_test(
+    tag: &str,
+    node: bool,
+) -> Option<(
+    std::sync::MutexGuard<'static, ()>,
+    OtherUser,
+    tempfile::TempDir,
+    PathBuf,
+)> {
+    let guard = serial();
+    if !root_present("it creates a local user and acts as them") || (node && !node_present()) {
+        return None;
+    }
+    let other = OtherUser::create(tag);
+    let (base, tmp) = shared_base();
+    Some((guard, other, base, tmp))
+}
+
 /// `automation ARGS…` as us, with `TMPDIR=tmp` and no `XDG_RUNTIME_DIR` (unless `xdg`).
 fn automation(args: &[&str], dir: &Path, tmp: &Path, xdg: Option<&Path>) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_automation"));
@@ -131,12 +152,9 @@ fn modes(dir: &Path, out: &mut Vec<(PathBuf, u32)>) {
 
 #[test]
 fn another_user_reads_neither_our_records_nor_a_scripts_work_directory() {
-    let _s = serial();
-    if !root_present("it creates a local user and acts as them") || !node_present() {
+    let Some((_s, other, base, tmp)) = other_user_test("r", true) else {
         return;
-    }
-    let other = OtherUser::create("r");
-    let (base, tmp) = shared_base();
+    };
     let dir = base.path();
     // The reader is not blind: what is open to all, they read.
     std::fs::write(dir.join("public.txt"), "open").unwrap();
@@ -238,12 +256,9 @@ fn another_user_reads_neither_our_records_nor_a_scripts_work_directory() {
 
 #[test]
 fn another_user_cannot_redirect_our_writes() {
-    let _s = serial();
-    if !root_present("it creates a local user and acts as them") {
+    let Some((_s, other, base, tmp)) = other_user_test("w", false) else {
         return;
-    }
-    let other = OtherUser::create("w");
-    let (base, tmp) = shared_base();
+    };
     let dir = base.path();
     std::fs::write(dir.join("ok.json"), r#"[{"tool": "list_windows"}]"#).unwrap();
     let victim = dir.join("victim.txt");
@@ -326,12 +341,9 @@ fn another_user_cannot_redirect_our_writes() {
 
 #[test]
 fn directories_another_user_made_first_block_nobody() {
-    let _s = serial();
-    if !root_present("it creates a local user and acts as them") || !node_present() {
+    let Some((_s, other, base, tmp)) = other_user_test("b", true) else {
         return;
-    }
-    let other = OtherUser::create("b");
-    let (base, tmp) = shared_base();
+    };
     let dir = base.path();
     // What a shared-/tmp design would have used, and our own per-user name: made first by them.
     // SAFETY: geteuid has no preconditions.
