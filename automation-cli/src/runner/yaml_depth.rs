@@ -57,50 +57,71 @@ struct Scan {
     content_end: usize,
 }
 
-/// Scans `line` from byte `from`, updating the quote and flow state carried across lines.
-fn scan(line: &[u8], from: usize, quoted: &mut Option<u8>, flow: &mut usize) -> Scan {
+/// Scans `line` from byte `from`, updating the flow state carried across lines. A quote
+/// hides what it encloses only when it closes on the same line: one left open is taken for
+/// text (a quoted scalar that spans lines has its later lines counted as if unquoted, which
+/// can only count more), so a quote the parser does not see as one can never hide nesting.
+fn scan(line: &[u8], from: usize, flow: &mut usize) -> Scan {
     let block = *flow == 0;
+    let flow_at_start = *flow;
     let mut out = Scan {
         max_flow: *flow,
         key: false,
         content_end: line.len(),
     };
-    let mut j = from;
-    while let Some(&b) = line.get(j) {
-        match *quoted {
-            Some(b'"') if b == b'\\' => j += 1,
-            Some(q) if b == q => {
-                // '' inside a single-quoted scalar is an escaped quote.
-                if q == b'\'' && line.get(j + 1) == Some(&b'\'') {
-                    j += 1;
-                } else {
-                    *quoted = None;
+    // Quotes found unclosed, taken for text on the next pass.
+    let mut not_quotes: Vec<usize> = Vec::new();
+    'pass: loop {
+        *flow = flow_at_start;
+        out.max_flow = flow_at_start;
+        out.key = false;
+        out.content_end = line.len();
+        let mut quoted: Option<(u8, usize)> = None;
+        let mut j = from;
+        while let Some(&b) = line.get(j) {
+            match quoted {
+                Some((b'"', _)) if b == b'\\' => j += 1,
+                Some((q, _)) if b == q => {
+                    // '' inside a single-quoted scalar is an escaped quote.
+                    if q == b'\'' && line.get(j + 1) == Some(&b'\'') {
+                        j += 1;
+                    } else {
+                        quoted = None;
+                    }
                 }
+                Some(_) => {}
+                None => match b {
+                    b'#' if j == 0 || matches!(line.get(j - 1), Some(b' ' | b'\t')) => {
+                        out.content_end = j;
+                        break;
+                    }
+                    b'\'' | b'"' if quote_starts_scalar(line, j) && !not_quotes.contains(&j) => {
+                        quoted = Some((b, j));
+                    }
+                    b'[' | b'{' => {
+                        *flow += 1;
+                        out.max_flow = out.max_flow.max(*flow);
+                    }
+                    b']' | b'}' => *flow = flow.saturating_sub(1),
+                    b':' if block
+                        && *flow == 0
+                        && matches!(line.get(j + 1), None | Some(b' ' | b'\t')) =>
+                    {
+                        out.key = true;
+                    }
+                    _ => {}
+                },
             }
-            Some(_) => {}
-            None => match b {
-                b'#' if j == 0 || matches!(line.get(j - 1), Some(b' ' | b'\t')) => {
-                    out.content_end = j;
-                    break;
-                }
-                b'\'' | b'"' if quote_starts_scalar(line, j) => *quoted = Some(b),
-                b'[' | b'{' => {
-                    *flow += 1;
-                    out.max_flow = out.max_flow.max(*flow);
-                }
-                b']' | b'}' => *flow = flow.saturating_sub(1),
-                b':' if block
-                    && *flow == 0
-                    && matches!(line.get(j + 1), None | Some(b' ' | b'\t')) =>
-                {
-                    out.key = true;
-                }
-                _ => {}
-            },
+            j += 1;
         }
-        j += 1;
+        match quoted {
+            Some((_, at)) => {
+                not_quotes.push(at);
+                continue 'pass;
+            }
+            None => return out,
+        }
     }
-    out
 }
 
 /// Checks that `text` nests at most `max` levels (see the module doc).
@@ -111,9 +132,8 @@ pub fn check(text: &str, max: usize) -> Result<(), TooDeep> {
     let mut flow = 0usize;
     // The block depth a flow collection spanning lines started at.
     let mut flow_base = 0usize;
-    // Inside a quoted scalar that spans lines: its quote character.
-    let mut quoted: Option<u8> = None;
-    // Inside a block scalar: the indentation of the line that opened it.
+    // Inside a block scalar: the column its content must go past (the column where the node
+    // holding it starts).
     let mut block_scalar: Option<usize> = None;
     for (n, raw) in text.lines().enumerate() {
         let line = raw.as_bytes();
@@ -125,7 +145,7 @@ pub fn check(text: &str, max: usize) -> Result<(), TooDeep> {
             }
             block_scalar = None;
         }
-        let depth = if quoted.is_none() && flow == 0 {
+        let depth = if flow == 0 {
             let rest = line.get(indent..).unwrap_or_default();
             if blank || rest.first() == Some(&b'#') {
                 continue;
@@ -148,19 +168,21 @@ pub fn check(text: &str, max: usize) -> Result<(), TooDeep> {
                     i += 1;
                 }
             }
-            let s = scan(line, i, &mut quoted, &mut flow);
+            let s = scan(line, i, &mut flow);
             let levels = 1 + compact + usize::from(compact > 0 && s.key);
             let block_depth = open_sum + levels;
             open.push((indent, levels));
             open_sum += levels;
             flow_base = block_depth;
             let content = String::from_utf8_lossy(line.get(..s.content_end).unwrap_or_default());
-            if quoted.is_none() && flow == 0 && opens_block_scalar(content.trim()) {
-                block_scalar = Some(indent);
+            if flow == 0 && opens_block_scalar(content.trim()) {
+                // `- key: |`: the content goes past the key's column, not the dash's. The
+                // later of the two, so a line is never skipped that the parser reads as nodes.
+                block_scalar = Some(i);
             }
             block_depth + s.max_flow
         } else {
-            let s = scan(line, 0, &mut quoted, &mut flow);
+            let s = scan(line, 0, &mut flow);
             flow_base + s.max_flow
         };
         if depth > max {
@@ -195,6 +217,24 @@ mod tests {
         let yaml = "a:\n- b:\n  - c:\n    - d\n";
         assert!(check(yaml, 5).is_err());
         assert!(check(yaml, 8).is_ok(), "{:?}", check(yaml, 8));
+    }
+
+    #[test]
+    fn fuzz_found_a_block_scalar_of_a_compact_key_ends_at_the_keys_column() {
+        // `- name: |` with content at the key's column: the scalar is empty and what follows
+        // are keys of the same mapping (the parser nests them; they were skipped).
+        let deep = format!("{}1{}", "{root: ".repeat(20), "}".repeat(20));
+        let yaml = format!("- name: |\n  retry:\n   root:\n    {deep}\n  tool: x\n");
+        assert!(check(&yaml, 8).is_err(), "{yaml}");
+    }
+
+    #[test]
+    fn a_quote_left_open_hides_nothing() {
+        // A plain scalar's continuation line that starts with a quote.
+        let deep = format!("{}1{}", "[".repeat(20), "]".repeat(20));
+        let yaml = format!("a: text\n  'continued\nb:\n  c: {deep}\n");
+        assert!(check(&yaml, 8).is_err(), "{yaml}");
+        assert!(check(&format!("a: 'open {deep}\n"), 8).is_err());
     }
 
     #[test]
