@@ -126,6 +126,7 @@ fn execute_sequence_refuses_fifos_devices_and_its_own_stdin_at_once() {
     assert!(s.ping(2, BOUND) < PING);
     s.assert_serving(3);
     let peak = server_peak(&s);
+    eprintln!("server peak RSS {} MiB", peak / 1024);
     assert!(peak <= RSS_CAP_KIB, "{peak} KiB");
 }
 
@@ -213,6 +214,7 @@ fn over_mcp_two_thousand_references_are_refused_and_the_server_lives() {
         }),
     );
     let ping = s.ping(11, BOUND);
+    eprintln!("ping answered in {ping:?} with 2 000 references to 1 MB in flight");
     assert!(ping < PING, "{ping:?}");
     let r = s.reply_keeping(&json!(10), BOUND);
     let (c, is_error) = content(&r);
@@ -363,6 +365,7 @@ fn deep_yaml_is_refused_before_it_is_parsed() {
     let mut s = Server::start_in(dir.path());
     s.send_call(20, "execute_sequence", json!({"file": "deep.yaml"}));
     let ping = s.ping(21, BOUND);
+    eprintln!("ping answered in {ping:?} with a 100 000-level YAML file in flight");
     assert!(ping < PING, "{ping:?}");
     let r = s.reply_keeping(&json!(20), BOUND);
     assert_eq!(content(&r).0["budget"], "yaml_depth", "{r}");
