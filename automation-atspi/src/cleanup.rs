@@ -8,6 +8,10 @@
 //! group (SIGTERM, 2 s, SIGKILL), removes every listed directory, and then lets the signal
 //! do what it would have done: the process dies by it. Only signals whose disposition is
 //! still the default are watched (a signal the caller ignores stays ignored).
+//!
+//! A signal handler cannot run on SIGKILL. A caller that can end them without us (the CLI's
+//! watchdog, a process that outlives this one) is told of every group and directory listed
+//! and unlisted through [`observe`].
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -28,6 +32,41 @@ static LIVE: Mutex<Live> = Mutex::new(Live {
 
 static WATCHER: OnceLock<Result<(), String>> = OnceLock::new();
 
+/// A group or directory listed (`Add…`) or unlisted (`Remove…`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change<'a> {
+    /// A process group was listed.
+    AddGroup(i32),
+    /// A process group was ended.
+    RemoveGroup(i32),
+    /// A directory was listed.
+    AddDir(&'a Path),
+    /// A directory was removed.
+    RemoveDir(&'a Path),
+}
+
+static OBSERVER: OnceLock<fn(Change<'_>)> = OnceLock::new();
+
+/// Tells `observer` of every group and directory listed or unlisted from now on, and of those
+/// listed already (as added). One observer per process; a second call is ignored.
+pub fn observe(observer: fn(Change<'_>)) {
+    if OBSERVER.set(observer).is_ok() {
+        let l = live();
+        for g in &l.groups {
+            observer(Change::AddGroup(*g));
+        }
+        for d in &l.dirs {
+            observer(Change::AddDir(d));
+        }
+    }
+}
+
+fn tell(change: Change<'_>) {
+    if let Some(observer) = OBSERVER.get() {
+        observer(change);
+    }
+}
+
 fn live() -> MutexGuard<'static, Live> {
     // A poisoned lock only means a thread panicked mid-push: the lists stay usable.
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
@@ -37,22 +76,26 @@ fn live() -> MutexGuard<'static, Live> {
 pub(crate) fn add_group(pgid: i32) {
     if pgid > 0 {
         live().groups.push(pgid);
+        tell(Change::AddGroup(pgid));
     }
 }
 
 /// Unlists process group `pgid` (it was ended).
 pub(crate) fn remove_group(pgid: i32) {
     live().groups.retain(|g| *g != pgid);
+    tell(Change::RemoveGroup(pgid));
 }
 
 /// Lists `dir` for removal on a signal.
 pub(crate) fn add_dir(dir: &Path) {
     live().dirs.push(dir.to_path_buf());
+    tell(Change::AddDir(dir));
 }
 
 /// Unlists `dir` (it was removed).
 pub(crate) fn remove_dir(dir: &Path) {
     live().dirs.retain(|d| d != dir);
+    tell(Change::RemoveDir(dir));
 }
 
 /// Whether `signal` still has its default disposition (not handled, not ignored).

@@ -64,17 +64,20 @@ fn display_range() -> std::ops::RangeInclusive<u32> {
     }
 }
 
+/// The name prefix of a display's private directory in the temp dir.
+const DIR_PREFIX: &str = "automation-vd-";
+
+/// A fresh private directory, 0700 from its creation (`mkdir`'s own mode). Directories of
+/// this kind left by processes that have ended (killed before they could clean up) are
+/// removed first: only ours (owned by our uid, a real directory) whose pid is gone.
 fn private_dir() -> Result<PathBuf, String> {
+    use std::os::unix::fs::DirBuilderExt as _;
     let base = std::env::temp_dir();
+    sweep_stale(&base);
     for i in 0..100u32 {
-        let p = base.join(format!("automation-vd-{}-{i}", std::process::id()));
-        match std::fs::create_dir(&p) {
-            Ok(()) => {
-                use std::os::unix::fs::PermissionsExt as _;
-                std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o700))
-                    .map_err(|e| format!("cannot make {} private: {e}", p.display()))?;
-                return Ok(p);
-            }
+        let p = base.join(format!("{DIR_PREFIX}{}-{i}", std::process::id()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&p) {
+            Ok(()) => return Ok(p),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => {
                 return Err(format!(
@@ -85,6 +88,35 @@ fn private_dir() -> Result<PathBuf, String> {
         }
     }
     Err("cannot find a free private directory name".into())
+}
+
+/// Removes `automation-vd-<pid>-<n>` directories in `base` that we own and whose process is
+/// gone.
+fn sweep_stale(base: &std::path::Path) {
+    use std::os::unix::fs::MetadataExt as _;
+    // SAFETY: geteuid has no preconditions.
+    #[allow(unsafe_code)]
+    let us = unsafe { libc::geteuid() };
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(DIR_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let path = e.path();
+        let ours = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir() && m.uid() == us);
+        let gone = !std::path::Path::new(&format!("/proc/{pid}")).exists();
+        if ours && gone {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
 }
 
 fn wait_until(what: &str, mut ready: impl FnMut() -> bool) -> Result<(), String> {

@@ -84,6 +84,7 @@ where
             records,
             partition,
             jobs,
+            timeout,
             flows,
         }) => {
             let (mode, wait) = match resolve_target(&cli.target, Some(("run", &target))) {
@@ -101,6 +102,7 @@ where
                 records,
                 partition,
                 jobs: usize::from(jobs),
+                timeout,
             })
         }
     };

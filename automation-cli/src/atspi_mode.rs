@@ -6,7 +6,9 @@
 //! verb ends: the app is ended, then Xvfb and both buses, and the private directory removed.
 //! The app's output goes to our stderr line by line (stdout is the MCP channel), and its
 //! exit is logged as `automation: the app exited: <status>`. A SIGTERM, SIGINT or SIGHUP
-//! ends them the same way ([`automation_atspi::cleanup`]), then the process dies by it.
+//! ends them the same way ([`automation_atspi::cleanup`]), then the process dies by it; and
+//! every process group and directory the launch makes is also given to the
+//! [`watchdog`](crate::watchdog) the moment it exists, so a SIGKILL ends them too.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::sync::Mutex;
@@ -82,6 +84,7 @@ fn watch_exit() {
 /// and the display before the process dies by the signal (start-up included).
 pub fn launch(command: &str, virtual_display: bool) -> Result<Resolved, String> {
     automation_atspi::cleanup::end_on_signal()?;
+    automation_atspi::cleanup::observe(watch);
     let display = if virtual_display {
         Some(VirtualDisplay::start()?)
     } else {
@@ -106,6 +109,17 @@ pub fn launch(command: &str, virtual_display: bool) -> Result<Resolved, String> 
         factory: factory(target),
         describe,
     })
+}
+
+/// Hands what the launch lists for ending to the watchdog.
+fn watch(change: automation_atspi::cleanup::Change<'_>) {
+    use automation_atspi::cleanup::Change;
+    match change {
+        Change::AddGroup(g) => crate::watchdog::watch_group(g),
+        Change::RemoveGroup(g) => crate::watchdog::unwatch_group(g),
+        Change::AddDir(d) => crate::watchdog::watch_dir(d),
+        Change::RemoveDir(d) => crate::watchdog::unwatch_dir(d),
+    }
 }
 
 /// `--atspi NAME|PID`: a running app on this session's accessibility bus.

@@ -341,6 +341,10 @@ pub enum Verb {
         /// Flows at once, each on its own headless target.
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
         jobs: u16,
+        /// Each flow's time limit in seconds [default: 600]; a flow still running then is
+        /// stopped and fails with RUN_TIMEOUT.
+        #[arg(long, value_name = "SECONDS", value_parser = parse_run_timeout)]
+        timeout: Option<std::time::Duration>,
         /// Flow files or directories of them.
         #[arg(value_name = "FLOW", required = true)]
         flows: Vec<PathBuf>,
@@ -356,6 +360,11 @@ pub enum Verb {
         #[arg(value_name = "CMD", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
         command: Vec<String>,
     },
+}
+
+/// `--timeout SECONDS`: a number above 0, at most a day.
+fn parse_run_timeout(v: &str) -> Result<std::time::Duration, String> {
+    crate::runner::budget::parse_timeout("--timeout", v)
 }
 
 #[cfg(test)]

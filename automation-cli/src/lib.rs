@@ -17,6 +17,8 @@
 //! - [`exec`]: `exec`, any test command as one more kind of flow feeding the runner's sinks.
 //! - [`runner`]: `run` and `execute_sequence`: scripts and steps, live sinks, sharding.
 //! - [`docs`]: the generated part of `docs/mcp.md`.
+//! - [`files`]: the one way a file someone else may have touched is read or written, and the
+//!   private directories; [`watchdog`]: what we start ends with us, SIGKILL included.
 
 pub mod app;
 #[cfg(feature = "atspi")]
@@ -25,10 +27,12 @@ pub mod backend;
 pub mod cli;
 pub mod docs;
 pub mod exec;
+pub mod files;
 pub mod mcp;
 pub mod mode;
 pub mod runner;
 pub mod tools;
 pub mod verbs;
+pub mod watchdog;
 
 pub use app::run;

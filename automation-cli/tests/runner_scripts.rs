@@ -520,6 +520,9 @@ fn a_script_that_hangs_is_stopped_at_its_timeout() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("TARGET_TIMEOUT"), "{stderr}");
+    assert!(
+        stderr.contains("RUN_TIMEOUT") && stderr.contains("AUTOMATION_SCRIPT_TIMEOUT"),
+        "{stderr}"
+    );
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
 }

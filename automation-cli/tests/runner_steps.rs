@@ -169,7 +169,8 @@ fn a_junit_path_that_is_a_directory_is_refused_before_anything_runs() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("is a directory; pass a file path"),
+        stderr.contains("is a directory, not a regular file")
+            && stderr.contains("pass the path of a regular file"),
         "{stderr}"
     );
     assert!(!stderr.contains("run "), "nothing ran: {stderr}");

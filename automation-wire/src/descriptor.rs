@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::fsguard::{DirError, ensure_private_dir};
+use crate::fsguard::{DirError, FileError, Follow, ensure_private_dir, kind_name, read_regular};
 
 /// The descriptor format version this crate writes and the newest it reads.
 pub const DESCRIPTOR_VERSION: u32 = 1;
@@ -168,22 +168,25 @@ impl Descriptor {
     }
 }
 
-/// The default base directory: `$XDG_RUNTIME_DIR` when set, else the temp dir
-/// (Windows: `%LOCALAPPDATA%`).
+/// The default base directory: `$XDG_RUNTIME_DIR` when set, else a directory of this user's
+/// own in the temp dir, `<temp>/automation-<uid>` (Windows: `%LOCALAPPDATA%`). Never a
+/// directory every user shares: whoever made a shared `/tmp/automation` first would own it,
+/// and every other user's bridge would be refused there.
 pub fn default_base_dir() -> PathBuf {
     #[cfg(windows)]
     {
         if let Some(d) = std::env::var_os("LOCALAPPDATA").filter(|d| !d.is_empty()) {
             return PathBuf::from(d);
         }
+        std::env::temp_dir()
     }
     #[cfg(not(windows))]
     {
         if let Some(d) = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
             return PathBuf::from(d);
         }
+        crate::fsguard::per_user_temp_dir()
     }
-    std::env::temp_dir()
 }
 
 /// A vetted descriptor directory.
@@ -219,6 +222,7 @@ impl DescriptorDir {
     /// `<base>/automation`, created 0700 or vetted (symlink / foreign owner refused,
     /// tightened to 0700). `base` is injectable for tests.
     pub fn open_in(base: &Path) -> Result<Self, DescriptorError> {
+        crate::fsguard::ready_base_dir(base)?;
         let path = base.join(DESCRIPTOR_DIR_NAME);
         ensure_private_dir(&path)?;
         Ok(DescriptorDir { path })
@@ -354,80 +358,16 @@ impl DescriptorDir {
     }
 }
 
-/// What a non-regular file is, for the error message.
-fn kind_name(ft: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if ft.is_fifo() {
-            return "fifo";
-        }
-        if ft.is_socket() {
-            return "socket";
-        }
-        if ft.is_block_device() || ft.is_char_device() {
-            return "device";
-        }
-    }
-    if ft.is_symlink() {
-        "symlink"
-    } else if ft.is_dir() {
-        "directory"
-    } else if ft.is_file() {
-        "regular file"
-    } else {
-        "special file"
-    }
-}
-
-/// Open `path` without blocking or following a symlink, check it is a small regular file on
-/// the opened handle, then read at most the cap.
+/// Read `path` through [`crate::fsguard::read_regular`]: no blocking open, no symlink
+/// followed, a regular file of at most [`MAX_DESCRIPTOR_BYTES`], UTF-8.
 fn read_capped(path: &Path) -> Result<String, DescriptorError> {
-    use std::io::Read;
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_CLOEXEC);
-    }
-    let file = match opts.open(path) {
-        Ok(f) => f,
-        Err(e) => {
-            // O_NOFOLLOW on a symlink fails with ELOOP: say what it is.
-            if let Ok(meta) = std::fs::symlink_metadata(path)
-                && !meta.is_file()
-            {
-                return Err(DescriptorError::NotARegularFile {
-                    path: path.to_path_buf(),
-                    kind: kind_name(&meta.file_type()),
-                });
-            }
-            return Err(io_at(path)(e));
+    let bytes = read_regular(path, MAX_DESCRIPTOR_BYTES, Follow::No).map_err(|e| match e {
+        FileError::NotARegularFile { path, kind } => {
+            DescriptorError::NotARegularFile { path, kind }
         }
-    };
-    let meta = file.metadata().map_err(io_at(path))?;
-    if !meta.is_file() {
-        return Err(DescriptorError::NotARegularFile {
-            path: path.to_path_buf(),
-            kind: kind_name(&meta.file_type()),
-        });
-    }
-    let too_large = |len: u64| DescriptorError::TooLarge {
-        path: path.to_path_buf(),
-        len,
-        cap: MAX_DESCRIPTOR_BYTES,
-    };
-    if meta.len() > MAX_DESCRIPTOR_BYTES {
-        return Err(too_large(meta.len()));
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(MAX_DESCRIPTOR_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io_at(path))?;
-    if bytes.len() as u64 > MAX_DESCRIPTOR_BYTES {
-        return Err(too_large(bytes.len() as u64));
-    }
+        FileError::TooLarge { path, len, cap } => DescriptorError::TooLarge { path, len, cap },
+        FileError::Io { path, source } => DescriptorError::Io { path, source },
+    })?;
     String::from_utf8(bytes).map_err(|e| DescriptorError::Invalid {
         path: path.to_path_buf(),
         message: format!("not UTF-8: {e}"),

@@ -1,13 +1,16 @@
 //! The bridge server: host-agnostic, one connection and one request in flight.
 //!
-//! An accept loop runs on its own thread and hands a connection to the connection thread when
-//! the single slot is free. While a connection is served, every further connection is answered
-//! at once with a [`BusyNotice`](crate::handshake::BusyNotice) frame (instead of the hello) and
-//! closed, so a second client learns "another client is attached" immediately instead of
-//! waiting in the backlog (it waits at most 200 ms for a client that is just leaving). Each
-//! served connection is checked (peer uid on Linux), must
-//! complete the token handshake within one deadline, gets a [`Hello`](crate::handshake::Hello)
-//! frame, and then sends request frames. Each request is handed to the host through a queue
+//! An accept loop runs on its own thread. Each accepted connection (checked first: peer uid on
+//! Linux) gets a short-lived handshake thread of its own, so connections are greeted side by
+//! side, never one after another: it must send the token line within one deadline (a
+//! connection that never does holds nothing but its own thread, never the slot), and only
+//! then is the single slot tried. Free, the connection goes to the connection thread, gets a
+//! [`Hello`](crate::handshake::Hello) frame and then sends request frames; taken, it is
+//! answered at once with a [`BusyNotice`](crate::handshake::BusyNotice) frame (instead of the
+//! hello) and closed, so a second client learns "another client is attached" immediately
+//! instead of waiting in the backlog (it waits at most 200 ms for a client that is just
+//! leaving). At most [`MAX_HANDSHAKES`] connections are in their handshake at once; one more
+//! is closed at once. Each request is handed to the host through a queue
 //! ([`BridgeServer::poll`] / [`BridgeServer::recv_timeout`]) as a [`PendingRequest`]; the host
 //! (an app's UI thread, or the CLI's target thread) answers with [`PendingRequest::respond`].
 //! No answer within the reply timeout (15 s) gives `BRIDGE_TIMEOUT` and the bridge keeps
@@ -16,7 +19,7 @@
 
 use std::io::{self, Read};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -27,9 +30,7 @@ use serde::de::DeserializeOwned;
 
 use crate::descriptor::{Descriptor, DescriptorDir, DescriptorError, TransportKind, now_unix_ms};
 use crate::frame::{FrameError, MAX_REPLY_FRAME, MAX_REQUEST_FRAME, read_frame, write_frame};
-use crate::handshake::{
-    HANDSHAKE_DEADLINE, accept_token, generate_token, read_token_line, write_busy, write_hello,
-};
+use crate::handshake::{HANDSHAKE_DEADLINE, accept_token, generate_token, write_busy, write_hello};
 #[cfg(windows)]
 use crate::transport::connect;
 use crate::transport::{Connection, Endpoint, EndpointOptions, TransportError};
@@ -53,8 +54,13 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 const POLL_INTERVAL: Duration = Duration::from_millis(200);
 /// How long a new connection waits for the slot to free before it is told the bridge is busy.
 const BUSY_GRACE: Duration = Duration::from_millis(200);
-/// How long answering a busy notice may take (write, then reading the client's token line).
-const BUSY_DRAIN: Duration = Duration::from_millis(100);
+/// How long writing a busy notice may take.
+const BUSY_WRITE: Duration = Duration::from_millis(100);
+/// Most connections in their token handshake at once (each on a thread of its own); one more
+/// is closed at once.
+pub const MAX_HANDSHAKES: usize = 256;
+/// The stack of a handshake thread (it reads one line and writes one frame).
+const HANDSHAKE_STACK: usize = 64 * 1024;
 
 /// The request/reply types a bridge speaks, and how it builds its own error replies.
 pub trait BridgeProtocol: 'static {
@@ -297,7 +303,7 @@ impl<P: BridgeProtocol> BridgeServer<P> {
             None
         };
         let stop = Arc::new(AtomicBool::new(false));
-        let shared = Shared {
+        let shared = Arc::new(Shared {
             token: token.clone(),
             stop: stop.clone(),
             reply_timeout: opts.reply_timeout,
@@ -305,7 +311,7 @@ impl<P: BridgeProtocol> BridgeServer<P> {
             settle_limits: opts.settle_limits,
             waker: opts.waker,
             max_reply: opts.max_reply_frame.min(MAX_REPLY_FRAME),
-        };
+        });
         let thread = std::thread::Builder::new()
             .name("automation-bridge".into())
             .spawn(move || accept_loop::<P>(endpoint, shared, deliver))?;
@@ -424,25 +430,39 @@ impl Slot {
 }
 
 /// The accept thread: it keeps accepting while a connection is served on the connection
-/// thread, and answers every connection that finds the slot taken with a busy notice at once.
-fn accept_loop<P: BridgeProtocol>(endpoint: Endpoint, shared: Shared, mut deliver: Deliver<P>) {
+/// thread, and hands each new connection to a handshake thread of its own.
+fn accept_loop<P: BridgeProtocol>(
+    endpoint: Endpoint,
+    shared: Arc<Shared>,
+    mut deliver: Deliver<P>,
+) {
     let stop = shared.stop.clone();
     let slot = Arc::new(Slot::default());
     let (conn_tx, conn_rx) = mpsc::channel::<Connection>();
     let worker_slot = slot.clone();
+    let worker_shared = shared.clone();
     let worker = std::thread::Builder::new()
         .name("automation-bridge-conn".into())
         .spawn(move || {
-            for conn in conn_rx {
-                serve_connection::<P>(&conn, &shared, &mut deliver);
-                drop(conn);
-                worker_slot.release();
+            // Handshake threads hold senders too; the stop flag ends the loop without them.
+            loop {
+                match conn_rx.recv_timeout(POLL_INTERVAL) {
+                    Ok(conn) => {
+                        serve_connection::<P>(&conn, &worker_shared, &mut deliver);
+                        drop(conn);
+                        worker_slot.release();
+                    }
+                    Err(RecvTimeoutError::Timeout)
+                        if !worker_shared.stop.load(Ordering::SeqCst) => {}
+                    Err(_) => break,
+                }
             }
         });
     let Ok(worker) = worker else {
         eprintln!("automation: could not start the bridge's connection thread; bridge disabled");
         return;
     };
+    let handshaking = Arc::new(AtomicUsize::new(0));
     while !stop.load(Ordering::SeqCst) {
         if !endpoint.wait_acceptable(POLL_INTERVAL) {
             continue;
@@ -463,38 +483,37 @@ fn accept_loop<P: BridgeProtocol>(endpoint: Endpoint, shared: Shared, mut delive
         if stop.load(Ordering::SeqCst) {
             break;
         }
-        if slot.take_within(BUSY_GRACE) {
-            if conn_tx.send(conn).is_err() {
-                break; // the connection thread is gone
-            }
-        } else {
-            answer_busy(&conn);
+        if handshaking.fetch_add(1, Ordering::SeqCst) >= MAX_HANDSHAKES {
+            handshaking.fetch_sub(1, Ordering::SeqCst);
+            continue; // dropped: closed at once
+        }
+        let (shared, slot, conn_tx, count) = (
+            shared.clone(),
+            slot.clone(),
+            conn_tx.clone(),
+            handshaking.clone(),
+        );
+        let spawned = std::thread::Builder::new()
+            .name("automation-bridge-hello".into())
+            .stack_size(HANDSHAKE_STACK)
+            .spawn(move || {
+                admit(conn, &shared, &slot, &conn_tx);
+                count.fetch_sub(1, Ordering::SeqCst);
+            });
+        if spawned.is_err() {
+            handshaking.fetch_sub(1, Ordering::SeqCst);
         }
     }
     drop(conn_tx);
     let _ = worker.join();
 }
 
-/// Tell a second client at once that the slot is taken, then hang up. The token line it sends
-/// first is read (bounded: 512 bytes, [`BUSY_DRAIN`]) before closing, so the close does not find
-/// unread data and reset the connection before the client has read the notice.
-fn answer_busy(conn: &Connection) {
-    if conn.set_write_timeout(Some(BUSY_DRAIN)).is_err() || write_busy(&mut writer(conn)).is_err() {
-        return;
-    }
-    let mut rd = conn;
-    let _ = read_token_line(&mut rd, Instant::now() + BUSY_DRAIN, |left| {
-        conn.set_read_timeout(Some(left))
-    });
-}
-
-fn serve_connection<P: BridgeProtocol>(
-    conn: &Connection,
-    shared: &Shared,
-    deliver: &mut Deliver<P>,
-) {
+/// One connection's way in, on its own thread: the token line within the deadline (else it is
+/// dropped, having held nothing), then the slot (at most [`BUSY_GRACE`] for a client that is
+/// just leaving): free, the connection goes to the connection thread; taken, the busy notice.
+fn admit(conn: Connection, shared: &Shared, slot: &Slot, to_worker: &mpsc::Sender<Connection>) {
     let deadline = Instant::now() + shared.handshake_deadline;
-    let mut rd = conn;
+    let mut rd = &conn;
     if accept_token(&mut rd, &shared.token, deadline, |left| {
         conn.set_read_timeout(Some(left))
     })
@@ -502,7 +521,34 @@ fn serve_connection<P: BridgeProtocol>(
     {
         return;
     }
-    // A client that stops reading must not hold the single slot forever.
+    if shared.stop.load(Ordering::SeqCst) {
+        return;
+    }
+    if !slot.take_within(BUSY_GRACE) {
+        answer_busy(&conn);
+        return;
+    }
+    if let Err(mpsc::SendError(conn)) = to_worker.send(conn) {
+        drop(conn);
+        slot.release();
+    }
+}
+
+/// Tell a client whose token was good that the slot is taken, then hang up (its token line
+/// has been read, so the close finds no unread data and does not reset the connection before
+/// the client has read the notice).
+fn answer_busy(conn: &Connection) {
+    if conn.set_write_timeout(Some(BUSY_WRITE)).is_ok() {
+        let _ = write_busy(&mut writer(conn));
+    }
+}
+
+fn serve_connection<P: BridgeProtocol>(
+    conn: &Connection,
+    shared: &Shared,
+    deliver: &mut Deliver<P>,
+) {
+    // The token was accepted on the connection's handshake thread. A client that stops reading must not hold the single slot forever.
     if conn.set_read_timeout(Some(POLL_INTERVAL)).is_err()
         || conn.set_write_timeout(Some(WRITE_TIMEOUT)).is_err()
         || write_hello(&mut writer(conn)).is_err()

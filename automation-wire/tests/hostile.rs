@@ -346,3 +346,62 @@ fn a_probe_right_before_attaching_does_not_make_the_attach_busy() {
     }
     drop(server);
 }
+
+/// Two hundred clients at a busy bridge at once are each told so, side by side: the old
+/// accept loop greeted them one after another (~200 ms each), and 51 of 200 heard nothing in
+/// 30 s.
+#[test]
+fn two_hundred_clients_at_a_busy_bridge_are_all_told_at_once() {
+    let base = short_base();
+    let server = bridge(base.path());
+    let _first = BridgeClient::connect(server.address(), server.token()).unwrap();
+    let t0 = Instant::now();
+    let handles: Vec<_> = (0..200)
+        .map(|_| {
+            let (addr, token) = (server.address().to_string(), server.token().to_string());
+            thread::spawn(move || {
+                let started = Instant::now();
+                let err = BridgeClient::connect(&addr, &token).err();
+                (err.is_some_and(|e| e.is_busy()), started.elapsed())
+            })
+        })
+        .collect();
+    let results: Vec<(bool, Duration)> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let took = t0.elapsed();
+    let busy = results.iter().filter(|(b, _)| *b).count();
+    let slowest = results.iter().map(|(_, d)| *d).max().unwrap();
+    eprintln!("200 clients: {busy} told busy, slowest {slowest:?}, all in {took:?}");
+    assert_eq!(busy, 200, "every client hears the busy notice");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+/// A connection that never sends its token holds nothing: a real client that comes after it
+/// is served at once, not after the 10 s handshake deadline.
+#[test]
+fn a_silent_connection_does_not_hold_the_slot() {
+    let base = short_base();
+    let server = bridge(base.path());
+    let silent: Vec<_> = (0..8)
+        .map(|_| std::os::unix::net::UnixStream::connect(server.address()).unwrap())
+        .collect();
+    thread::sleep(Duration::from_millis(100));
+    let (addr, token) = (server.address().to_string(), server.token().to_string());
+    let t0 = Instant::now();
+    let mut client = within(Duration::from_secs(5), move || {
+        BridgeClient::connect(&addr, &token).unwrap()
+    });
+    let took = t0.elapsed();
+    eprintln!("served past 8 silent connections in {took:?}");
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    let answer = thread::spawn(move || {
+        let p = server
+            .recv_timeout(Duration::from_secs(5))
+            .expect("the request");
+        p.respond(json!({"status": "ok", "data": 1}));
+        server
+    });
+    let r: Value = client.request(&json!({"op": "x"})).unwrap();
+    assert_eq!(r["data"], 1);
+    drop(answer.join().unwrap());
+    drop(silent);
+}

@@ -72,9 +72,18 @@ pub async fn call(
     args: JsonObject,
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, McpError> {
-    let flow = match flow::from_owned_arguments(args) {
-        Ok(f) => f,
-        Err(e) => return Ok(CallToolResult::structured_error(e).into()),
+    // A `file` is read here: on a blocking thread, never on a runtime worker (a slow or
+    // hostile file must not keep the server from answering anything else).
+    let parsed = tokio::task::spawn_blocking(move || flow::from_owned_arguments(args)).await;
+    let flow = match parsed {
+        Ok(Ok(f)) => f,
+        Ok(Err(e)) => return Ok(CallToolResult::structured_error(e).into()),
+        Err(e) => {
+            return Err(McpError::internal_error(
+                format!("reading the flow stopped: {e}"),
+                None,
+            ));
+        }
     };
     let gate = Gate::new(context.meta.get_progress_token(), context.meta.log_level());
     let live = gate.listening();
@@ -136,7 +145,11 @@ impl Run<'_> {
         live: bool,
     ) -> (RunReport, Shots) {
         let started = Instant::now();
-        let (mut sinks, records_dir) = records_sinks(&self.execution_id);
+        let deadline = crate::runner::deadline_of(self.flow);
+        let id = self.execution_id.clone();
+        let (mut sinks, records_dir) = tokio::task::spawn_blocking(move || records_sinks(&id))
+            .await
+            .unwrap_or_default();
         let (tx, notes) = tokio::sync::mpsc::channel(NOTE_QUEUE);
         if live {
             sinks.push(Box::new(GateSink::new(self.gate.clone(), tx)));
@@ -146,13 +159,14 @@ impl Run<'_> {
             sinks,
         };
         let report = RunReport::new(&self.flow.name, &self.execution_id);
-        let run = StepsRun::start(
+        let run = StepsRun::start_until(
             seq,
             &self.flow.inputs,
             target,
             report,
             kept,
             Forward::Nothing,
+            deadline,
         );
         let cancel = run.cancel.clone();
         let (report, kept) = Notes::new(self, notes)

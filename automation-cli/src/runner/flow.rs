@@ -1,12 +1,19 @@
 //! What a run runs: a script (TypeScript or JavaScript) or a sequence of steps, from a file
 //! (`.ts`/`.js`/`.mjs`/`.mts`, `.json`, `.yaml`/`.yml`) or from `execute_sequence`'s arguments.
+//!
+//! A flow file is read through [`crate::files`]: its extension is checked first (nothing is
+//! opened for an unknown one), then only a regular file of at most
+//! [`MAX_FLOW_BYTES`](crate::files::MAX_FLOW_BYTES) is read; YAML is checked for depth before
+//! it is parsed ([`super::yaml_depth`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::budget;
 use super::report::runner_error;
 
 /// One flow.
@@ -18,6 +25,8 @@ pub struct Flow {
     pub inputs: Map<String, Value>,
     /// What it runs.
     pub body: FlowBody,
+    /// Its time limit (`None`: [`DEFAULT_RUN_TIMEOUT`](super::budget::DEFAULT_RUN_TIMEOUT)).
+    pub timeout: Option<Duration>,
 }
 
 /// A script or steps.
@@ -110,23 +119,50 @@ fn bad(message: impl Into<String>, hint: &str) -> Value {
 
 /// Script file extensions.
 const SCRIPT_EXTS: &[&str] = &["ts", "mts", "cts", "js", "mjs", "cjs"];
+/// TypeScript file extensions: always transpiled, whatever the source looks like.
+pub const TYPESCRIPT_EXTS: &[&str] = &["ts", "mts", "cts"];
 
-/// Reads a flow file: a script, or steps in JSON or YAML.
+/// What a flow file holds, by its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A script.
+    Script,
+    /// Steps in JSON.
+    Json,
+    /// Steps in YAML.
+    Yaml,
+}
+
+impl FileKind {
+    /// The kind of `path` by its extension (lower-cased), or the error naming it.
+    pub fn of(path: &Path) -> Result<Self, Value> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        match ext.as_str() {
+            e if SCRIPT_EXTS.contains(&e) => Ok(Self::Script),
+            "json" => Ok(Self::Json),
+            "yaml" | "yml" => Ok(Self::Yaml),
+            _ => Err(bad(
+                format!("{}: unknown flow type .{ext}", path.display()),
+                "name the file .ts, .js, .mjs (a script) or .json, .yaml, .yml (steps)",
+            )),
+        }
+    }
+}
+
+/// Reads a flow file: a script, or steps in JSON or YAML. The extension is checked before
+/// the file is opened; see the module doc for how it is read.
 pub fn from_file(path: &Path) -> Result<Flow, Value> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        bad(
-            format!("cannot read the flow file {shown}: {e}"),
-            "pass the path of a readable .ts, .js, .json or .yaml file",
-        )
-    })?;
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    let body = if SCRIPT_EXTS.contains(&ext.as_str()) {
-        let dir = path
+    let kind = FileKind::of(path)?;
+    let text =
+        crate::files::read_text(path, crate::files::MAX_FLOW_BYTES).map_err(|e| e.to_json())?;
+    let mut flow = from_text(kind, text, &shown)?;
+    if let FlowBody::Script(s) = &mut flow.body {
+        s.dir = path
             .parent()
             .map(|p| {
                 if p.as_os_str().is_empty() {
@@ -136,39 +172,56 @@ pub fn from_file(path: &Path) -> Result<Flow, Value> {
                 }
             })
             .and_then(|p| p.canonicalize().ok());
-        FlowBody::Script(Script {
+    }
+    Ok(flow)
+}
+
+/// A flow from the text of a file of `kind` named `name` (what [`from_file`] parses once it
+/// has read the file): YAML is checked for depth first, then parsed; steps are validated.
+pub fn from_text(kind: FileKind, text: String, name: &str) -> Result<Flow, Value> {
+    let body = match kind {
+        FileKind::Script => FlowBody::Script(Script {
             source: text,
-            file_name: shown.clone(),
-            dir,
-        })
-    } else if ext == "json" {
-        FlowBody::Steps(Arc::new(steps_from_value(
+            file_name: name.to_string(),
+            dir: None,
+        }),
+        FileKind::Json => FlowBody::Steps(Arc::new(steps_from_value(
             serde_json::from_str(&text).map_err(|e| {
                 bad(
-                    format!("{shown} is not valid JSON: {e}"),
+                    format!("{name} is not valid JSON: {e}"),
                     "fix the JSON at that line and column",
                 )
             })?,
-            &shown,
-        )?))
-    } else if ext == "yaml" || ext == "yml" {
-        let value: Value = serde_norway::from_str(&text).map_err(|e| {
-            bad(
-                format!("{shown} is not valid YAML: {e}"),
-                "fix the YAML at that line and column",
-            )
-        })?;
-        FlowBody::Steps(Arc::new(steps_from_value(value, &shown)?))
-    } else {
-        return Err(bad(
-            format!("{shown}: unknown flow type .{ext}"),
-            "name the file .ts, .js, .mjs (a script) or .json, .yaml, .yml (steps)",
-        ));
+            name,
+        )?)),
+        FileKind::Yaml => {
+            if let Err(deep) = super::yaml_depth::check(&text, budget::MAX_YAML_DEPTH) {
+                return Err(budget::exceeded(
+                    "yaml_depth",
+                    budget::MAX_YAML_DEPTH,
+                    &format!("{name}:{}", deep.line),
+                    format!(
+                        "{name} nests deeper than {} levels (line {}); it was not parsed",
+                        budget::MAX_YAML_DEPTH,
+                        deep.line
+                    ),
+                    "a flow file needs a few levels: steps, a step, its args",
+                ));
+            }
+            let value: Value = serde_norway::from_str(&text).map_err(|e| {
+                bad(
+                    format!("{name} is not valid YAML: {e}"),
+                    "fix the YAML at that line and column",
+                )
+            })?;
+            FlowBody::Steps(Arc::new(steps_from_value(value, name)?))
+        }
     };
     Ok(Flow {
-        name: shown,
+        name: name.to_string(),
         inputs: Map::new(),
         body,
+        timeout: None,
     })
 }
 
@@ -196,6 +249,19 @@ pub const MAX_RETRIES: u32 = 100;
 pub const MAX_RETRY_DELAY_MS: u64 = 60_000;
 
 fn validate(seq: &Sequence, what: &str) -> Result<(), Value> {
+    if seq.steps.len() > budget::MAX_STEPS {
+        return Err(budget::exceeded(
+            "steps",
+            budget::MAX_STEPS,
+            what,
+            format!(
+                "{what} has {} steps, over the limit of {} a sequence may have",
+                seq.steps.len(),
+                budget::MAX_STEPS
+            ),
+            "split the flow into several files",
+        ));
+    }
     let mut seen = std::collections::HashSet::new();
     for (i, s) in seq.steps.iter().enumerate() {
         if s.tool.trim().is_empty() {
@@ -325,6 +391,7 @@ pub fn from_owned_arguments(mut args: Map<String, Value>) -> Result<Flow, Value>
                     file_name: "inline.ts".into(),
                     dir: None,
                 }),
+                timeout: None,
             }
         }
         Some("file") => {
@@ -348,6 +415,7 @@ pub fn from_owned_arguments(mut args: Map<String, Value>) -> Result<Flow, Value>
                 name: "inline".into(),
                 inputs: Map::new(),
                 body: FlowBody::Steps(Arc::new(steps_from_value(Value::Object(doc), "steps")?)),
+                timeout: None,
             }
         }
     };

@@ -5,7 +5,8 @@
 //! - [`steps`]: the steps engine (conditions, `{{expr}}`, retries, fallbacks); [`template`]
 //!   substitutes arguments; [`router`] sends each call where a direct MCP call goes;
 //!   [`on_target`] runs the engine on the target thread, its stream back to the sinks.
-//! - [`script`]: the TypeScript gate and the node child on a private bridge endpoint;
+//! - [`script`]: the TypeScript gate and the node child on a private bridge endpoint
+//!   ([`child`]: its process group and its output; `verdict`: its end made a report);
 //!   [`sourcemap`] maps its stack frames back; [`runtime`] finds node and the JS client.
 //! - [`step_events`]: a child's step events (a script's, `exec`'s command's) → step reports.
 //! - [`events`]: the stream and the `Sink` trait; [`sinks`]: the live display, JUnit and
@@ -13,7 +14,11 @@
 //! - [`report`]: the per-step report and the failing step's error.
 //! - [`partition`]: `--partition slice:M/N | hash:M/N`; [`suite`]: `automation run`.
 //! - [`poll`]: a script's polls (the same call tried again and again) filed as one item.
+//! - [`budget`]: every cap a run has, and its time limit; [`yaml_depth`]: a YAML file's depth,
+//!   measured before it is parsed.
 
+pub mod budget;
+pub mod child;
 pub mod events;
 pub mod flow;
 pub mod on_target;
@@ -29,6 +34,8 @@ pub mod step_events;
 pub mod steps;
 pub mod suite;
 pub mod template;
+mod verdict;
+pub mod yaml_depth;
 
 use std::time::Instant;
 
@@ -53,9 +60,18 @@ pub fn new_execution_id() -> String {
     })
 }
 
+/// The time limit of `flow`, from now: its own (`--timeout`), else the default.
+pub fn deadline_of(flow: &Flow) -> budget::Deadline {
+    match flow.timeout {
+        Some(limit) => budget::Deadline::after(limit, "--timeout"),
+        None => budget::Deadline::after(budget::DEFAULT_RUN_TIMEOUT, "default"),
+    }
+}
+
 /// Runs one flow on `target`, pushing its stream into `sink`; finishes the sink with the
 /// report and returns it. `cancelled` is polled as the stream comes (steps: the running op
-/// stops at its next step, the run before its next step; a script child is stopped).
+/// stops at its next step, the run before its next step; a script child is stopped). The run
+/// ends at its time limit ([`deadline_of`]) with `RUN_TIMEOUT`.
 pub fn run_flow(
     flow: &Flow,
     execution_id: &str,
@@ -64,15 +80,31 @@ pub fn run_flow(
     cancelled: &dyn Fn() -> bool,
 ) -> RunReport {
     let started = Instant::now();
+    let deadline = deadline_of(flow);
     let mut report = RunReport::new(&flow.name, execution_id);
     match &flow.body {
         FlowBody::Steps(seq) => {
             let forward = on_target::Forward::All;
-            (report, _) =
-                on_target::StepsRun::start(seq, &flow.inputs, target, report, (), forward)
-                    .drive_blocking(sink, cancelled);
+            (report, _) = on_target::StepsRun::start_until(
+                seq,
+                &flow.inputs,
+                target,
+                report,
+                (),
+                forward,
+                deadline,
+            )
+            .drive_blocking(sink, cancelled);
         }
-        FlowBody::Script(s) => script::run(s, &flow.inputs, target, sink, &mut report, cancelled),
+        FlowBody::Script(s) => script::run(
+            s,
+            &flow.inputs,
+            target,
+            sink,
+            &mut report,
+            cancelled,
+            deadline,
+        ),
     }
     finish_run(report, started, sink)
 }

@@ -11,6 +11,7 @@ use automation_core::Cancel;
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
+use super::budget::{DEFAULT_RUN_TIMEOUT, Deadline};
 use super::events::{RunEvent, Sink};
 use super::flow::Sequence;
 use super::report::{RunReport, runner_error};
@@ -42,7 +43,7 @@ impl<L: Sink + 'static> StepsRun<L> {
     /// Queues the run on `target` (after the requests already queued), its report started as
     /// `report`. `local` sees the stream on the target thread and comes back with the report
     /// (sinks that nobody waits for: records, collected screenshots); what `forward` names
-    /// also comes to [`StepsRun::events`].
+    /// also comes to [`StepsRun::events`]. Its time limit is the default one.
     pub fn start(
         seq: &Arc<Sequence>,
         inputs: &Map<String, Value>,
@@ -51,18 +52,55 @@ impl<L: Sink + 'static> StepsRun<L> {
         local: L,
         forward: Forward,
     ) -> Self {
+        let deadline = Deadline::after(DEFAULT_RUN_TIMEOUT, "default");
+        Self::start_until(seq, inputs, target, report, local, forward, deadline)
+    }
+
+    /// [`StepsRun::start`], ending at `deadline` (`RUN_TIMEOUT`): the engine stops between
+    /// steps and tries, and the op running then is stopped at its next step (a timer sets
+    /// the run's cancel flag at the deadline).
+    pub fn start_until(
+        seq: &Arc<Sequence>,
+        inputs: &Map<String, Value>,
+        target: &TargetHandle,
+        report: RunReport,
+        local: L,
+        forward: Forward,
+        deadline: Deadline,
+    ) -> Self {
         let (tx, events) = mpsc::unbounded_channel();
         let cancel = Cancel::new();
         let lost = RunReport::new(&report.flow, &report.execution_id);
         let (seq, inputs, flag) = (Arc::clone(seq), inputs.clone(), cancel.clone());
         let tx = (forward == Forward::All).then_some(tx);
+        // The timer: woken by the run's end (its sender dropped) or by the deadline, when it
+        // stops the op that is running through the run's flag (the engine checks the
+        // deadline before the flag, so the run ends `RUN_TIMEOUT`, not `CANCELLED`).
+        let (ended, timer) = std::sync::mpsc::channel::<()>();
+        let timer_flag = cancel.clone();
+        let _ = std::thread::Builder::new()
+            .name("automation-run-deadline".into())
+            .spawn(move || {
+                if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                    timer.recv_timeout(deadline.left())
+                {
+                    timer_flag.cancel();
+                }
+            });
         let done = target.run_task(move |backend| {
+            let _ended = ended;
             let mut report = report;
             let mut router = OnTarget::new(backend, flag.clone());
             let mut sink = Local { local, tx };
-            steps::run(&seq, &inputs, &mut router, &mut sink, &mut report, &|| {
-                flag.is_cancelled()
-            });
+            steps::run(
+                &seq,
+                &inputs,
+                &mut router,
+                &mut sink,
+                &mut report,
+                &|| flag.is_cancelled(),
+                &deadline,
+            );
             (report, sink.local)
         });
         Self {

@@ -8,10 +8,16 @@
 //! straight to the caller's target thread (the same session a direct MCP call drives), which
 //! answers it and sends its record back; this thread pushes the pipe's events, the child's
 //! output and those records into the sink.
+//!
+//! Everything of the run lives in one private run directory ([`RunDir`]: the script's files,
+//! the event pipe, the bridge socket), removed when the run ends. The child runs in a process
+//! group of its own ([`super::child`]), killed whole when the run ends. The run is bounded:
+//! its time limit (the flow's, and `AUTOMATION_SCRIPT_TIMEOUT`), [`MAX_EVENTS`] items and
+//! [`MAX_STEPS`] steps; and it passes only if every step it started finished
+//! (`SCRIPT_EXITED_EARLY` names the first that did not).
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
@@ -21,15 +27,19 @@ use automation_wire::events::{EventKind, EventPipe, LogLevel, LogRecord, LogSour
 use automation_wire::server::{BridgeServer, JsonProtocol, PendingRequest, ServerOptions};
 use serde_json::{Map, Value, json};
 
+use super::budget::{self, Deadline, MAX_EVENTS, MAX_STEPS};
+use super::child::GroupChild;
+use super::child::{self, Line};
 use super::events::{CallRecord, RunEvent, Sink};
-use super::flow::Script;
+use super::flow::{Script, TYPESCRIPT_EXTS};
 use super::poll::Coalesce;
-use super::report::{RunReport, StepStatus, runner_error};
+use super::report::{RunReport, runner_error};
 use super::runtime;
 use super::sourcemap::{self, Mapped};
 use super::step_events::StepEvents;
-use super::steps::one_line;
+use super::verdict;
 use crate::backend::{Backend, TargetHandle, serve_caught};
+use crate::files::dirs::RunDir;
 
 /// Env var: the bridge endpoint handed to the child.
 pub const ENDPOINT_ENV: &str = "AUTOMATION_ENDPOINT";
@@ -43,18 +53,26 @@ pub const INPUTS_ENV: &str = "AUTOMATION_INPUTS";
 /// How long the child's output is waited on between looks at the pipe, the records and the
 /// child.
 const POLL: Duration = Duration::from_millis(5);
-/// Env var: the longest a script may run, in seconds (default 600).
+/// Lines of the script's output read ahead of the run's thread, at most.
+const OUTPUT_QUEUE: usize = 1024;
+/// Env var: the longest a script may run, in seconds (a number above 0, at most a day); the
+/// flow's own limit applies too, and the earlier wins.
 pub const TIMEOUT_ENV: &str = "AUTOMATION_SCRIPT_TIMEOUT";
 
-fn script_timeout() -> Duration {
-    std::env::var(TIMEOUT_ENV)
-        .ok()
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .map_or(Duration::from_secs(600), Duration::from_secs_f64)
+/// `AUTOMATION_SCRIPT_TIMEOUT`, when set: the limit, or the usage error naming the variable
+/// and its value.
+pub fn script_timeout() -> Result<Option<Duration>, String> {
+    match std::env::var(TIMEOUT_ENV) {
+        Ok(v) => budget::parse_timeout(TIMEOUT_ENV, &v).map(Some),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(v)) => Err(format!(
+            "{TIMEOUT_ENV}: {v:?} is not a number of seconds; pass e.g. 600"
+        )),
+    }
 }
 
-/// Runs one script to its end.
+/// Runs one script to its end, or to `deadline` (the earlier of it and
+/// `AUTOMATION_SCRIPT_TIMEOUT`).
 pub fn run(
     script: &Script,
     inputs: &Map<String, Value>,
@@ -62,7 +80,24 @@ pub fn run(
     sink: &mut dyn Sink,
     report: &mut RunReport,
     cancelled: &dyn Fn() -> bool,
+    deadline: Deadline,
 ) {
+    let deadline = match script_timeout() {
+        Ok(Some(limit)) => deadline.min(Deadline::after(limit, TIMEOUT_ENV)),
+        Ok(None) => deadline,
+        Err(e) => {
+            let mut err = runner_error(
+                "BAD_REQUEST",
+                e,
+                "unset AUTOMATION_SCRIPT_TIMEOUT, or set it to a number of seconds",
+            );
+            if let Value::Object(m) = &mut err {
+                m.insert("field".into(), json!(TIMEOUT_ENV));
+            }
+            report.fail(err);
+            return;
+        }
+    };
     // 1. The gate: a script that does not compile answers with the transpiler's contract.
     let gate = match automation_transpile::transpile(&script.source) {
         Ok(t) => t,
@@ -78,20 +113,32 @@ pub fn run(
             return;
         }
     };
-    let work = match tempfile::Builder::new().prefix("automation-run-").tempdir() {
+    let run_dir = match RunDir::create(&report.execution_id) {
         Ok(d) => d,
         Err(e) => {
-            report.fail(runner_error(
-                "TARGET_FAILED",
-                format!("cannot create a directory for the script: {e}"),
-                "check that the temp directory is writable, then retry",
-            ));
+            let mut err = e.to_json();
+            if let Value::Object(m) = &mut err {
+                m.insert(
+                    "message".into(),
+                    json!(format!("cannot create the run's private directory: {e}")),
+                );
+            }
+            report.fail(err);
             return;
         }
     };
+    let work = run_dir.path().join("work");
+    if let Err(e) = std::fs::DirBuilder::new().create(&work) {
+        report.fail(runner_error(
+            "TARGET_FAILED",
+            format!("cannot create {}: {e}", work.display()),
+            "check that the runtime directory is writable, then retry",
+        ));
+        return;
+    }
     // 2. What node runs: a plain JS file in place (its own imports resolve, lines are
     // exact); otherwise a file in the run's directory, with its map for TypeScript.
-    let (entry, mapped) = match entry_file(script, gate.was_typescript, gate.code, work.path()) {
+    let (entry, mapped) = match entry_file(script, gate.was_typescript, gate.code, &work) {
         Ok(x) => x,
         Err(e) => {
             report.fail(e);
@@ -101,7 +148,7 @@ pub fn run(
     // 3. The event pipe and the private endpoint, for this run only. Each op the script
     // sends is handed from the bridge's connection thread straight to the target thread,
     // which serves it, files its record and answers (this thread is not on the way).
-    let (pipe, pipe_rx) = match EventPipe::create() {
+    let (pipe, pipe_rx) = match EventPipe::create_in(run_dir.path()) {
         Ok(p) => p,
         Err(e) => {
             report.fail(runner_error(
@@ -125,6 +172,7 @@ pub fn run(
     });
     let mut opts = ServerOptions::new(format!("automation run {}", report.execution_id));
     opts.publish_descriptor = false;
+    opts.base_dir = Some(run_dir.path().to_path_buf());
     let handler = {
         let (target, ops) = (target.clone(), ops.clone());
         move |pending: PendingRequest<JsonProtocol>| {
@@ -146,7 +194,7 @@ pub fn run(
             return;
         }
     };
-    let mut cmd = runtime.command(&entry, work.path());
+    let mut cmd = runtime.command(&entry, &work);
     cmd.current_dir(script.dir.clone().unwrap_or_else(|| PathBuf::from(".")))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -158,7 +206,7 @@ pub fn run(
     for (k, v) in pipe.env() {
         cmd.env(k, v);
     }
-    let mut child = match cmd.spawn() {
+    let GroupChild { mut child, group } = match child::spawn_in_group(cmd) {
         Ok(c) => c,
         Err(e) => {
             report.fail(runner_error(
@@ -169,17 +217,18 @@ pub fn run(
             return;
         }
     };
-    let (out_tx, out_rx) = mpsc::channel::<(bool, String)>();
-    let readers = [
-        child
-            .stdout
-            .take()
-            .map(|s| read_lines(s, false, out_tx.clone())),
-        child.stderr.take().map(|s| read_lines(s, true, out_tx)),
-    ];
+    // Bounded: a script flooding its output waits for us (its pipe fills), it does not fill
+    // our memory.
+    let (out_tx, out_rx) = mpsc::sync_channel::<Line>(OUTPUT_QUEUE);
+    let mut readers = Vec::new();
+    if let Some(s) = child.stdout.take() {
+        readers.push(child::read_lines(s, false, out_tx.clone()));
+    }
+    if let Some(s) = child.stderr.take() {
+        readers.push(child::read_lines(s, true, out_tx));
+    }
     let mut state = State::default();
-    let (begun, limit) = (Instant::now(), script_timeout());
-    let mut timed_out = false;
+    let mut ended: Option<Value> = None;
     let status = loop {
         // Woken by the child's output, or every POLL to look at the rest (a child that
         // closed both its streams and runs on is looked at every POLL too, not in a spin).
@@ -188,15 +237,23 @@ pub fn run(
             Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
-        state.take_served(&served_rx, sink);
-        drain_pipe(&pipe_rx, &served_rx, sink, &mut state);
-        drain_output(&out_rx, sink, &mut state);
-        if cancelled() {
-            let _ = child.kill();
+        if ended.is_none() {
+            state.take_served(&served_rx, sink);
+            drain_pipe(&pipe_rx, &served_rx, sink, &mut state);
+            drain_output(&out_rx, sink, &mut state);
         }
-        if !timed_out && begun.elapsed() > limit {
-            timed_out = true;
-            let _ = child.kill();
+        if ended.is_none() {
+            ended = if deadline.passed() {
+                Some(deadline.error())
+            } else {
+                state.over_budget()
+            };
+            if ended.is_some() || cancelled() {
+                group.kill();
+            }
+        }
+        if cancelled() {
+            group.kill();
         }
         match child.try_wait() {
             Ok(Some(status)) => break Ok(status),
@@ -204,40 +261,38 @@ pub fn run(
             Err(e) => break Err(e),
         }
     };
+    // The run has ended: so has everything the script started.
+    drop(group);
     drop(server);
     // No marker after this point: the pipe's readers see end of stream once the child's
     // ends and this one are closed (an op still on the target thread is filed unmarked).
     ops.close_markers();
-    // The child has exited: everything it wrote is in the pipe; drain it all, then tear down.
+    // The child has exited: everything it wrote is in the pipe; drain it all (unless the run
+    // was stopped for going over a budget), then tear down.
     let _ = pipe.finish();
-    drain_pipe(&pipe_rx, &served_rx, sink, &mut state);
+    if ended.is_none() {
+        drain_pipe(&pipe_rx, &served_rx, sink, &mut state);
+    }
     state.take_served(&served_rx, sink);
     state.file_calls(sink, None);
     state.coalesce.flush(sink);
-    for r in readers.into_iter().flatten() {
-        let _ = r.join();
-    }
+    child::join_readers(readers, Duration::from_millis(500));
     drain_output(&out_rx, sink, &mut state);
-    if timed_out {
-        report.fail(runner_error(
-            "TARGET_TIMEOUT",
-            format!(
-                "the script ran longer than {:.0} s and was stopped",
-                limit.as_secs_f64()
-            ),
-            "make the script finish sooner, or raise AUTOMATION_SCRIPT_TIMEOUT (seconds)",
-        ));
+    drop(run_dir);
+    let stopped = ended.is_some() || cancelled();
+    if let Some(e) = ended {
+        report.fail(e);
     }
-    finish(
-        report,
-        state,
+    let _ = child.wait();
+    let ended = verdict::Ended {
+        steps: state.steps.into_steps(),
+        crash: state.crash,
+        stderr_tail: state.stderr_tail,
         status,
-        &mapped,
-        &entry,
-        script,
-        cancelled(),
-        &mut child,
-    );
+        cancelled: cancelled(),
+        stopped,
+    };
+    verdict::finish(report, ended, &mapped, &entry, script);
 }
 
 /// The file node runs, and how its positions map back to the submitted source.
@@ -258,7 +313,13 @@ fn entry_file(
         })?;
         Ok(path)
     };
-    if !was_typescript {
+    // A TypeScript file is transpiled whatever its content looks like: node runs no `.ts`.
+    let ts_file = script.dir.is_some()
+        && Path::new(&script.file_name)
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| TYPESCRIPT_EXTS.contains(&e.to_ascii_lowercase().as_str()));
+    if !was_typescript && !ts_file {
         if let Some(dir) = &script.dir {
             let own = dir.join(Path::new(&script.file_name).file_name().unwrap_or_default());
             if own.is_file() {
@@ -274,21 +335,6 @@ fn entry_file(
     Ok((path, mapped))
 }
 
-fn read_lines<R: std::io::Read + Send + 'static>(
-    from: R,
-    stderr: bool,
-    tx: mpsc::Sender<(bool, String)>,
-) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        for line in BufReader::new(from).lines() {
-            let Ok(line) = line else { break };
-            if tx.send((stderr, line)).is_err() {
-                break;
-            }
-        }
-    })
-}
-
 /// What the stream told us so far.
 #[derive(Default)]
 struct State {
@@ -299,6 +345,10 @@ struct State {
     pending: Vec<(u64, CallRecord, Instant)>,
     /// Polls folded into one item each.
     coalesce: Coalesce,
+    /// Items the run put on the stream so far (events, log records, output lines, calls).
+    items: usize,
+    /// Steps the script started.
+    started: usize,
 }
 
 /// The data key of the runner's own call markers (never passed on to the sinks).
@@ -366,9 +416,41 @@ fn write_marker(f: &mut std::fs::File, n: u64) -> bool {
 }
 
 impl State {
+    /// The run's error when it went over a budget.
+    fn over_budget(&self) -> Option<Value> {
+        if self.items > MAX_EVENTS {
+            return Some(budget::exceeded(
+                "events",
+                MAX_EVENTS,
+                &self.step_id(),
+                format!(
+                    "the script put more than {MAX_EVENTS} items (events, log lines, output lines, op calls) on the stream and was stopped"
+                ),
+                "emit fewer events and log lines; report progress, not every item",
+            ));
+        }
+        if self.started > MAX_STEPS {
+            return Some(budget::exceeded(
+                "steps",
+                MAX_STEPS,
+                &self.step_id(),
+                format!("the script started more than {MAX_STEPS} steps and was stopped"),
+                "group the work into fewer steps",
+            ));
+        }
+        None
+    }
+
+    /// Whether the run may take one more item (counted).
+    fn count(&mut self) -> bool {
+        self.items += 1;
+        self.items <= MAX_EVENTS
+    }
+
     /// Takes the records the target thread has sent so far.
     fn take_served(&mut self, served: &mpsc::Receiver<Served>, sink: &mut dyn Sink) {
         while let Ok(s) = served.try_recv() {
+            self.items += 1;
             match s {
                 Served::Call(n, call, at) => self.pending.push((n, call, at)),
                 Served::Unmarked(n) => self.file_calls(sink, Some(n)),
@@ -397,6 +479,14 @@ impl State {
     }
 
     fn see(&mut self, kind: &EventKind) {
+        if let EventKind::StepStarted { .. } = kind {
+            // Past the budget a step is not tracked (the run stops the script at the next
+            // check): no report of millions of steps.
+            self.started += 1;
+            if self.started > MAX_STEPS {
+                return;
+            }
+        }
         self.steps.see(kind);
         if let EventKind::Log {
             data: Some(data), ..
@@ -424,6 +514,10 @@ fn drain_pipe(
     state: &mut State,
 ) {
     while let Ok(item) = rx.try_recv() {
+        if !state.count() || state.started > MAX_STEPS {
+            // Over a budget: the run is being stopped; the rest is not looked at.
+            return;
+        }
         match item {
             PipeItem::Event(e) => {
                 if let EventKind::Data { key, value } = &e.kind
@@ -456,14 +550,17 @@ fn drain_pipe(
     }
 }
 
-fn drain_output(rx: &mpsc::Receiver<(bool, String)>, sink: &mut dyn Sink, state: &mut State) {
+fn drain_output(rx: &mpsc::Receiver<Line>, sink: &mut dyn Sink, state: &mut State) {
     while let Ok(line) = rx.try_recv() {
         output_line(line, sink, state);
     }
 }
 
 /// A line the child wrote on stdout (`false`) or stderr (`true`).
-fn output_line((stderr, line): (bool, String), sink: &mut dyn Sink, state: &mut State) {
+fn output_line((stderr, line): Line, sink: &mut dyn Sink, state: &mut State) {
+    if !state.count() {
+        return;
+    }
     if stderr {
         state.stderr_tail.push(line.clone());
         if state.stderr_tail.len() > 40 {
@@ -525,182 +622,4 @@ fn serve(backend: &mut Box<dyn Backend>, request: Value) -> (Value, CallRecord) 
         image,
     };
     (reply_json, call)
-}
-
-/// A `{file, line, column}` in the entry file (a frame the JS client reports), mapped to the
-/// submitted source; `None` for another file or a malformed frame.
-fn entry_frame(loc: &Value, entry: &Path, mapped: &Mapped) -> Option<(u32, u32)> {
-    let file = loc.get("file")?.as_str()?;
-    (Path::new(file) == entry).then_some(())?;
-    let line = u32::try_from(loc.get("line")?.as_u64()?).ok()?;
-    let column = u32::try_from(loc.get("column")?.as_u64()?).ok()?;
-    mapped.original(line, column)
-}
-
-/// A stack frame `…<path>:L:C` of the entry file, mapped to the submitted source.
-fn locate(text: &str, entry: &Path, mapped: &Mapped) -> Option<(u32, u32)> {
-    let plain = entry.display().to_string();
-    for line in text.lines() {
-        let Some(at) = line.find(&plain) else {
-            continue;
-        };
-        let rest = &line[at + plain.len()..];
-        let mut nums = rest
-            .trim_start_matches(':')
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|s| !s.is_empty())
-            .map(|s| s.parse::<u32>().ok());
-        if let (Some(Some(l)), Some(Some(c))) = (nums.next(), nums.next()) {
-            return mapped.original(l, c);
-        }
-    }
-    None
-}
-
-#[allow(clippy::too_many_arguments)]
-fn finish(
-    report: &mut RunReport,
-    state: State,
-    status: std::io::Result<std::process::ExitStatus>,
-    mapped: &Mapped,
-    entry: &Path,
-    script: &Script,
-    cancelled: bool,
-    child: &mut Child,
-) {
-    let _ = child.wait();
-    let mut steps = state.steps.finish("the script exited during this step");
-    let source_line = |line: u32| {
-        script
-            .source
-            .lines()
-            .nth(line.saturating_sub(1) as usize)
-            .unwrap_or_default()
-            .to_string()
-    };
-    // Where in the submitted source a failed step threw: the frame its error carries (the JS
-    // client adds it), else the crash's when the crash was that step's.
-    let crash_frame = state.crash.as_ref().and_then(|crash| {
-        let step = crash.pointer("/step/stepId")?.as_str()?.to_string();
-        Some((step, entry_frame(crash.get("location")?, entry, mapped)?))
-    });
-    for s in steps.iter_mut().filter(|s| s.status == StepStatus::Failed) {
-        let Some(Value::Object(e)) = &mut s.error else {
-            continue;
-        };
-        let own = e
-            .get("location")
-            .and_then(|loc| entry_frame(loc, entry, mapped));
-        let frame = own.or_else(|| {
-            crash_frame
-                .as_ref()
-                .filter(|(step, _)| *step == s.id)
-                .map(|(_, f)| *f)
-        });
-        if let Some((line, column)) = frame {
-            e.insert(
-                "location".into(),
-                json!({"file": script.file_name, "line": line, "column": column}),
-            );
-            e.insert("error_line".into(), json!(source_line(line)));
-        }
-        // Else a location the client gave stays as it is: a module the script imports, a
-        // real file.
-    }
-    let failed_step = steps
-        .iter()
-        .find(|s| s.status == StepStatus::Failed)
-        .and_then(|s| s.error.clone());
-    report.steps = steps;
-    if let Some(crash) = &state.crash {
-        let frame = crash
-            .get("location")
-            .and_then(|loc| entry_frame(loc, entry, mapped))
-            .or_else(|| {
-                crash
-                    .get("stack")
-                    .and_then(Value::as_str)
-                    .and_then(|s| locate(s, entry, mapped))
-            });
-        let kit = crash.get("error").cloned();
-        let mut err = json!({
-            "code": crash.get("code").and_then(Value::as_str).unwrap_or("SCRIPT_ERROR"),
-            "message": format!(
-                "{}: {}",
-                crash.get("name").and_then(Value::as_str).unwrap_or("Error"),
-                crash.get("message").and_then(Value::as_str).unwrap_or("uncaught exception")
-            ),
-            "hint": "fix the script at that line and resubmit",
-        });
-        if let Value::Object(m) = &mut err {
-            if let Some((line, column)) = frame {
-                m.insert(
-                    "location".into(),
-                    json!({"file": script.file_name, "line": line, "column": column}),
-                );
-                m.insert("error_line".into(), json!(source_line(line)));
-            }
-            if let Some(step) = crash.get("step").filter(|s| !s.is_null()) {
-                m.insert(
-                    "step".into(),
-                    step.get("stepId").cloned().unwrap_or_else(|| step.clone()),
-                );
-            }
-            if let Some(Value::Object(k)) = kit {
-                for key in ["hint", "candidates", "actual", "expected", "op"] {
-                    if let Some(v) = k.get(key) {
-                        m.insert(key.into(), v.clone());
-                    }
-                }
-            }
-        }
-        report.fail(err);
-    }
-    if let Some(e) = failed_step {
-        report.fail(e);
-    }
-    match status {
-        Ok(s) if s.success() => {}
-        Ok(s) => {
-            let tail = state.stderr_tail.join("\n");
-            let mut err = runner_error(
-                if cancelled {
-                    "CANCELLED"
-                } else {
-                    "SCRIPT_ERROR"
-                },
-                if cancelled {
-                    "the run was cancelled; the script was stopped".to_string()
-                } else {
-                    format!("the script exited with {s}")
-                },
-                "read stderr below; fix the script and resubmit",
-            );
-            if let (Value::Object(m), Some((line, column))) =
-                (&mut err, locate(&tail, entry, mapped))
-            {
-                m.insert(
-                    "location".into(),
-                    json!({"file": script.file_name, "line": line, "column": column}),
-                );
-                m.insert("error_line".into(), json!(source_line(line)));
-            }
-            if let Value::Object(m) = &mut err
-                && !tail.is_empty()
-            {
-                m.insert("stderr".into(), json!(tail));
-            }
-            report.fail(err);
-        }
-        Err(e) => report.fail(runner_error(
-            "TARGET_FAILED",
-            format!("waiting for the script failed: {e}"),
-            "retry",
-        )),
-    }
-    if !report.passed()
-        && let Some(e) = &report.error
-    {
-        tracing::debug!(error = %one_line(e), "script failed");
-    }
 }

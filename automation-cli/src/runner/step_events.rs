@@ -106,6 +106,12 @@ impl StepEvents {
         self.last_error = Some(error);
     }
 
+    /// The steps as they are, a step still running left `Unfinished` (the caller says why it
+    /// never finished).
+    pub fn into_steps(self) -> Vec<StepReport> {
+        self.steps
+    }
+
     /// The steps, a step still running marked with `STEP_FAILED` and `unfinished` as its
     /// message (it started and the child ended before it did: never a pass).
     pub fn finish(self, unfinished: &str) -> Vec<StepReport> {

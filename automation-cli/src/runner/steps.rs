@@ -3,6 +3,12 @@
 //!
 //! Progress is the count of finished step executions (a retry adds a fraction below the next
 //! whole number), so it only grows, across retries and jumps alike.
+//!
+//! A run is bounded ([`super::budget`]): at most [`MAX_STEP_RUNS`] step executions and
+//! [`MAX_TRIES`] tries, and it ends at its [`Deadline`] (checked between steps and tries, and
+//! during a retry's pause; the op running then is stopped through the run's cancel flag by
+//! the caller). Reaching one ends the run with `BUDGET_EXCEEDED` or `RUN_TIMEOUT`, whatever
+//! `continue_on_error` or a fallback would have done.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,6 +17,7 @@ use automation_transpile::expr::Expr;
 use automation_wire::events::{EventKind, LogLevel};
 use serde_json::{Map, Value, json};
 
+use super::budget::{self, Deadline, MAX_STEP_RUNS, MAX_TRIES};
 use super::events::{CallRecord, RunEvent, Sink};
 use super::flow::{Sequence, Step, resolve_inputs};
 use super::report::{RunReport, StepReport, StepStatus};
@@ -24,8 +31,40 @@ pub const DEFAULT_RETRY_DELAY: Duration = Duration::from_millis(500);
 /// At most this many step executions per step in the sequence (fallback loops end).
 const MAX_RUNS_PER_STEP: usize = 20;
 
+/// What a run may still spend.
+struct Limits<'a> {
+    deadline: &'a Deadline,
+    tries: usize,
+    /// Set when a limit was reached: the run's error; the run stops.
+    stopped: Option<Value>,
+}
+
+impl Limits<'_> {
+    /// Counts one try; false (and `stopped` set) when the run may not make it.
+    fn try_one(&mut self, at: &str) -> bool {
+        if self.deadline.passed() {
+            self.stopped = Some(self.deadline.error());
+            return false;
+        }
+        self.tries += 1;
+        if self.tries > MAX_TRIES {
+            self.stopped = Some(budget::exceeded(
+                "tries",
+                MAX_TRIES,
+                at,
+                format!(
+                    "the run made {MAX_TRIES} tries (tool calls, retries included) and was stopped before another"
+                ),
+                "retry fewer times, or wait for the state with wait_for_condition",
+            ));
+            return false;
+        }
+        true
+    }
+}
+
 /// Runs a sequence; pushes its events into `sink` and its steps into `report`.
-/// `cancelled` is polled between steps and tries.
+/// `cancelled` is polled between steps and tries; `deadline` ends it with `RUN_TIMEOUT`.
 pub fn run(
     seq: &Sequence,
     given_inputs: &Map<String, Value>,
@@ -33,6 +72,7 @@ pub fn run(
     sink: &mut dyn Sink,
     report: &mut RunReport,
     cancelled: &dyn Fn() -> bool,
+    deadline: &Deadline,
 ) {
     let inputs = resolve_inputs(&seq.inputs, given_inputs);
     // One variables object for the whole run, read in place by conditions and templates (no
@@ -56,18 +96,41 @@ pub fn run(
             .steps
             .push(skipped(step, &id, "before start_from_step"));
     }
-    let budget = total.saturating_mul(MAX_RUNS_PER_STEP).max(1);
+    let loop_budget = total.saturating_mul(MAX_RUNS_PER_STEP).max(1);
     let mut runs = 0usize;
+    let mut limits = Limits {
+        deadline,
+        tries: 0,
+        stopped: None,
+    };
     while let Some(step) = seq.steps.get(index) {
+        if deadline.passed() {
+            let mut err = deadline.error();
+            if let Value::Object(m) = &mut err {
+                m.insert("step".into(), json!(step.report_id(index)));
+            }
+            report.fail(err);
+            return;
+        }
         if cancelled() {
             report.fail(json!({"code": "CANCELLED", "message": format!("the run was cancelled before step {}", step.report_id(index)), "step": step.report_id(index)}));
             return;
         }
         runs += 1;
-        if runs > budget {
+        if runs > MAX_STEP_RUNS {
+            report.fail(budget::exceeded(
+                "step_runs",
+                MAX_STEP_RUNS,
+                &step.report_id(index),
+                format!("the run executed {MAX_STEP_RUNS} steps and was stopped before another"),
+                "split the flow, or end its loops sooner",
+            ));
+            return;
+        }
+        if runs > loop_budget {
             report.fail(json!({
                 "code": "BAD_REQUEST",
-                "message": format!("the sequence ran {budget} steps without ending: a fallback_id loop"),
+                "message": format!("the sequence ran {loop_budget} steps without ending: a fallback_id loop"),
                 "hint": "make the fallback step succeed or end the loop with a condition on <id>_status",
             }));
             return;
@@ -110,7 +173,41 @@ pub fn run(
             }
         }
         started(sink, &id, &name, index, total);
-        let result = attempt_all(step, &id, &mut vars, router, sink, &mut progress, cancelled);
+        let result = attempt_all(
+            step,
+            &id,
+            &mut vars,
+            router,
+            sink,
+            &mut progress,
+            cancelled,
+            &mut limits,
+        );
+        if let (Err(failure), Some(stop)) = (&result, limits.stopped.take()) {
+            // A limit, not the step: the step is reported as it ended, the run stops here.
+            report.steps.push(StepReport {
+                id: id.clone(),
+                name: name.clone(),
+                status: StepStatus::Failed,
+                duration_ms: failure.duration.as_millis().try_into().unwrap_or(u64::MAX),
+                attempts: failure.attempts,
+                skipped_because: None,
+                error: Some(stop.clone()),
+                fallback: None,
+            });
+            sink.event(&RunEvent::Event(EventKind::StepFailed {
+                step_id: id.clone(),
+                step_name: name,
+                error: Some(one_line(&stop)),
+                duration: Some(ms(failure.duration)),
+            }));
+            let mut err = stop;
+            if let Value::Object(m) = &mut err {
+                m.insert("step".into(), json!(id));
+            }
+            report.fail(err);
+            return;
+        }
         match result {
             Ok((value, attempts, duration)) => {
                 set(&mut vars, format!("{id}_result"), value);
@@ -329,7 +426,9 @@ pub fn one_line(error: &Value) -> String {
     }
 }
 
-/// Every try of one step; the value on success, with tries and time taken.
+/// Every try of one step; the value on success, with tries and time taken. A try the run's
+/// limits forbid is not made: the failure then comes with `limits.stopped` set.
+#[allow(clippy::too_many_arguments)]
 fn attempt_all(
     step: &Step,
     id: &str,
@@ -338,6 +437,7 @@ fn attempt_all(
     sink: &mut dyn Sink,
     progress: &mut Progress,
     cancelled: &dyn Fn() -> bool,
+    limits: &mut Limits<'_>,
 ) -> Result<(Value, u32, Duration), Failure> {
     let begun = Instant::now();
     let tries = step.retries.saturating_add(1);
@@ -347,6 +447,13 @@ fn attempt_all(
         .unwrap_or(DEFAULT_RETRY_DELAY);
     let mut last = Value::Null;
     for attempt in 1..=tries {
+        if !limits.try_one(id) {
+            return Err(Failure {
+                error: limits.stopped.clone().unwrap_or(Value::Null),
+                attempts: attempt - 1,
+                duration: begun.elapsed(),
+            });
+        }
         // `runtime.attempt` (1-based) and `runtime.last_error` (the previous try's error:
         // its hint and candidates) are visible to this try's `{{expr}}` arguments only: set
         // for the substitution, then the variable it shadowed (if any) is put back.
@@ -403,6 +510,11 @@ fn attempt_all(
             return Ok((value, attempt, begun.elapsed()));
         }
         last = value;
+        if limits.deadline.passed() {
+            // The op was stopped by the deadline (or failed right at it): the run's time is up.
+            limits.stopped = Some(limits.deadline.error());
+            break;
+        }
         if attempt < tries {
             sink.event(&RunEvent::Event(EventKind::Log {
                 level: LogLevel::Warn,
@@ -420,7 +532,12 @@ fn attempt_all(
                 progress.finished as f64 + frac,
                 &format!("retrying {id} ({attempt}/{tries} failed)"),
             );
-            if pause(delay, cancelled) {
+            let stopped = pause(delay.min(limits.deadline.left()), cancelled);
+            if limits.deadline.passed() {
+                limits.stopped = Some(limits.deadline.error());
+                break;
+            }
+            if stopped {
                 break;
             }
         }
@@ -473,7 +590,16 @@ mod tests {
             calls: Mutex::new(Vec::new()),
         };
         let mut report = RunReport::new("t", "x");
-        run(&seq, &Map::new(), &mut router, sink, &mut report, &|| false);
+        let deadline = Deadline::after(budget::DEFAULT_RUN_TIMEOUT, "default");
+        run(
+            &seq,
+            &Map::new(),
+            &mut router,
+            sink,
+            &mut report,
+            &|| false,
+            &deadline,
+        );
         (report, router.calls.into_inner().unwrap())
     }
 
@@ -602,5 +728,58 @@ mod tests {
                 .unwrap()
                 .contains("loop")
         );
+    }
+
+    #[test]
+    fn a_run_stops_at_its_tries_budget_whatever_continue_on_error_says() {
+        let steps: Vec<Value> = (0..120)
+            .map(|i| json!({"id": format!("s{i}"), "tool": "fails", "retries": 100, "retry_delay_ms": 0, "continue_on_error": true}))
+            .collect();
+        let started = Instant::now();
+        let (report, calls, _) = run_json(json!(steps));
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(calls.len(), MAX_TRIES);
+        let e = report.error.clone().unwrap();
+        assert_eq!(
+            (e["code"].as_str(), e["budget"].as_str()),
+            (Some("BUDGET_EXCEEDED"), Some("tries"))
+        );
+        assert_eq!(e["limit"], MAX_TRIES);
+        assert!(!report.passed());
+        // The step it stopped in is reported with the budget's error; nothing ran after.
+        let last = report.steps.last().unwrap();
+        assert_eq!(last.error.as_ref().unwrap()["code"], "BUDGET_EXCEEDED");
+        assert_eq!(report.steps.len(), MAX_TRIES / 101 + 1);
+    }
+
+    #[test]
+    fn a_run_ends_at_its_deadline_even_in_a_long_retry_pause() {
+        let seq = steps_from_value(
+            json!([{"id": "a", "tool": "fails", "retries": 5, "retry_delay_ms": 60000}, {"id": "b", "tool": "echo"}]),
+            "t",
+        )
+        .unwrap();
+        let mut router = Echo {
+            calls: Mutex::new(Vec::new()),
+        };
+        let mut report = RunReport::new("t", "x");
+        let deadline = Deadline::after(Duration::from_millis(200), "--timeout");
+        let started = Instant::now();
+        run(
+            &seq,
+            &Map::new(),
+            &mut router,
+            &mut Collect::default(),
+            &mut report,
+            &|| false,
+            &deadline,
+        );
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(2), "{took:?}");
+        let e = report.error.unwrap();
+        assert_eq!(e["code"], "RUN_TIMEOUT");
+        assert_eq!(e["set_by"], "--timeout");
+        assert_eq!(e["step"], "a");
+        assert_eq!(router.calls.into_inner().unwrap(), ["fails"]);
     }
 }

@@ -1,6 +1,9 @@
-//! `automation run FLOW… [mode] [--junit FILE] [--records DIR] [--partition …] [--jobs N]`:
-//! the same engine as `execute_sequence`, with `exec`'s live display; exit 0 when every flow
-//! passed, 1 otherwise, 2 on a usage error.
+//! `automation run FLOW… [mode] [--junit FILE] [--records DIR] [--partition …] [--jobs N]
+//! [--timeout SECONDS]`: the same engine as `execute_sequence`, with `exec`'s live display;
+//! exit 0 when every flow passed, 1 otherwise, 2 on a usage error.
+//!
+//! Directories are searched without following symlinks to directories (a link to `.`, `..` or
+//! `/` is not a way to run a flow twice, or every file on the machine).
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -38,6 +41,8 @@ pub struct RunOptions {
     pub partition: Option<Partition>,
     /// Flows at once, each on its own headless target.
     pub jobs: usize,
+    /// Each flow's time limit (`None`: the default).
+    pub timeout: Option<Duration>,
 }
 
 const FLOW_EXTS: &[&str] = &["ts", "mts", "js", "mjs", "json", "yaml", "yml"];
@@ -148,8 +153,14 @@ fn collect_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             if name.starts_with('.') || name == "node_modules" {
                 continue;
             }
-            if p.is_dir() {
+            // The entry itself, not what a symlink names: a linked directory is not entered.
+            let Ok(meta) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if meta.is_dir() {
                 walk(&p, out)?;
+            } else if meta.file_type().is_symlink() && p.is_dir() {
+                continue;
             } else if p
                 .extension()
                 .and_then(|e| e.to_str())
@@ -164,7 +175,8 @@ fn collect_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     for p in paths {
         if p.is_dir() {
             walk(p, &mut out)?;
-        } else if p.is_file() {
+        } else if std::fs::symlink_metadata(p).is_ok() {
+            // A file, or something that is not one (a FIFO, a device): reading it says which.
             out.push(p.clone());
         } else {
             return Err(format!(
@@ -242,6 +254,16 @@ pub fn run(opts: &RunOptions) -> u8 {
         && let Err(e) = super::sinks::junit::prepare_path(path)
     {
         say(&format!("error: --junit: {e}"));
+        return 2;
+    }
+    if let Err(e) = super::script::script_timeout() {
+        say(&format!("error: {e}"));
+        return 2;
+    }
+    if let Some(root) = opts.records.as_deref().filter(|_| records::enabled())
+        && let Err(e) = crate::files::dirs::private_root(root)
+    {
+        say(&format!("error: --records: {e}; {}", e.hint()));
         return 2;
     }
     // `hash` hashes each flow's path relative to the suite root, so CI jobs that spell the
@@ -350,9 +372,11 @@ fn run_one(
     } else {
         DisplaySink::prefixed(prefix)
     };
-    let mut sinks = Fanout::new()
-        .with(Box::new(display))
-        .with(Box::new(JunitSink::new(index, suites.clone())));
+    let mut sinks = Fanout::new().with(Box::new(display));
+    // The JUnit suite is built only when it is written.
+    if opts.junit.is_some() {
+        sinks.push(Box::new(JunitSink::new(index, suites.clone())));
+    }
     let mut records_dir = None;
     if let Some(root) = records_root {
         match RecordsSink::create(root, &execution_id) {
@@ -364,7 +388,10 @@ fn run_one(
         }
     }
     let flow = match flow::from_file(path) {
-        Ok(f) => f,
+        Ok(mut f) => {
+            f.timeout = opts.timeout;
+            f
+        }
         Err(e) => return failed_before_start(&name, &execution_id, e, &mut sinks, prefix),
     };
     let target = match mode::resolve_with_wait(&opts.mode, opts.wait)

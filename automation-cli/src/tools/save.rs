@@ -11,41 +11,26 @@ fn save_error(path: &std::path::Path, why: impl std::fmt::Display, fix: &str) ->
     .with_hint(fix)
 }
 
-/// What kind of file `meta` describes, for a refusal.
-fn file_kind(meta: &std::fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    if t.is_symlink() {
-        return "a symbolic link";
-    }
-    if t.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_block_device() || t.is_char_device() {
-            return "a device";
-        }
-    }
-    if t.is_file() {
-        "a regular file"
-    } else {
-        "not a regular file"
+/// A file kind as [`crate::files`] names it, in words for a refusal.
+fn kind_phrase(kind: &str) -> &'static str {
+    match kind {
+        "symlink" => "a symbolic link",
+        "directory" => "a directory",
+        "fifo" => "a FIFO (named pipe)",
+        "socket" => "a socket",
+        "device" => "a device",
+        _ => "not a regular file",
     }
 }
 
 /// Writes a screenshot to `path` (relative paths land in the server's current directory) and
-/// returns the absolute path written. A new file is created; an existing one is replaced only
-/// when `overwrite` and it is a regular file. Symlinks are never followed (`O_NOFOLLOW`) and
-/// opening never blocks (`O_NONBLOCK`), so a FIFO planted at the path cannot hang the call.
+/// returns the absolute path written, through [`crate::files`]: a new file is created (nothing
+/// planted at the path is opened); an existing one is replaced only when `overwrite` and it is
+/// a regular file, by writing a fresh file beside it and renaming it over (a full disk leaves
+/// the old one whole). Symlinks are never followed or replaced; a FIFO, socket, device or
+/// directory is refused at once.
 pub fn save_png(path: &str, png: &[u8], overwrite: bool) -> Result<std::path::PathBuf, OpError> {
-    use std::io::Write as _;
+    use crate::files::{self, FileError, REPORT_FILE};
     let given = std::path::Path::new(path);
     let path = if given.is_absolute() {
         given.to_path_buf()
@@ -60,26 +45,10 @@ pub fn save_png(path: &str, png: &[u8], overwrite: bool) -> Result<std::path::Pa
             })?
             .join(given)
     };
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
-        options.mode(0o644);
-    }
-    match std::fs::symlink_metadata(&path) {
-        Ok(meta) if meta.file_type().is_file() => {
-            if !overwrite {
-                return Err(save_error(
-                    &path,
-                    "the file already exists",
-                    "pass a new path in save_to, or overwrite: true to replace this file",
-                ));
-            }
-        }
+    let exists = match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.file_type().is_file() => true,
         Ok(meta) => {
-            let kind = file_kind(&meta);
+            let kind = kind_phrase(automation_wire::fsguard::kind_name(&meta.file_type()));
             return Err(save_error(
                 &path,
                 format!(
@@ -88,9 +57,7 @@ pub fn save_png(path: &str, png: &[u8], overwrite: bool) -> Result<std::path::Pa
                 "pass the path of a new file in save_to",
             ));
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            options.create_new(true);
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
         Err(e) => {
             return Err(save_error(
                 &path,
@@ -98,42 +65,44 @@ pub fn save_png(path: &str, png: &[u8], overwrite: bool) -> Result<std::path::Pa
                 "pass a path in a directory the server can write",
             ));
         }
-    }
-    let mut file = options.open(&path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::AlreadyExists => save_error(
-            &path,
-            "a file appeared there while saving",
-            "pass a new path in save_to",
-        ),
-        std::io::ErrorKind::NotFound => save_error(
-            &path,
-            "its directory does not exist",
-            "create the directory first, or pass a path in an existing one",
-        ),
-        _ => save_error(
-            &path,
-            e,
-            "pass a path in a directory the server can write, not a symlink",
-        ),
-    })?;
-    // Whatever was opened must be a regular file (the path may have changed since the check).
-    let meta = file
-        .metadata()
-        .map_err(|e| save_error(&path, e, "pass the path of a new file in save_to"))?;
-    if !meta.file_type().is_file() {
+    };
+    if exists && !overwrite {
         return Err(save_error(
+            &path,
+            "the file already exists",
+            "pass a new path in save_to, or overwrite: true to replace this file",
+        ));
+    }
+    let written = if exists {
+        files::write_replacing(&path, png, REPORT_FILE)
+    } else {
+        files::write_new(&path, png, REPORT_FILE)
+    };
+    written.map_err(|e| match e {
+        FileError::NotARegularFile { kind, .. } => save_error(
             &path,
             format!(
                 "it is {}, and save_to only writes regular files",
-                file_kind(&meta)
+                kind_phrase(kind)
             ),
             "pass the path of a new file in save_to",
-        ));
-    }
-    file.set_len(0)
-        .and_then(|()| file.write_all(png))
-        .and_then(|()| file.flush())
-        .map_err(|e| save_error(&path, e, "check free space and permissions"))?;
+        ),
+        FileError::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+            save_error(
+                &path,
+                "a file appeared there while saving",
+                "pass a new path in save_to",
+            )
+        }
+        FileError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            save_error(
+                &path,
+                "its directory does not exist",
+                "create the directory first, or pass a path in an existing one",
+            )
+        }
+        other => save_error(&path, other, "check free space and permissions"),
+    })?;
     Ok(path)
 }
 

@@ -16,6 +16,8 @@ pub struct Server {
     pub child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<Vec<u8>>,
+    /// Replies read while waiting for another id (see [`Server::reply_keeping`]).
+    stash: Vec<Value>,
 }
 
 impl Server {
@@ -29,8 +31,21 @@ impl Server {
         Self::spawn(args, &std::env::temp_dir())
     }
 
+    /// Starts `automation ARGS…` in `dir` with `env` set and does the handshake.
+    pub fn start_env(args: &[&str], dir: &std::path::Path, env: &[(&str, &str)]) -> Server {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_automation"));
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        Self::spawn_cmd(cmd, args, dir)
+    }
+
     fn spawn(args: &[&str], dir: &std::path::Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_automation"))
+        Self::spawn_cmd(Command::new(env!("CARGO_BIN_EXE_automation")), args, dir)
+    }
+
+    fn spawn_cmd(mut cmd: Command, args: &[&str], dir: &std::path::Path) -> Server {
+        let mut child = cmd
             .args(args)
             .current_dir(dir)
             .stdin(Stdio::piped())
@@ -59,6 +74,7 @@ impl Server {
             child,
             stdin,
             lines: rx,
+            stash: Vec::new(),
         };
         s.send_json(
             &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -130,6 +146,39 @@ impl Server {
                 return (v, start.elapsed());
             }
         }
+    }
+
+    /// The reply with this id; replies to other ids read meanwhile are kept for their own
+    /// call (notifications are dropped). Panics after `within`.
+    pub fn reply_keeping(&mut self, id: &Value, within: Duration) -> Value {
+        if let Some(at) = self.stash.iter().position(|v| &v["id"] == id) {
+            return self.stash.remove(at);
+        }
+        let start = Instant::now();
+        loop {
+            let v = self.recv(within.saturating_sub(start.elapsed()));
+            if &v["id"] == id {
+                return v;
+            }
+            if v.get("id").is_some() {
+                self.stash.push(v);
+            }
+        }
+    }
+
+    /// Sends `ping` and returns how long its answer took (panics past `within`).
+    pub fn ping(&mut self, id: i64, within: Duration) -> Duration {
+        let start = Instant::now();
+        self.send_json(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        let r = self.reply_keeping(&json!(id), within);
+        assert!(r.get("result").is_some(), "{r}");
+        start.elapsed()
+    }
+
+    /// Sends a `tools/call` without waiting for its answer.
+    pub fn send_call(&mut self, id: i64, name: &str, arguments: Value) {
+        self.send_json(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}}));
     }
 
     /// Calls a tool and returns the JSON-RPC reply.

@@ -56,9 +56,15 @@ fn mkfifo(path: &Path) -> Result<(), PipeError> {
 }
 
 impl EventPipe {
-    /// Create the channel under `$XDG_RUNTIME_DIR` (else the temp dir) and start reading.
+    /// Create the channel under `$XDG_RUNTIME_DIR` (else this user's own directory in the
+    /// temp dir, [`crate::fsguard::per_user_temp_dir`]) and start reading.
     pub fn create() -> Result<(EventPipe, Receiver<PipeItem>), PipeError> {
-        Self::create_in(&crate::descriptor::default_base_dir())
+        let base = crate::descriptor::default_base_dir();
+        crate::fsguard::ready_base_dir(&base).map_err(|e| PipeError::Io {
+            path: base.clone(),
+            source: io::Error::other(e.to_string()),
+        })?;
+        Self::create_in(&base)
     }
 
     /// Create the channel under `base` and start reading. Items arrive on the receiver.

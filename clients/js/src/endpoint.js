@@ -27,16 +27,19 @@ export const PROBE_PARALLELISM = 8;
 
 const nonEmpty = (v) => (typeof v === 'string' && v.length > 0 ? v : undefined);
 
-/** `descriptor::default_base_dir`: `$XDG_RUNTIME_DIR`, else the temp dir (Windows: `%LOCALAPPDATA%`). */
+/**
+ * `descriptor::default_base_dir`: `$XDG_RUNTIME_DIR`, else this user's own `<temp>/automation-<uid>`
+ * (never a directory every user shares; Windows: `%LOCALAPPDATA%`, else the temp dir).
+ */
 export function defaultBaseDir(env = process.env) {
   if (process.platform === 'win32') {
     const local = nonEmpty(env.LOCALAPPDATA);
     if (local) return local;
-  } else {
-    const xdg = nonEmpty(env.XDG_RUNTIME_DIR);
-    if (xdg) return xdg;
+    return os.tmpdir();
   }
-  return os.tmpdir();
+  const xdg = nonEmpty(env.XDG_RUNTIME_DIR);
+  if (xdg) return xdg;
+  return path.join(os.tmpdir(), `automation-${process.geteuid()}`);
 }
 
 /** The descriptor directory, `<base>/automation`. */

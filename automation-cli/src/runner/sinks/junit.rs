@@ -1,6 +1,9 @@
 //! JUnit: one testsuite per flow, one testcase per step (quick-junit); a failure carries the
-//! step's error and the step's logs. The one JUnit writer: `automation run` and
-//! `automation exec` both write theirs here.
+//! step's error and the step's logs (at most
+//! [`MAX_STEP_LOG_BYTES`](crate::runner::budget::MAX_STEP_LOG_BYTES) a step). The one JUnit
+//! writer: `automation run` and `automation exec` both write theirs here. The file is written
+//! through [`crate::files::write_replacing`]: never through a symlink or into a FIFO, and a full
+//! disk leaves the previous report whole.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -10,6 +13,8 @@ use std::time::Duration;
 use automation_wire::events::EventKind;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
+use crate::files;
+use crate::runner::budget::{BoundedLines, MAX_RUN_LOG_BYTES};
 use crate::runner::events::{RunEvent, Sink};
 use crate::runner::report::{RunReport, StepStatus, where_line};
 use crate::runner::steps::one_line;
@@ -50,8 +55,8 @@ impl Suites {
         }
         report.set_time(total);
         let xml = report.to_string().map_err(|e| e.to_string())?;
-        std::fs::write(path, xml)
-            .map_err(|e| format!("cannot write JUnit to {}: {e}", path.display()))
+        files::write_replacing(path, xml.as_bytes(), files::REPORT_FILE)
+            .map_err(|e| format!("cannot write JUnit: {e}"))
     }
 
     /// Puts a command's own output into the `index`-th flow's suite, as its `system-out` and
@@ -78,32 +83,16 @@ impl Suites {
 
 /// Readies a `--junit` path before anything runs (`run` and `exec`): its directory is made
 /// if missing (`--junit reports/junit.xml` in a fresh checkout), and a path that cannot be
-/// written is refused, naming why.
+/// written — or where something other than a regular file sits (a symlink, a FIFO, a
+/// directory) — is refused, naming why.
 pub fn prepare_path(path: &Path) -> Result<(), String> {
-    if let Ok(meta) = std::fs::symlink_metadata(path)
-        && meta.is_dir()
-    {
-        return Err(format!(
-            "{} is a directory; pass a file path",
-            path.display()
-        ));
-    }
-    path.parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| {
-            std::fs::OpenOptions::new()
-                .append(true)
-                .create(true)
-                .open(path)
-        })
-        .map(drop)
-        .map_err(|e| {
-            format!(
-                "cannot write JUnit to {}: {e}; pass a path in a writable directory",
-                path.display()
-            )
-        })
+    files::prepare_report_path(path).map_err(|e| {
+        format!(
+            "cannot write JUnit to {}: {e}; {}",
+            path.display(),
+            e.hint()
+        )
+    })
 }
 
 /// Collects one flow's steps and logs; its suite goes into [`Suites`] when the flow ends.
@@ -111,7 +100,9 @@ pub struct JunitSink {
     index: usize,
     suites: Suites,
     current: Option<String>,
-    logs: HashMap<String, Vec<String>>,
+    logs: HashMap<String, BoundedLines>,
+    /// Bytes of logs kept, all steps together.
+    kept: usize,
 }
 
 impl JunitSink {
@@ -122,12 +113,21 @@ impl JunitSink {
             suites,
             current: None,
             logs: HashMap::new(),
+            kept: 0,
         }
     }
 
     fn log(&mut self, line: String) {
         let key = self.current.clone().unwrap_or_default();
-        self.logs.entry(key).or_default().push(line);
+        let total: usize = self.kept;
+        let lines = self.logs.entry(key).or_default();
+        if total + line.len() > MAX_RUN_LOG_BYTES {
+            lines.skip();
+            return;
+        }
+        let before = lines.bytes();
+        lines.push(line);
+        self.kept += lines.bytes() - before;
     }
 }
 
@@ -173,7 +173,7 @@ impl Sink for JunitSink {
     fn finish(&mut self, report: &RunReport) -> Result<(), String> {
         let mut suite = TestSuite::new(xml_safe(&report.flow));
         for step in &report.steps {
-            let logs = self.logs.get(&step.id).map(|l| l.join("\n"));
+            let logs = self.logs.get(&step.id).map(|l| l.lines().join("\n"));
             let status = match step.status {
                 StepStatus::Passed => TestCaseStatus::success(),
                 StepStatus::Skipped => {
@@ -242,7 +242,7 @@ impl Sink for JunitSink {
             let mut case = TestCase::new(xml_safe(&report.flow), s);
             case.set_classname(xml_safe(&format!("{}::run", report.flow)));
             if let Some(logs) = self.logs.get("") {
-                case.set_system_out(xml_safe(&logs.join("\n")));
+                case.set_system_out(xml_safe(&logs.lines().join("\n")));
             }
             suite.add_test_case(case);
         }

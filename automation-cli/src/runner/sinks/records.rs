@@ -5,14 +5,23 @@
 //! Under `--records DIR`, else `$XDG_DATA_HOME/automation/executions` (else
 //! `~/.local/share/…`; `%LOCALAPPDATA%\automation\executions` on Windows), one directory per
 //! execution id (a fresh UUID per run, so two runs in one second never collide). Directories
-//! older than 7 days are swept when a run starts. `AUTOMATION_RECORDS=off` (or `0`) turns
-//! records off.
+//! older than 7 days are swept when a run starts — only those that carry our marker and that
+//! we own ([`crate::files::dirs::sweep`]). `AUTOMATION_RECORDS=off` (or `0`) turns records off.
+//!
+//! Private: the root is 0700 and vetted (a symlink or another user's directory is refused),
+//! each execution's directory 0700, every file 0600 and created new (nothing planted is
+//! opened); `run.json` is replaced whole. Bounded per step: at most
+//! [`MAX_RECORDS_PER_STEP`] records (the rest counted in `records-dropped.json`) and
+//! [`MAX_STEP_LOG_BYTES`](crate::runner::budget::MAX_STEP_LOG_BYTES) of logs a record.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
 
+use crate::files::{self, PRIVATE_FILE, dirs};
+use crate::runner::budget::{BoundedLines, MAX_RECORDS_PER_STEP};
 use crate::runner::events::{CallRecord, Poll, RunEvent, Sink};
 use crate::runner::report::RunReport;
 
@@ -61,53 +70,45 @@ fn is_execution_id(name: &str) -> bool {
 }
 
 /// Removes execution directories under `root` last changed more than `keep` ago; returns
-/// how many were removed. Only directories named like an execution id are touched.
+/// how many were removed. Only directories named like an execution id, that we own and that
+/// carry our marker, are touched.
 pub fn sweep(root: &Path, keep: Duration) -> usize {
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return 0;
-    };
     let now = SystemTime::now();
-    let mut removed = 0;
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let Ok(meta) = e.metadata() else { continue };
-        let old = meta
-            .modified()
-            .ok()
-            .and_then(|m| now.duration_since(m).ok())
-            .is_some_and(|age| age > keep);
-        if meta.is_dir()
-            && is_execution_id(name)
-            && old
-            && std::fs::remove_dir_all(e.path()).is_ok()
-        {
-            removed += 1;
-        }
-    }
-    removed
+    dirs::sweep(root, is_execution_id, |marker, meta| {
+        marker.what == "execution"
+            && meta
+                .modified()
+                .ok()
+                .and_then(|m| now.duration_since(m).ok())
+                .is_some_and(|age| age > keep)
+    })
 }
 
 /// Writes the records of one execution.
 pub struct RecordsSink {
     dir: PathBuf,
     count: usize,
-    logs: Vec<String>,
+    logs: BoundedLines,
     error: Option<String>,
+    /// Records written, then not written (over the cap), per step.
+    per_step: BTreeMap<String, (usize, usize)>,
 }
 
 impl RecordsSink {
-    /// Records for `execution_id` under `root` (created; old executions swept first).
+    /// Records for `execution_id` under `root` (created or vetted, private; old executions
+    /// swept first).
     pub fn create(root: &Path, execution_id: &str) -> Result<Self, String> {
+        dirs::private_root(root).map_err(|e| format!("records: {e}"))?;
         let _ = sweep(root, RETENTION);
         let dir = root.join(execution_id);
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create the records directory {}: {e}", dir.display()))?;
+        dirs::create_marked(&dir, "execution")
+            .map_err(|e| format!("cannot create the records directory: {e}"))?;
         Ok(Self {
             dir,
             count: 0,
-            logs: Vec::new(),
+            logs: BoundedLines::default(),
             error: None,
+            per_step: BTreeMap::new(),
         })
     }
 
@@ -122,6 +123,13 @@ impl RecordsSink {
 
     /// One record: a call, or (with `poll`) a whole poll, its last try as the call.
     fn write_with(&mut self, call: &CallRecord, poll: Option<&Poll>) -> Result<(), String> {
+        let (written, dropped) = self.per_step.entry(call.step_id.clone()).or_default();
+        if *written >= MAX_RECORDS_PER_STEP {
+            *dropped += 1;
+            self.logs = BoundedLines::default();
+            return Ok(());
+        }
+        *written += 1;
         self.count += 1;
         let safe = |s: &str| -> String {
             s.chars()
@@ -144,8 +152,7 @@ impl RecordsSink {
         let png = match &call.image {
             Some(bytes) => {
                 let p = self.dir.join(format!("{stem}.png"));
-                std::fs::write(&p, bytes.as_slice())
-                    .map_err(|e| format!("{}: {e}", p.display()))?;
+                files::write_new(&p, bytes, PRIVATE_FILE).map_err(|e| e.to_string())?;
                 Some(p.display().to_string())
             }
             None => None,
@@ -156,7 +163,7 @@ impl RecordsSink {
             "response": call.result,
             "status": if call.is_error { "error" } else { "success" },
             "duration_ms": call.duration_ms,
-            "logs": std::mem::take(&mut self.logs),
+            "logs": self.logs.take(),
             "screenshot": png,
         });
         if let (Some(poll), Value::Object(m)) = (poll, &mut record) {
@@ -165,13 +172,10 @@ impl RecordsSink {
             m.insert("poll".into(), crate::runner::poll::summary(poll));
         }
         let p = self.dir.join(format!("{stem}.json"));
-        std::fs::write(
-            &p,
-            serde_json::to_string_pretty(&record).unwrap_or_default(),
-        )
-        .map_err(|e| format!("{}: {e}", p.display()))?;
+        let json = serde_json::to_string_pretty(&record).unwrap_or_default();
+        files::write_new(&p, json.as_bytes(), PRIVATE_FILE).map_err(|e| e.to_string())?;
         let p = self.dir.join(format!("{stem}.mjs"));
-        std::fs::write(&p, snippet(call)).map_err(|e| format!("{}: {e}", p.display()))?;
+        files::write_new(&p, snippet(call).as_bytes(), PRIVATE_FILE).map_err(|e| e.to_string())?;
         Ok(())
     }
 }
@@ -218,12 +222,24 @@ impl Sink for RecordsSink {
     }
 
     fn finish(&mut self, report: &RunReport) -> Result<(), String> {
+        let dropped: BTreeMap<&String, usize> = self
+            .per_step
+            .iter()
+            .filter(|(_, (_, d))| *d > 0)
+            .map(|(step, (_, d))| (step, *d))
+            .collect();
+        if !dropped.is_empty() {
+            let note = json!({
+                "message": format!("calls over the {MAX_RECORDS_PER_STEP} records a step keeps were not recorded"),
+                "not_recorded": dropped,
+            });
+            let p = self.dir.join("records-dropped.json");
+            let text = serde_json::to_string_pretty(&note).unwrap_or_default();
+            files::write_replacing(&p, text.as_bytes(), PRIVATE_FILE).map_err(|e| e.to_string())?;
+        }
         let p = self.dir.join("run.json");
-        std::fs::write(
-            &p,
-            serde_json::to_string_pretty(&report.to_json()).unwrap_or_default(),
-        )
-        .map_err(|e| format!("{}: {e}", p.display()))?;
+        let text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
+        files::write_replacing(&p, text.as_bytes(), PRIVATE_FILE).map_err(|e| e.to_string())?;
         match self.error.take() {
             Some(e) => Err(format!("records: {e}")),
             None => Ok(()),
@@ -236,15 +252,71 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sweep_removes_only_old_execution_directories() {
+    fn sweep_removes_only_old_execution_directories_of_ours() {
         let root = tempfile::tempdir().unwrap();
         let id = "0123abcd-0000-4000-8000-0123456789ab";
-        std::fs::create_dir(root.path().join(id)).unwrap();
+        dirs::create_marked(&root.path().join(id), "execution").unwrap();
+        // Named like an execution, but not ours: no marker.
+        let foreign = "0123abcd-0000-4000-8000-0123456789ac";
+        std::fs::create_dir(root.path().join(foreign)).unwrap();
+        std::fs::write(root.path().join(foreign).join("precious"), b"x").unwrap();
         std::fs::create_dir(root.path().join("keep-me")).unwrap();
         assert_eq!(sweep(root.path(), RETENTION), 0);
         assert_eq!(sweep(root.path(), Duration::ZERO), 1);
         assert!(!root.path().join(id).exists());
+        assert!(root.path().join(foreign).join("precious").exists());
         assert!(root.path().join("keep-me").exists());
+    }
+
+    #[test]
+    fn a_step_keeps_at_most_its_records_and_logs() {
+        let root = tempfile::tempdir().unwrap();
+        let mut sink =
+            RecordsSink::create(root.path(), "0123abcd-0000-4000-8000-0123456789ab").unwrap();
+        let call = CallRecord {
+            step_id: "loop".into(),
+            tool: "find_node".into(),
+            args: json!({}),
+            result: json!({}),
+            is_error: false,
+            duration_ms: 1.0,
+            image: None,
+        };
+        for _ in 0..MAX_RECORDS_PER_STEP + 5 {
+            for _ in 0..1000 {
+                sink.event(&RunEvent::Log(automation_wire::events::LogRecord {
+                    level: automation_wire::events::LogLevel::Info,
+                    message: "x".repeat(100),
+                    data: None,
+                    timestamp: None,
+                    source: automation_wire::events::LogSource::EventChannel,
+                    rejected: None,
+                }));
+            }
+            sink.event(&RunEvent::Call(call.clone()));
+        }
+        sink.finish(&RunReport::new("t", "x")).unwrap();
+        let files = std::fs::read_dir(sink.dir()).unwrap().count();
+        // Two files a record, run.json, the note, the marker.
+        assert_eq!(files, 2 * MAX_RECORDS_PER_STEP + 3);
+        let note: Value = serde_json::from_str(
+            &std::fs::read_to_string(sink.dir().join("records-dropped.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(note["not_recorded"]["loop"], 5);
+        let first: Value = serde_json::from_str(
+            &std::fs::read_to_string(sink.dir().join("001-loop-find_node.json")).unwrap(),
+        )
+        .unwrap();
+        let logs = first["logs"].as_array().unwrap();
+        assert!(logs.len() < 1000, "{}", logs.len());
+        assert!(logs.last().unwrap().as_str().unwrap().contains("not kept"));
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(sink.dir().join("001-loop-find_node.json"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
     }
 
     #[test]

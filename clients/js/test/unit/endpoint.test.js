@@ -19,10 +19,11 @@ const desc = (pid, started, extra = {}) => ({
   version: 1, pid, transport: 'unix', address: `/nonexistent/${pid}.d/s`, token: 't', app: 'demo', started_unix_ms: started, ...extra,
 });
 
-test('the base dir is $XDG_RUNTIME_DIR when set and non-empty, else the temp dir', () => {
+test('the base dir is $XDG_RUNTIME_DIR when set and non-empty, else our own dir in the temp dir', () => {
+  const own = path.join(os.tmpdir(), `automation-${process.geteuid()}`);
   assert.equal(defaultBaseDir({ XDG_RUNTIME_DIR: '/run/user/7' }), '/run/user/7');
-  assert.equal(defaultBaseDir({ XDG_RUNTIME_DIR: '' }), os.tmpdir());
-  assert.equal(defaultBaseDir({}), os.tmpdir());
+  assert.equal(defaultBaseDir({ XDG_RUNTIME_DIR: '' }), own);
+  assert.equal(defaultBaseDir({}), own);
 });
 
 test('a future version is refused, a missing field is invalid, unknown fields are tolerated', () => {

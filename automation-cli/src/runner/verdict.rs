@@ -1,0 +1,236 @@
+//! A script's verdict, once it has ended: the steps it reported, its crash report, its exit
+//! status and whether the run stopped it, made into the run's report — each failure located
+//! in the submitted source (through the source map) where a frame of the entry file says
+//! where. A step the script started and never finished fails the run
+//! (`SCRIPT_EXITED_EARLY`), unless the run stopped the script itself (its time, a budget, a
+//! cancel), whose own error then says why.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::flow::Script;
+use super::report::{RunReport, StepReport, StepStatus, runner_error};
+use super::sourcemap::Mapped;
+use super::steps::one_line;
+
+/// How a script ended.
+pub(super) struct Ended {
+    /// The steps it reported (unfinished ones included).
+    pub steps: Vec<StepReport>,
+    /// Its crash report, if it sent one.
+    pub crash: Option<Value>,
+    /// The last lines of its stderr.
+    pub stderr_tail: Vec<String>,
+    /// Its exit status.
+    pub status: std::io::Result<std::process::ExitStatus>,
+    /// The run was cancelled.
+    pub cancelled: bool,
+    /// The run stopped it (time, budget, cancel).
+    pub stopped: bool,
+}
+
+/// A `{file, line, column}` in the entry file (a frame the JS client reports), mapped to the
+/// submitted source; `None` for another file or a malformed frame.
+fn entry_frame(loc: &Value, entry: &Path, mapped: &Mapped) -> Option<(u32, u32)> {
+    let file = loc.get("file")?.as_str()?;
+    (Path::new(file) == entry).then_some(())?;
+    let line = u32::try_from(loc.get("line")?.as_u64()?).ok()?;
+    let column = u32::try_from(loc.get("column")?.as_u64()?).ok()?;
+    mapped.original(line, column)
+}
+
+/// A stack frame `…<path>:L:C` of the entry file, mapped to the submitted source.
+fn locate(text: &str, entry: &Path, mapped: &Mapped) -> Option<(u32, u32)> {
+    let plain = entry.display().to_string();
+    for line in text.lines() {
+        let Some(at) = line.find(&plain) else {
+            continue;
+        };
+        let rest = &line[at + plain.len()..];
+        let mut nums = rest
+            .trim_start_matches(':')
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse::<u32>().ok());
+        if let (Some(Some(l)), Some(Some(c))) = (nums.next(), nums.next()) {
+            return mapped.original(l, c);
+        }
+    }
+    None
+}
+
+/// Sets the report from how the script ended (see the module doc).
+pub(super) fn finish(
+    report: &mut RunReport,
+    ended: Ended,
+    mapped: &Mapped,
+    entry: &Path,
+    script: &Script,
+) {
+    let Ended {
+        steps,
+        crash,
+        stderr_tail,
+        status,
+        cancelled,
+        stopped,
+    } = ended;
+    let mut steps = steps;
+    // A step the script started and never ended: the script exited in the middle of it
+    // (`process.exit` in a step, a step never awaited). Never a pass. (When the run stopped
+    // the script — its time, a budget, a cancel — the run's own error says why instead.)
+    let mut exited_early = None;
+    for s in &mut steps {
+        if s.status == StepStatus::Unfinished && stopped {
+            s.error = report.error.clone().or_else(|| {
+                Some(json!({"code": "CANCELLED", "message": "the run was cancelled during this step"}))
+            });
+        } else if s.status == StepStatus::Unfinished {
+            let err = json!({
+                "code": "SCRIPT_EXITED_EARLY",
+                "message": format!("the script exited during step {:?}; the step never finished", s.name),
+                "step": s.id,
+                "hint": "let every step's function return before the script ends: await it, and do not call process.exit inside a step",
+            });
+            exited_early.get_or_insert_with(|| err.clone());
+            s.error = Some(err);
+        }
+    }
+    let source_line = |line: u32| {
+        script
+            .source
+            .lines()
+            .nth(line.saturating_sub(1) as usize)
+            .unwrap_or_default()
+            .to_string()
+    };
+    // Where in the submitted source a failed step threw: the frame its error carries (the JS
+    // client adds it), else the crash's when the crash was that step's.
+    let crash_frame = crash.as_ref().and_then(|crash| {
+        let step = crash.pointer("/step/stepId")?.as_str()?.to_string();
+        Some((step, entry_frame(crash.get("location")?, entry, mapped)?))
+    });
+    for s in steps.iter_mut().filter(|s| s.status == StepStatus::Failed) {
+        let Some(Value::Object(e)) = &mut s.error else {
+            continue;
+        };
+        let own = e
+            .get("location")
+            .and_then(|loc| entry_frame(loc, entry, mapped));
+        let frame = own.or_else(|| {
+            crash_frame
+                .as_ref()
+                .filter(|(step, _)| *step == s.id)
+                .map(|(_, f)| *f)
+        });
+        if let Some((line, column)) = frame {
+            e.insert(
+                "location".into(),
+                json!({"file": script.file_name, "line": line, "column": column}),
+            );
+            e.insert("error_line".into(), json!(source_line(line)));
+        }
+        // Else a location the client gave stays as it is: a module the script imports, a
+        // real file.
+    }
+    let failed_step = steps
+        .iter()
+        .find(|s| s.status == StepStatus::Failed)
+        .and_then(|s| s.error.clone());
+    report.steps = steps;
+    if let Some(crash) = &crash {
+        let frame = crash
+            .get("location")
+            .and_then(|loc| entry_frame(loc, entry, mapped))
+            .or_else(|| {
+                crash
+                    .get("stack")
+                    .and_then(Value::as_str)
+                    .and_then(|s| locate(s, entry, mapped))
+            });
+        let kit = crash.get("error").cloned();
+        let mut err = json!({
+            "code": crash.get("code").and_then(Value::as_str).unwrap_or("SCRIPT_ERROR"),
+            "message": format!(
+                "{}: {}",
+                crash.get("name").and_then(Value::as_str).unwrap_or("Error"),
+                crash.get("message").and_then(Value::as_str).unwrap_or("uncaught exception")
+            ),
+            "hint": "fix the script at that line and resubmit",
+        });
+        if let Value::Object(m) = &mut err {
+            if let Some((line, column)) = frame {
+                m.insert(
+                    "location".into(),
+                    json!({"file": script.file_name, "line": line, "column": column}),
+                );
+                m.insert("error_line".into(), json!(source_line(line)));
+            }
+            if let Some(step) = crash.get("step").filter(|s| !s.is_null()) {
+                m.insert(
+                    "step".into(),
+                    step.get("stepId").cloned().unwrap_or_else(|| step.clone()),
+                );
+            }
+            if let Some(Value::Object(k)) = kit {
+                for key in ["hint", "candidates", "actual", "expected", "op"] {
+                    if let Some(v) = k.get(key) {
+                        m.insert(key.into(), v.clone());
+                    }
+                }
+            }
+        }
+        report.fail(err);
+    }
+    if let Some(e) = failed_step {
+        report.fail(e);
+    }
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => {
+            let tail = stderr_tail.join("\n");
+            let mut err = runner_error(
+                if cancelled {
+                    "CANCELLED"
+                } else {
+                    "SCRIPT_ERROR"
+                },
+                if cancelled {
+                    "the run was cancelled; the script was stopped".to_string()
+                } else {
+                    format!("the script exited with {s}")
+                },
+                "read stderr below; fix the script and resubmit",
+            );
+            if let (Value::Object(m), Some((line, column))) =
+                (&mut err, locate(&tail, entry, mapped))
+            {
+                m.insert(
+                    "location".into(),
+                    json!({"file": script.file_name, "line": line, "column": column}),
+                );
+                m.insert("error_line".into(), json!(source_line(line)));
+            }
+            if let Value::Object(m) = &mut err
+                && !tail.is_empty()
+            {
+                m.insert("stderr".into(), json!(tail));
+            }
+            report.fail(err);
+        }
+        Err(e) => report.fail(runner_error(
+            "TARGET_FAILED",
+            format!("waiting for the script failed: {e}"),
+            "retry",
+        )),
+    }
+    if let Some(e) = exited_early {
+        report.fail(e);
+    }
+    if !report.passed()
+        && let Some(e) = &report.error
+    {
+        tracing::debug!(error = %one_line(e), "script failed");
+    }
+}
