@@ -96,6 +96,13 @@ error_codes! {
     /// asked for (`actual` / `expected` say what it is).
     NoEffect = "NO_EFFECT", Request,
         "the op reached the app but the node did not change as asked; `actual` says what it holds";
+    /// The node is disabled: a person could not act on it, so nothing was sent.
+    Disabled = "DISABLED", Request,
+        "the node is disabled: a person could not act on it; nothing was sent";
+    /// The node is not shown (hidden, on a closed page or popup, no on-screen bounds): a
+    /// person could not reach it, so nothing was sent.
+    NotVisible = "NOT_VISIBLE", Request,
+        "the node is not shown (hidden, on another page, in a closed popup); nothing was sent";
     /// The op needs the host (window manager or GPU); `execute` cannot serve it.
     HostRequired = "HOST_REQUIRED", Request,
         "the op needs the window manager or a GPU; the host serves it";

@@ -35,6 +35,6 @@ pub use settle::SettleSpec;
 pub use snapshot::Bounds;
 pub use snapshot::SemanticNode;
 pub use target::{
-    ActionOutcome, ClockKind, Host, NoHost, OpenWindowRequest, RecordingWindowOps, Target,
+    ActionOutcome, AppExit, ClockKind, Host, NoHost, OpenWindowRequest, RecordingWindowOps, Target,
     TargetError, WindowInfo, WindowOps,
 };

@@ -208,6 +208,28 @@ pub trait Target {
         let _ = density;
         Err(OpError::unsupported("set_density"))
     }
+
+    /// How the app ended, once it has (a launched app's exit status and the tail of what it
+    /// printed). `None` while it runs, or when the target did not start it and cannot know.
+    /// An op whose effect is the app exiting (a dialog's OK) answers ok with this.
+    fn exit(&mut self) -> Option<AppExit> {
+        None
+    }
+}
+
+/// How a launched app ended: its status and the last bytes it printed (bounded).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct AppExit {
+    /// The exit status, when it exited normally.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<i32>,
+    /// The signal that ended it, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// The end of its standard output (at most a few KiB), lossily decoded.
+    pub stdout: String,
+    /// The end of its standard error (at most a few KiB), lossily decoded.
+    pub stderr: String,
 }
 
 /// What the host beside a target serves: the window list and the pixels. The ops marked

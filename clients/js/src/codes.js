@@ -17,6 +17,8 @@ export const ERROR_CODES = Object.freeze([
   { code: 'NO_GEOMETRY', fault: 'request' },
   { code: 'OUT_OF_VIEW', fault: 'request' },
   { code: 'NO_EFFECT', fault: 'request' },
+  { code: 'DISABLED', fault: 'request' },
+  { code: 'NOT_VISIBLE', fault: 'request' },
   { code: 'HOST_REQUIRED', fault: 'request' },
   { code: 'UNSUPPORTED', fault: 'request' },
   { code: 'INVALID_TREE_UPDATE', fault: 'retry' },
