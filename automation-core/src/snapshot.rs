@@ -84,6 +84,9 @@ pub struct SemanticNode {
     pub level: Option<usize>,
     /// Disabled.
     pub disabled: bool,
+    /// Not shown (the toolkit says it is hidden); acting on it is refused `NOT_VISIBLE`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
     /// Has keyboard focus.
     pub focused: bool,
     /// Live politeness (own or inherited).
@@ -292,6 +295,7 @@ pub fn semantic_node(node: &NodeRef, refs: &Refs) -> SemanticNode {
         selected: node.is_selected(),
         level: node.level(),
         disabled: node.is_disabled(),
+        hidden: node.is_hidden(),
         focused: node.is_focused(),
         live: politeness(node.live()),
         numeric_value: node.numeric_value(),

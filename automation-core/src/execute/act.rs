@@ -3,7 +3,9 @@
 use accesskit::{Action, ActionData, ActionRequest, TreeId};
 use serde_json::{Value, json};
 
-use super::{Session, value};
+use super::actionable::{self, Reach};
+use super::effect::{self, Watch};
+use super::{Resolved, Session, value};
 use crate::error::{ErrorCode, OpError, OpResult};
 use crate::input::{ImeEvent, Key, KeyEvent, keystrokes_for_text};
 use crate::node_ref::NodeTarget;
@@ -57,14 +59,14 @@ fn request(s_id: accesskit::NodeId, action: Action, data: Option<ActionData>) ->
     }
 }
 
-/// Sends an action; `Unhandled` becomes `UNHANDLED_ACTION` naming what the node does support.
-fn send_action<T: Target + ?Sized>(
+/// Sends an action to the node resolved once; `Unhandled` becomes `UNHANDLED_ACTION` naming
+/// what the node does support.
+fn send<T: Target + ?Sized>(
     s: &mut Session<T>,
-    node: &NodeTarget,
+    resolved: &Resolved,
     action: Action,
     data: Option<ActionData>,
 ) -> Result<Value, OpError> {
-    let resolved = s.resolve(node)?;
     match s.target.action(request(resolved.id, action, data))? {
         ActionOutcome::Handled => {
             Ok(json!({ "node": s.reference(resolved.id), "action": action_name(action) }))
@@ -86,43 +88,81 @@ fn send_action<T: Target + ?Sized>(
     }
 }
 
+/// One action on one node: resolved once, refused when a person could not do it, skipped when
+/// the node already is as the action would make it, judged by its effect on that node.
+fn act_on<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    node: &NodeTarget,
+    action: Action,
+    settle: &SettleSpec,
+) -> OpResult {
+    let resolved = s.resolve(node)?;
+    if action != Action::ScrollIntoView {
+        actionable::check(s, resolved.id, Reach::Action)?;
+    }
+    let version = s.mirror.version();
+    let (watch, already) = {
+        let n = s
+            .mirror
+            .node(resolved.id)
+            .ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished"))?;
+        let watch = Watch::of(&n, action, version);
+        (watch, watch.already(&n))
+    };
+    if let Some(why) = already {
+        return Ok(json!({
+            "node": s.reference(resolved.id),
+            "action": action_name(action),
+            "unchanged": why,
+        }));
+    }
+    let data = send(s, &resolved, action, None)?;
+    effect::judge(s, watch, settle, data)
+}
+
 pub(super) fn invoke_action<T: Target + ?Sized>(
     s: &mut Session<T>,
     a: &InvokeAction,
-) -> Result<Value, OpError> {
+    settle: &SettleSpec,
+) -> OpResult {
     let action = parse_action(&a.action)?;
-    send_action(s, &a.node, action, None)
+    act_on(s, &a.node, action, settle)
 }
 
 pub(super) fn simple_action<T: Target + ?Sized>(
     s: &mut Session<T>,
     node: &NodeTarget,
     action: Action,
-) -> Result<Value, OpError> {
-    send_action(s, node, action, None)
+    settle: &SettleSpec,
+) -> OpResult {
+    act_on(s, node, action, settle)
 }
 
 /// `set_value`: refuses a value the node cannot take, sends it, settles, and checks that the
-/// node now holds it (`NO_EFFECT` otherwise); the reply shows the node's new value.
+/// node — the one resolved before sending, by id — now holds it (`NO_EFFECT` otherwise); the
+/// reply shows its new value.
 pub(super) fn set_value<T: Target + ?Sized>(
     s: &mut Session<T>,
     a: &SetValue,
     settle: &SettleSpec,
 ) -> OpResult {
-    let id = s.resolve(&a.node)?.id;
+    let resolved = s.resolve(&a.node)?;
+    actionable::check(s, resolved.id, Reach::Action)?;
     let node = s
         .mirror
-        .node(id)
+        .node(resolved.id)
         .ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished"))?;
     let wanted = value::Wanted::for_node(&node, &a.value, &s.mirror.refs)?;
     let before = s.mirror.version();
-    let data = send_action(s, &a.node, Action::SetValue, Some(wanted.action_data()))?;
+    let data = send(s, &resolved, Action::SetValue, Some(wanted.action_data()))?;
     let mut reply = super::settled(s, settle, before, data)?;
-    let now = s.resolve(&a.node)?.id;
-    let node = s
-        .mirror
-        .node(now)
-        .ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished after set_value"))?;
+    let node = s.mirror.node(resolved.id).ok_or_else(|| {
+        OpError::new(
+            ErrorCode::NotFound,
+            format!("node {} went away after set_value", resolved.id.0),
+        )
+        .with_hint("the app replaced it; find it again and read_node it")
+    })?;
     wanted.verify(&node, &s.mirror.refs)?;
     reply["value"] = wanted.shown(&node);
     Ok(reply)
@@ -175,15 +215,41 @@ pub(super) fn inject_key<T: Target + ?Sized>(
     Ok(json!({ "key": a.key, "held_keys": s.held_keys.len() }))
 }
 
-fn focus_if_given<T: Target + ?Sized>(
+/// Gives `node` the keyboard focus before keys are typed into it (refused when a person could
+/// not type there), and makes sure the focus landed: keys sent elsewhere would go to another
+/// widget.
+fn focus_for_keys<T: Target + ?Sized>(
     s: &mut Session<T>,
     node: Option<&NodeTarget>,
+    settle: &SettleSpec,
 ) -> Result<(), OpError> {
-    if let Some(node) = node {
-        send_action(s, node, Action::Focus, None)?;
-        // Let the focus land before the keys arrive.
-        s.target.advance(0)?;
+    let Some(node) = node else {
+        return Ok(());
+    };
+    let resolved = s.resolve(node)?;
+    actionable::check(s, resolved.id, Reach::Keys)?;
+    if s.mirror.node(resolved.id).is_some_and(|n| n.is_focused()) {
+        return Ok(());
     }
+    let watch = match s.mirror.node(resolved.id) {
+        Some(n) => Watch::of(&n, Action::Focus, s.mirror.version()),
+        None => return Ok(()),
+    };
+    send(s, &resolved, Action::Focus, None)?;
+    effect::judge(s, watch, settle, json!({})).map_err(|e| {
+        if e.code == ErrorCode::NoEffect {
+            OpError::new(
+                ErrorCode::NoEffect,
+                format!(
+                    "the focus did not land on node {}, so nothing was typed",
+                    resolved.id.0
+                ),
+            )
+            .with_hint("click it first (inject_pointer), or focus_node it and read the focus with snapshot_tree")
+        } else {
+            e
+        }
+    })?;
     Ok(())
 }
 
@@ -196,8 +262,8 @@ pub(super) fn type_text<T: Target + ?Sized>(
     settle: &SettleSpec,
 ) -> OpResult {
     let receiver = value::text_receiver(s, a.node.as_ref())?;
+    focus_for_keys(s, a.node.as_ref(), settle)?;
     let value_before = s.mirror.node(receiver).and_then(|n| n.value());
-    focus_if_given(s, a.node.as_ref())?;
     let before = s.mirror.version();
     let strokes = keystrokes_for_text(&a.text);
     for (i, stroke) in strokes.iter().enumerate() {
@@ -231,13 +297,14 @@ pub(super) fn type_text<T: Target + ?Sized>(
 pub(super) fn type_ime<T: Target + ?Sized>(
     s: &mut Session<T>,
     a: &TypeIme,
+    settle: &SettleSpec,
 ) -> Result<Value, OpError> {
     if a.preedit.is_none() && a.commit.is_none() {
         return Err(OpError::bad_argument(
             "type_ime needs `preedit`, `commit`, or both",
         ));
     }
-    focus_if_given(s, a.node.as_ref())?;
+    focus_for_keys(s, a.node.as_ref(), settle)?;
     if let Some(p) = &a.preedit {
         s.target.ime(&ImeEvent::Preedit(p.clone()))?;
     }

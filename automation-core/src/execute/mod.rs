@@ -5,6 +5,8 @@
 //! back → [`Reply`].
 
 mod act;
+mod actionable;
+mod effect;
 pub mod limits;
 mod outline;
 mod pointer;
@@ -125,9 +127,49 @@ pub fn execute<T: Target + ?Sized>(
         .check()
         .and_then(|()| limits::check(op))
         .and_then(|()| session.sync())
-        .and_then(|()| dispatch(session, op, settle));
+        .and_then(|()| {
+            let running = session.target.exit().is_none();
+            let result = dispatch(session, op, settle);
+            if running {
+                ended_the_app(session, op, result)
+            } else {
+                result
+            }
+        });
     session.target.resume_real_time();
     result.into()
+}
+
+/// An op after which the app has exited (a dialog's OK): `ok`, with how it ended — the
+/// failures the exit itself caused (the app gone mid-call, its node no longer answering) are
+/// its effect, not an error.
+fn ended_the_app<T: Target + ?Sized>(s: &mut Session<T>, op: &Op, result: OpResult) -> OpResult {
+    if op.spec().access != Access::Mutating {
+        return result;
+    }
+    let Some(exit) = s.target.exit() else {
+        return result;
+    };
+    let exit = serde_json::to_value(exit).unwrap_or(Value::Null);
+    match result {
+        Ok(Value::Object(mut data)) => {
+            data.insert("app_exited".into(), exit);
+            Ok(Value::Object(data))
+        }
+        Ok(other) => Ok(serde_json::json!({ "result": other, "app_exited": exit })),
+        Err(e)
+            if matches!(
+                e.code,
+                ErrorCode::AppGone
+                    | ErrorCode::TargetFailed
+                    | ErrorCode::TargetTimeout
+                    | ErrorCode::NoEffect
+            ) =>
+        {
+            Ok(serde_json::json!({ "app_exited": exit }))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Runs a request with the host beside the target: the ops the catalog marks as served by
@@ -228,17 +270,21 @@ fn dispatch<T: Target + ?Sized>(s: &mut Session<T>, op: &Op, settle: &SettleSpec
         }
         Op::WaitForCondition(a) => return time::wait_for(s, &a.condition, settle),
         Op::AdvanceClock(a) => return time::advance_clock(s, a.millis),
-        Op::InvokeAction(a) => act::invoke_action(s, a)?,
-        Op::FocusNode(a) => act::simple_action(s, &a.node, accesskit::Action::Focus)?,
+        Op::InvokeAction(a) => return act::invoke_action(s, a, settle),
+        Op::FocusNode(a) => {
+            return act::simple_action(s, &a.node, accesskit::Action::Focus, settle);
+        }
         Op::SetValue(a) => return act::set_value(s, a, settle),
-        Op::Expand(a) => act::simple_action(s, &a.node, accesskit::Action::Expand)?,
-        Op::Collapse(a) => act::simple_action(s, &a.node, accesskit::Action::Collapse)?,
+        Op::Expand(a) => return act::simple_action(s, &a.node, accesskit::Action::Expand, settle),
+        Op::Collapse(a) => {
+            return act::simple_action(s, &a.node, accesskit::Action::Collapse, settle);
+        }
         Op::Scroll(a) => pointer::scroll(s, a)?,
-        Op::InjectPointer(a) => pointer::inject_pointer(s, a)?,
+        Op::InjectPointer(a) => return pointer::inject_pointer(s, a, settle),
         Op::RightClick(a) => pointer::right_click(s, &a.node)?,
         Op::InjectKey(a) => act::inject_key(s, a)?,
         Op::TypeText(a) => return act::type_text(s, a, settle),
-        Op::TypeIme(a) => act::type_ime(s, a)?,
+        Op::TypeIme(a) => act::type_ime(s, a, settle)?,
         Op::DragNode(a) => pointer::drag_node(s, a)?,
         Op::InjectTouchSequence(a) => pointer::touch_sequence(s, &a.steps)?,
         Op::Pinch(a) => pointer::pinch(s, a)?,

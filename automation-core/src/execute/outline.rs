@@ -120,6 +120,9 @@ fn line(out: &mut String, node: &NodeRef, indent: usize, refs: &Refs, bounds: bo
     if node.is_disabled() {
         states.push("disabled");
     }
+    if node.is_hidden() {
+        states.push("hidden");
+    }
     if node
         .data()
         .live()
@@ -151,7 +154,7 @@ pub(super) fn outline(
         omitted: 0,
         frontier: Vec::new(),
     };
-    // (node, depth below start, indent)
+    // (node, shown levels below start, indent)
     let mut stack = vec![(start, 0u32, 0usize)];
     while let Some((node, depth, indent)) = stack.pop() {
         if node.role() == Role::TextRun {
@@ -167,16 +170,22 @@ pub(super) fn outline(
                 o.shown += 1;
             }
         }
-        if max_depth.is_some_and(|d| depth >= d) {
+        // Depth counts shown levels only: a folded container's children stand in its place,
+        // so a cut happens at a shown node, and is announced.
+        if !fold && max_depth.is_some_and(|d| depth >= d) {
             let has_children = || node.children().any(|c| c.role() != Role::TextRun);
-            if !full && !fold && has_children() {
+            if !full && has_children() {
                 o.frontier.push(refs.mint(&node).to_string());
             }
             continue;
         }
-        let child_indent = if fold { indent } else { indent + 1 };
+        let (child_depth, child_indent) = if fold {
+            (depth, indent)
+        } else {
+            (depth + 1, indent + 1)
+        };
         let mark = stack.len();
-        stack.extend(node.children().map(|c| (c, depth + 1, child_indent)));
+        stack.extend(node.children().map(|c| (c, child_depth, child_indent)));
         stack[mark..].reverse();
     }
     if o.text.ends_with('\n') {

@@ -6,6 +6,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::Session;
+use super::actionable::{self, Reach};
+use super::effect::{self, Watch};
 use super::visibility;
 use crate::error::{ErrorCode, OpError, OpResult};
 use crate::input::{
@@ -16,7 +18,7 @@ use crate::node_ref::NodeTarget;
 use crate::ops::{
     DragNode, Fling, InjectPointer, LongPress, Pinch, PointerAction, Scroll, TouchStep,
 };
-use crate::settle::FRAME_MILLIS;
+use crate::settle::{FRAME_MILLIS, SettleSpec};
 use crate::snapshot::Bounds;
 use crate::target::Target;
 
@@ -104,12 +106,14 @@ fn node_point<T: Target + ?Sized>(
     s: &mut Session<T>,
     node: &NodeTarget,
     local: Option<(f64, f64)>,
+    reach: Reach,
 ) -> Result<Point, OpError> {
     let at = |b: Bounds| match local {
         Some((x, y)) => Point::new(b.x + x, b.y + y),
         None => b.center(),
     };
     let resolved = s.resolve(node)?;
+    actionable::check(s, resolved.id, reach)?;
     let bounds = resolved.require_bounds()?;
     let Some(visible) = visibility::visible_area(s, resolved.id) else {
         return Ok(at(bounds));
@@ -243,10 +247,31 @@ fn contact_down<T: Target + ?Sized>(
     Ok(id)
 }
 
+/// `inject_pointer`; a click aimed at a node is judged by its effect on that node (a check box
+/// flips, a tab becomes selected), as `invoke_action` is.
 pub(super) fn inject_pointer<T: Target + ?Sized>(
     s: &mut Session<T>,
     a: &InjectPointer,
+    settle: &SettleSpec,
 ) -> OpResult {
+    let version = s.mirror.version();
+    let watch = match (&a.node, a.action) {
+        (Some(node), PointerAction::Click) => {
+            let id = s.resolve(node)?.id;
+            s.mirror
+                .node(id)
+                .map(|n| Watch::of(&n, accesskit::Action::Click, version))
+        }
+        _ => None,
+    };
+    let data = send_pointer(s, a)?;
+    match watch {
+        Some(watch) => effect::judge(s, watch, settle, data),
+        None => super::settled(s, settle, version, data),
+    }
+}
+
+fn send_pointer<T: Target + ?Sized>(s: &mut Session<T>, a: &InjectPointer) -> OpResult {
     if a.kind == PointerKind::Mouse
         && (a.pressure.is_some() || a.tilt.is_some() || a.pointer_id.is_some())
     {
@@ -290,7 +315,7 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(
         }
     };
     let at = match (&a.node, local) {
-        (Some(node), local) => node_point(s, node, local)?,
+        (Some(node), local) => node_point(s, node, local, Reach::Pointer)?,
         (None, Some((x, y))) => window_point(s, x, y)?,
         (None, None) => {
             return Err(OpError::bad_argument(
@@ -355,7 +380,7 @@ pub(super) fn inject_pointer<T: Target + ?Sized>(
 }
 
 pub(super) fn right_click<T: Target + ?Sized>(s: &mut Session<T>, node: &NodeTarget) -> OpResult {
-    let at = node_point(s, node, None)?;
+    let at = node_point(s, node, None, Reach::Pointer)?;
     mouse_click(s, at, PointerButton::Secondary, Modifiers::default())?;
     Ok(json!({ "x": at.x, "y": at.y }))
 }
@@ -366,7 +391,7 @@ pub(super) fn scroll<T: Target + ?Sized>(s: &mut Session<T>, a: &Scroll) -> OpRe
             "scroll needs a finite, non-zero dx or dy",
         ));
     }
-    let at = node_point(s, &a.node, a.at.map(|[x, y]| (x, y)))?;
+    let at = node_point(s, &a.node, a.at.map(|[x, y]| (x, y)), Reach::Wheel)?;
     let mods = a.modifiers(s.target.platform());
     mouse(s, PointerPhase::Move, at, None, mods)?;
     let unit = if a.lines {
@@ -398,7 +423,7 @@ const DRAG_SAMPLES: u64 = 8;
 
 pub(super) fn drag_node<T: Target + ?Sized>(s: &mut Session<T>, a: &DragNode) -> OpResult {
     let to = match (&a.to_node, a.to_x, a.to_y) {
-        (Some(node), None, None) => node_point(s, node, None)?,
+        (Some(node), None, None) => node_point(s, node, None, Reach::Wheel)?,
         (None, Some(x), Some(y)) => Point::new(x, y),
         (None, None, None) => {
             return Err(OpError::bad_argument(
@@ -411,7 +436,7 @@ pub(super) fn drag_node<T: Target + ?Sized>(s: &mut Session<T>, a: &DragNode) ->
             ));
         }
     };
-    let from = node_point(s, &a.node, None)?;
+    let from = node_point(s, &a.node, None, Reach::Pointer)?;
     let mods = Modifiers::default();
     mouse(s, PointerPhase::Move, from, None, mods)?;
     mouse(
@@ -444,10 +469,14 @@ pub(super) fn touch_sequence<T: Target + ?Sized>(
     let mut down: BTreeMap<u32, bool> = BTreeMap::new();
     for (i, step) in steps.iter().enumerate() {
         let at = match &step.node {
-            Some(node) => node_point(s, node, Some((step.x, step.y))).map_err(|e| OpError {
-                message: format!("step {i}: {}", e.message),
-                ..e
-            })?,
+            Some(node) => {
+                node_point(s, node, Some((step.x, step.y)), Reach::Pointer).map_err(|e| {
+                    OpError {
+                        message: format!("step {i}: {}", e.message),
+                        ..e
+                    }
+                })?
+            }
             None => Point::new(step.x, step.y),
         };
         if !(at.x.is_finite() && at.y.is_finite()) {
@@ -528,7 +557,7 @@ pub(super) fn pinch<T: Target + ?Sized>(s: &mut Session<T>, a: &Pinch) -> OpResu
         return Err(OpError::bad_argument("start_distance must be positive"));
     }
     let frames = frames_over(a.over_ms.unwrap_or(250))?;
-    let c = node_point(s, &a.node, None)?;
+    let c = node_point(s, &a.node, None, Reach::Pointer)?;
     let end = span * a.scale;
     let m = Modifiers::default();
     // Both fingers land before either moves: the recogniser's reference span is the landing.
@@ -599,7 +628,7 @@ pub(super) fn fling<T: Target + ?Sized>(s: &mut Session<T>, a: &Fling) -> OpResu
             "fling needs a finite, non-zero dx or dy",
         ));
     }
-    let from = node_point(s, &a.node, None)?;
+    let from = node_point(s, &a.node, None, Reach::Pointer)?;
     let to = Point::new(from.x + a.dx, from.y + a.dy);
     let m = Modifiers::default();
     let frames = frames_over(a.over_ms.unwrap_or(100))?;
@@ -623,7 +652,7 @@ pub(super) fn long_press<T: Target + ?Sized>(s: &mut Session<T>, a: &LongPress) 
         (None, None) => None,
         _ => return Err(OpError::bad_argument("give both x and y, or neither")),
     };
-    let at = node_point(s, &a.node, local)?;
+    let at = node_point(s, &a.node, local, Reach::Pointer)?;
     let m = Modifiers::default();
     if a.kind == PointerKind::Mouse {
         mouse(s, PointerPhase::Move, at, None, m)?;

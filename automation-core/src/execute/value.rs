@@ -19,6 +19,15 @@ pub(super) fn takes_text(role: Role) -> bool {
     matches!(role, Role::EditableComboBox | Role::Terminal) || role_name(role).ends_with("Input")
 }
 
+/// Whether typed keys edit `node`: a text role, or an editable cell or spin button (one that
+/// takes a value: a spreadsheet's cell, a spin box's field).
+fn types_into(node: &NodeRef) -> bool {
+    takes_text(node.role())
+        || (matches!(node.role(), Role::Cell | Role::GridCell | Role::SpinButton)
+            && !node.is_read_only()
+            && node.data().supports_action(accesskit::Action::SetValue))
+}
+
 /// Whether a node holds a number: it reports a numeric value or range, or is a slider-like role.
 fn is_numeric(node: &NodeRef) -> bool {
     let data = node.data();
@@ -168,7 +177,7 @@ pub(super) fn text_receiver<T: Target + ?Sized>(
             .mirror
             .node(id)
             .ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished"))?;
-        if !takes_text(n.role()) {
+        if !types_into(&n) {
             return Err(OpError::bad_argument(format!(
                 "{} takes no text",
                 describe(&n, refs)
@@ -179,7 +188,7 @@ pub(super) fn text_receiver<T: Target + ?Sized>(
     }
     let state = s.mirror.require_state()?;
     match state.focus() {
-        Some(f) if takes_text(f.role()) => Ok(f.locate().0),
+        Some(f) if types_into(&f) => Ok(f.locate().0),
         Some(f) => Err(OpError::bad_argument(format!(
             "type_text has no `node` and the focus is on {}, which takes no text",
             describe(&f, refs)

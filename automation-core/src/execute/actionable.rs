@@ -1,0 +1,117 @@
+//! What a person could not do, refused before anything is sent: a disabled widget, a widget
+//! that is not shown (hidden itself or inside something hidden, no on-screen bounds, outside
+//! its own window — a closed page, popup or menu).
+//!
+//! An app's accessibility interface acts on such widgets anyway (AT-SPI moves a disabled
+//! slider, "clicks" a check box on another notebook page and nothing happens), so an `ok`
+//! there is a lie one way or the other; Playwright's actionability checks refuse the same.
+
+use accesskit::{NodeId, Rect, Role};
+use accesskit_consumer::NodeRef;
+
+use super::Session;
+use crate::error::{ErrorCode, OpError};
+use crate::target::Target;
+
+/// How the op reaches the widget, which decides what must hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reach {
+    /// An accessibility action or a value (click, toggle, focus, expand, set_value).
+    Action,
+    /// Keys typed into it.
+    Keys,
+    /// A pointer aimed at it (a click, a drag).
+    Pointer,
+    /// A wheel or a drop aimed at it: it must be shown; a disabled list still scrolls.
+    Wheel,
+}
+
+/// `DISABLED` or `NOT_VISIBLE` when a person could not reach node `id` this way.
+pub(super) fn check<T: Target + ?Sized>(
+    s: &Session<T>,
+    id: NodeId,
+    reach: Reach,
+) -> Result<(), OpError> {
+    let Some(node) = s.mirror.node(id) else {
+        return Ok(());
+    };
+    if reach != Reach::Wheel
+        && let Some(by) = std::iter::once(node)
+            .chain(ancestors(node))
+            .find(NodeRef::is_disabled)
+    {
+        let whose = if by.locate() == node.locate() {
+            String::new()
+        } else {
+            format!(" (its ancestor {} is)", describe(s, by))
+        };
+        return Err(OpError::new(
+            ErrorCode::Disabled,
+            format!("{} is disabled{whose}; nothing was sent", describe(s, node)),
+        )
+        .with_hint(
+            "a person cannot use it now: do what enables it first, or wait_for_condition until it is enabled",
+        )
+        .with_candidates(s.candidates_of(&[id])));
+    }
+    if let Some(why) = not_shown(s, node) {
+        return Err(OpError::new(
+            ErrorCode::NotVisible,
+            format!("{} is not shown ({why}); nothing was sent", describe(s, node)),
+        )
+        .with_hint(
+            "open what holds it first (click its page's tab, expand its combo box or menu), or scroll_into_view it; then retry",
+        )
+        .with_candidates(s.candidates_of(&[id])));
+    }
+    Ok(())
+}
+
+/// Why `node` is not on screen, if it is not.
+fn not_shown<T: Target + ?Sized>(s: &Session<T>, node: NodeRef<'_>) -> Option<String> {
+    if let Some(hidden) = std::iter::once(node)
+        .chain(ancestors(node))
+        .find(NodeRef::is_hidden)
+    {
+        return Some(if hidden.locate() == node.locate() {
+            "it is hidden".to_string()
+        } else {
+            format!("it is inside {}, which is hidden", describe(s, hidden))
+        });
+    }
+    let Some(bounds) = node.bounding_box().filter(|r| r.area() > 0.0) else {
+        return Some("it has no on-screen bounds".to_string());
+    };
+    // Inside a scroll view it may be scrolled out; pointer paths scroll it in first.
+    if ancestors(node).any(|a| a.role() == Role::ScrollView || a.clips_children()) {
+        return None;
+    }
+    let window = ancestors(node)
+        .filter(|a| matches!(a.role(), Role::Window | Role::Dialog | Role::AlertDialog))
+        .find_map(|w| w.bounding_box())?;
+    (!overlaps(bounds, window)).then(|| {
+        format!(
+            "it lies at ({}, {})–({}, {}), outside its window ({}, {})–({}, {})",
+            bounds.x0, bounds.y0, bounds.x1, bounds.y1, window.x0, window.y0, window.x1, window.y1
+        )
+    })
+}
+
+fn overlaps(a: Rect, b: Rect) -> bool {
+    a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
+}
+
+fn ancestors(node: NodeRef<'_>) -> impl Iterator<Item = NodeRef<'_>> {
+    std::iter::successors(node.parent(), |n| n.parent())
+}
+
+fn describe<T: Target + ?Sized>(s: &Session<T>, node: NodeRef<'_>) -> String {
+    let id = node.locate().0;
+    let name = s
+        .reference(id)
+        .map_or_else(|| format!("node {}", id.0), |r| r.to_string());
+    match node.label() {
+        Some(label) if !label.is_empty() => format!("{name} ({:?} {label:?})", node.role()),
+        _ => format!("{name} ({:?})", node.role()),
+    }
+}

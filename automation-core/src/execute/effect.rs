@@ -1,0 +1,209 @@
+//! Judging an op by its effect on the node it resolved — that node, by id, never by running
+//! the selector again (the effect itself may have changed what the selector matches).
+//!
+//! Before sending, [`Watch::of`] notes what a person would see change (a check box flips, a
+//! row expands, a tab becomes selected, focus lands); after the settle, [`judge`] answers `ok`
+//! only when it did, `NO_EFFECT` when it did not. An op with no state to watch (a plain
+//! button) answers `ok`, with `"effect": "not_observed"` when the tree did not change at all:
+//! the app's action interface took it, and nothing on screen says more.
+
+use std::time::{Duration, Instant};
+
+use accesskit::{Action, NodeId, Role, Toggled};
+use accesskit_consumer::NodeRef;
+use serde_json::{Value, json};
+
+use super::Session;
+use super::time::{self, Expect};
+use crate::error::{ErrorCode, OpError, OpResult};
+use crate::settle::SettleSpec;
+use crate::target::{ClockKind, Target};
+
+/// How long past the settle a real-clock app gets to show the expected state (state events
+/// trail the tree change that ends the settle).
+const LATE_STATE_MS: u64 = 1_500;
+
+/// The change an op must cause on its node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Expected {
+    /// The check state differs from this one (two- or three-state boxes).
+    ToggledFrom(Toggled),
+    /// Expanded (`true`) or collapsed (`false`).
+    Expanded(bool),
+    /// Selected (a tab, a row, an item that was not).
+    Selected,
+    /// The focus is on it.
+    Focused,
+    /// Nothing to watch on the node itself.
+    Any,
+}
+
+/// What to watch after sending an op to one node.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Watch {
+    pub id: NodeId,
+    pub expected: Expected,
+    version: u64,
+}
+
+/// Roles whose click selects them when they are selectable.
+fn selects_on_click(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Tab | Role::ListItem | Role::ListBoxOption | Role::TreeItem | Role::Row | Role::Cell
+    ) || role == Role::GridCell
+}
+
+impl Watch {
+    /// What `action` on `node` must change, read before it is sent.
+    pub fn of(node: &NodeRef<'_>, action: Action, version: u64) -> Self {
+        let expected = match action {
+            Action::Click => match node.toggled() {
+                // A radio that is on stays on; a check box (two or three states) flips.
+                Some(Toggled::True)
+                    if matches!(node.role(), Role::RadioButton | Role::MenuItemRadio) =>
+                {
+                    Expected::Any
+                }
+                Some(t) => Expected::ToggledFrom(t),
+                None if selects_on_click(node.role()) && node.is_selected() == Some(false) => {
+                    Expected::Selected
+                }
+                None => Expected::Any,
+            },
+            Action::Expand => Expected::Expanded(true),
+            Action::Collapse => Expected::Expanded(false),
+            Action::Focus => Expected::Focused,
+            _ => Expected::Any,
+        };
+        Self {
+            id: node.locate().0,
+            expected,
+            version,
+        }
+    }
+
+    /// Whether the node already is as the op would make it (expand an expanded row, focus the
+    /// focused field): then nothing is sent — a toggling action would undo it.
+    pub fn already(&self, node: &NodeRef<'_>) -> Option<&'static str> {
+        match self.expected {
+            Expected::Expanded(true) if node.data().is_expanded() == Some(true) => {
+                Some("it was already expanded")
+            }
+            Expected::Expanded(false) if node.data().is_expanded() == Some(false) => {
+                Some("it was already collapsed")
+            }
+            Expected::Focused if node.is_focused() => Some("it already had the focus"),
+            _ => None,
+        }
+    }
+
+    fn holds<T: Target + ?Sized>(&self, s: &Session<T>) -> bool {
+        let Some(node) = s.mirror.node(self.id) else {
+            // Gone: the op's effect removed it (a dialog closed, a menu item ran).
+            return true;
+        };
+        match self.expected {
+            Expected::ToggledFrom(t) => node.toggled().is_some_and(|now| now != t),
+            Expected::Expanded(want) => node.data().is_expanded() == Some(want),
+            Expected::Selected => node.is_selected() == Some(true),
+            Expected::Focused => {
+                node.is_focused()
+                    || s.mirror
+                        .state()
+                        .and_then(|t| t.focus())
+                        .is_some_and(|f| f.locate().0 == self.id)
+            }
+            Expected::Any => true,
+        }
+    }
+
+    fn wanted(&self) -> Value {
+        match self.expected {
+            Expected::ToggledFrom(t) => json!({ "toggled_other_than": toggled_name(t) }),
+            Expected::Expanded(want) => json!({ "expanded": want }),
+            Expected::Selected => json!({ "selected": true }),
+            Expected::Focused => json!({ "focused": true }),
+            Expected::Any => Value::Null,
+        }
+    }
+
+    fn actual<T: Target + ?Sized>(&self, s: &Session<T>) -> Value {
+        let Some(node) = s.mirror.node(self.id) else {
+            return Value::Null;
+        };
+        match self.expected {
+            Expected::ToggledFrom(_) => json!({ "toggled": node.toggled().map(toggled_name) }),
+            Expected::Expanded(_) => json!({ "expanded": node.data().is_expanded() }),
+            Expected::Selected => json!({ "selected": node.is_selected() }),
+            Expected::Focused => json!({ "focused": node.is_focused() }),
+            Expected::Any => Value::Null,
+        }
+    }
+}
+
+fn toggled_name(t: Toggled) -> &'static str {
+    match t {
+        Toggled::True => "true",
+        Toggled::False => "false",
+        Toggled::Mixed => "mixed",
+    }
+}
+
+/// Settles after the op was sent and judges it on the watched node: `ok` (with the settle
+/// report) when the expected change is there, `NO_EFFECT` naming what the node holds when it
+/// is not.
+pub(super) fn judge<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    watch: Watch,
+    settle: &SettleSpec,
+    mut data: Value,
+) -> OpResult {
+    let report = time::settle(s, settle, Expect::EffectAfter(watch.version))?;
+    if !watch.holds(s) && s.target.clock() == ClockKind::Real {
+        late_state(s, &watch, settle)?;
+    }
+    if !watch.holds(s) {
+        let name = s
+            .reference(watch.id)
+            .map_or_else(|| format!("node {}", watch.id.0), |r| r.to_string());
+        return Err(OpError::new(
+            ErrorCode::NoEffect,
+            format!("the app took the op, but {name} did not change as it should"),
+        )
+        .with_hint(
+            "a person's input may be needed: try inject_pointer on it, or read_node it to see its state",
+        )
+        .with_actual_expected(watch.actual(s), watch.wanted()));
+    }
+    let extra = report.to_json(s);
+    if let (Value::Object(map), Value::Object(more)) = (&mut data, extra) {
+        map.extend(more);
+    }
+    if watch.expected == Expected::Any && s.mirror.version() == watch.version {
+        data["effect"] = json!("not_observed");
+    }
+    Ok(data)
+}
+
+/// Waits (bounded by the settle budget and [`LATE_STATE_MS`]) for the watched state.
+fn late_state<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    watch: &Watch,
+    settle: &SettleSpec,
+) -> Result<(), OpError> {
+    let budget = settle.settle_timeout_ms.min(LATE_STATE_MS);
+    let deadline = Instant::now() + Duration::from_millis(budget);
+    while !watch.holds(s) {
+        let now = Instant::now();
+        if now >= deadline {
+            break;
+        }
+        s.cancel
+            .check(|| "the op was performed; its effect was still awaited".to_string())?;
+        s.target
+            .wait_for_activity((deadline - now).min(Duration::from_millis(50)))?;
+        s.sync()?;
+    }
+    Ok(())
+}
