@@ -221,7 +221,9 @@ impl AppTree {
         if s.contains(State::Multiselectable) {
             node.set_multiselectable();
         }
-        if !s.contains(State::Showing) && !s.contains(State::Visible) {
+        // The application object has no Showing or Visible state in any toolkit; hiding it
+        // would hide the whole app (a consumer's hidden is inherited).
+        if !s.contains(State::Showing) && !s.contains(State::Visible) && role != Role::Application {
             node.set_hidden();
         }
         if raw.has(Interface::Text) && !s.contains(State::Editable) && map::text_is_value(at_role) {

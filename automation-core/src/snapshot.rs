@@ -295,7 +295,7 @@ pub fn semantic_node(node: &NodeRef, refs: &Refs) -> SemanticNode {
         selected: node.is_selected(),
         level: node.level(),
         disabled: node.is_disabled(),
-        hidden: node.is_hidden(),
+        hidden: node.data().is_hidden(),
         focused: node.is_focused(),
         live: politeness(node.live()),
         numeric_value: node.numeric_value(),

@@ -38,7 +38,7 @@ pub(super) fn check<T: Target + ?Sized>(
     if reach != Reach::Wheel
         && let Some(by) = std::iter::once(node)
             .chain(ancestors(node))
-            .find(NodeRef::is_disabled)
+            .find(|n| n.data().is_disabled())
     {
         let whose = if by.locate() == node.locate() {
             String::new()
@@ -71,7 +71,7 @@ pub(super) fn check<T: Target + ?Sized>(
 fn not_shown<T: Target + ?Sized>(s: &Session<T>, node: NodeRef<'_>) -> Option<String> {
     if let Some(hidden) = std::iter::once(node)
         .chain(ancestors(node))
-        .find(NodeRef::is_hidden)
+        .find(|n| n.data().is_hidden())
     {
         return Some(if hidden.locate() == node.locate() {
             "it is hidden".to_string()

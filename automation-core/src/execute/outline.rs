@@ -120,7 +120,8 @@ fn line(out: &mut String, node: &NodeRef, indent: usize, refs: &Refs, bounds: bo
     if node.is_disabled() {
         states.push("disabled");
     }
-    if node.is_hidden() {
+    // Its own flag: the consumer's `is_hidden` is inherited, and would mark a whole subtree.
+    if node.data().is_hidden() {
         states.push("hidden");
     }
     if node
