@@ -1,0 +1,349 @@
+//! The oracle-judged conformance matrix (issue 22): the real `automation` binary, as an MCP
+//! server attached over AT-SPI (`--atspi PID`), drives real apps — gtk3-widget-factory (its
+//! three pages), gtk4-widget-factory, the Qt 5 calculator and widget gallery, zenity dialogs,
+//! the stock eframe app (release) and LibreOffice Calc — widget by widget and op by op; an
+//! independent reader on the same bus (pyatspi, `tests/python/atspi_oracle.py`; for zenity the
+//! dialog's exit status and output) reads each widget before and after. A reply that says ok
+//! while nothing happened, or an error while the effect happened, is a lie; so is acting on a
+//! widget a person cannot use. Each test fails listing every lie.
+//!
+//! The session is the test's own: `dbus-run-session`, Xvfb, the accessibility bus
+//! (`tests/python/atspi_matrix.py`). Each app's cells go to
+//! `<target dir>/atspi-matrix/APP.json`, and its table in `docs/atspi.md` is generated from
+//! them: `UPDATE_DOCS=1 cargo test -p automation-cli --test atspi_matrix -- --test-threads 1`
+//! rewrites it; without it, a table that differs from the run fails the test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use automation_testkit::require::require;
+use serde_json::Value;
+
+/// `<target dir>`: this test runs as `<target>/debug/deps/atspi_matrix-…`.
+fn target_dir() -> PathBuf {
+    std::env::current_exe()
+        .expect("current exe")
+        .ancestors()
+        .nth(3)
+        .expect("a test binary under <target>/<profile>/deps")
+        .to_path_buf()
+}
+
+fn on_path(program: &str) -> bool {
+    Path::new(program).is_file()
+        || std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .any(|d| d.join(program).is_file())
+}
+
+/// What every app's session needs; false when a skip was allowed.
+fn session_ready() -> Option<String> {
+    let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
+    let pyatspi = Command::new("/usr/bin/python3")
+        .args(["-c", "import pyatspi"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let ok = require(
+        "python-mcp",
+        !python.is_empty(),
+        "AUTOMATION_PYTHON is not set (scripts/test sets up a venv with `mcp`)",
+    ) && require(
+        "dbus",
+        on_path("dbus-run-session") && automation_atspi::display::missing_tools().is_empty(),
+        "dbus-run-session, Xvfb or at-spi-bus-launcher is missing (Debian: dbus xvfb at-spi2-core; scripts/test installs them)",
+    ) && require(
+        "atspi-apps",
+        pyatspi,
+        "pyatspi is not importable by /usr/bin/python3 (Debian: python3-pyatspi; scripts/test installs it)",
+    ) && require(
+        "atspi-apps",
+        on_path("xwininfo"),
+        "xwininfo is missing (Debian: x11-utils; scripts/test installs it)",
+    );
+    ok.then_some(python)
+}
+
+/// Builds the stock eframe app (`automation-atspi/stock-eframe-app`, its own workspace) in
+/// release into `<target dir>/stock-eframe-app`, as `automation-atspi/tests/atspi_eframe.rs`
+/// does; the first build takes minutes, later ones are no-ops.
+fn build_stock_eframe_app() -> PathBuf {
+    let manifest = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../automation-atspi/stock-eframe-app/Cargo.toml"
+    );
+    let target = target_dir().join("stock-eframe-app");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "--quiet",
+            "--manifest-path",
+            manifest,
+        ])
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .expect("cargo");
+    assert!(
+        out.status.success(),
+        "building the stock eframe app failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    target.join("release/stock-eframe-app")
+}
+
+/// The ops, in the docs table's column order.
+const OPS: &[&str] = &[
+    "click",
+    "pointer",
+    "toggle",
+    "select",
+    "set_value",
+    "increment",
+    "decrement",
+    "type_text",
+    "focus",
+    "expand",
+    "collapse",
+    "scroll",
+    "screenshot",
+    "find",
+    "snapshot",
+];
+
+/// One cell as the table shows it: ✓ (effect), the refusal's code, or ✗ and the lie.
+fn mark(cell: &Value) -> String {
+    let code = cell["reply"]["code"].as_str().unwrap_or("ok");
+    match cell["verdict"].as_str().unwrap_or("?") {
+        "effect" => "✓".into(),
+        "refused" => format!("`{code}`"),
+        "unjudged" => "? unjudged".into(),
+        lie => format!("✗ {lie} `{code}`"),
+    }
+}
+
+fn is_lie(cell: &Value) -> bool {
+    !matches!(cell["verdict"].as_str(), Some("effect" | "refused"))
+}
+
+/// The docs table of one app's run: a row per widget kind and variant, a column per op.
+fn table(app: &str, cells: &[Value]) -> String {
+    let mut rows: Vec<(String, Vec<Vec<String>>)> = Vec::new();
+    let mut used = vec![false; OPS.len()];
+    for c in cells {
+        let variant = c["variant"].as_str().unwrap_or("");
+        let widget = c["widget"].as_str().unwrap_or("?");
+        let row = if variant.is_empty() {
+            widget.to_string()
+        } else {
+            format!("{widget} ({variant})")
+        };
+        let op = c["op"].as_str().unwrap_or("?");
+        let Some(col) = OPS.iter().position(|o| *o == op) else {
+            panic!("{app}: a cell with an op the table has no column for: {op}");
+        };
+        used[col] = true;
+        let at = match rows.iter().position(|(r, _)| *r == row) {
+            Some(i) => i,
+            None => {
+                rows.push((row, vec![Vec::new(); OPS.len()]));
+                rows.len() - 1
+            }
+        };
+        let m = mark(c);
+        if !rows[at].1[col].contains(&m) {
+            rows[at].1[col].push(m);
+        }
+    }
+    let count = |v: &str| cells.iter().filter(|c| c["verdict"] == v).count();
+    let lies = cells.iter().filter(|c| is_lie(c)).count();
+    let mut out = format!(
+        "{} cells: {} effects seen, {} truthful refusals, {lies} lies.\n\n",
+        cells.len(),
+        count("effect"),
+        count("refused"),
+    );
+    let cols: Vec<usize> = (0..OPS.len()).filter(|i| used[*i]).collect();
+    out.push_str("| widget |");
+    for i in &cols {
+        let _ = write!(out, " {} |", OPS[*i]);
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"---|".repeat(cols.len()));
+    out.push('\n');
+    for (row, marks) in &rows {
+        let _ = write!(out, "| {row} |");
+        for i in &cols {
+            let _ = write!(out, " {} |", marks[*i].join(" / "));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// One line per lie: the cell, the reply, and what the oracle saw before and after.
+fn describe(cell: &Value) -> String {
+    format!(
+        "{} {} {} [{}]: {} — reply {} {}; oracle before {} after {}{}",
+        cell["verdict"].as_str().unwrap_or("?"),
+        cell["key"].as_str().unwrap_or("?"),
+        cell["op"].as_str().unwrap_or("?"),
+        cell["variant"].as_str().unwrap_or(""),
+        cell["call"],
+        cell["reply"]["code"].as_str().unwrap_or("ok"),
+        cell["reply"]["data"].as_str().unwrap_or(""),
+        cell["before"],
+        cell["after"],
+        cell["note"]
+            .as_str()
+            .map(|n| format!("; {n}"))
+            .unwrap_or_default(),
+    )
+}
+
+/// One app at a time, whatever `--test-threads` says: the cells' timing (a refusal is watched
+/// for a second) and the docs tables assume the machine is not shared with another app's run.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs one app's cells; `needs` are the programs it starts, each with its Debian package.
+fn run(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
+    let _serial = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Some(python) = session_ready() else {
+        return;
+    };
+    for (program, package) in needs {
+        if !require(
+            "atspi-apps",
+            on_path(program),
+            &format!("{program} is not installed (Debian: {package}; scripts/test installs it)"),
+        ) {
+            return;
+        }
+    }
+    let out_dir = target_dir().join("atspi-matrix");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let out = out_dir.join(format!("{app}.json"));
+    let _ = std::fs::remove_file(&out);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/atspi_matrix.py");
+    let started = std::time::Instant::now();
+    let mut command = Command::new("dbus-run-session");
+    command
+        .args(["--", &python, script, app, env!("CARGO_BIN_EXE_automation")])
+        .arg(&out)
+        .stdin(Stdio::null());
+    if let Some(extra) = extra {
+        command.arg(extra);
+    }
+    let run = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run dbus-run-session: {e}"));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    // The harness's log: a line per cell, as it ran.
+    eprintln!("{stderr}");
+    assert!(
+        run.status.success(),
+        "the matrix run for {app} failed ({:?}):\n{stdout}\n{stderr}",
+        run.status
+    );
+    let result: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let cells = result["cells"].as_array().cloned().unwrap_or_default();
+    assert!(
+        result["completed"] == Value::Bool(true),
+        "the matrix run for {app} did not complete: {}",
+        result["notes"]
+    );
+    let body = table(app, &cells);
+    eprintln!(
+        "{app}: {} cells in {:.1} s\n{body}",
+        cells.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let lies: Vec<String> = cells.iter().filter(|c| is_lie(c)).map(describe).collect();
+    // The docs table and the lies are both reported, whichever fails.
+    let section = format!("atspi-matrix-{app}");
+    let docs = std::panic::catch_unwind(|| {
+        automation_testkit::docs::check_page(
+            Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/atspi.md")),
+            &[(section.as_str(), body.clone())],
+            "cargo test -p automation-cli --test atspi_matrix -- --test-threads 1",
+        );
+    })
+    .err()
+    .map(|e| {
+        e.downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_else(|| "the docs table is out of date".into())
+    });
+    let mut failures = Vec::new();
+    if !lies.is_empty() {
+        failures.push(format!(
+            "{app}: {} of {} cells are lies (ok without the effect, an error with it, no answer, or a widget a person cannot use that changed):\n{}",
+            lies.len(),
+            cells.len(),
+            lies.join("\n")
+        ));
+    }
+    failures.extend(docs);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn gtk3_widget_factory_all_pages() {
+    run("gtk3", &[("gtk3-widget-factory", "gtk-3-examples")], None);
+}
+
+#[test]
+fn gtk4_widget_factory() {
+    run("gtk4", &[("gtk4-widget-factory", "gtk-4-examples")], None);
+}
+
+const QT_EXAMPLES: &str = "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets";
+
+#[test]
+fn qt5_calculator() {
+    let calculator = format!("{QT_EXAMPLES}/widgets/calculator/calculator");
+    run("qt5-calculator", &[(&calculator, "qtbase5-examples")], None);
+}
+
+#[test]
+fn qt5_widget_gallery() {
+    let gallery = format!("{QT_EXAMPLES}/gallery/gallery");
+    run("qt5-gallery", &[(&gallery, "qtbase5-examples")], None);
+}
+
+#[test]
+fn zenity_dialogs() {
+    run("zenity", &[("zenity", "zenity")], None);
+}
+
+#[test]
+fn stock_eframe_app_release() {
+    if session_ready().is_none() {
+        return;
+    }
+    let app = build_stock_eframe_app();
+    run("eframe", &[], Some(app));
+}
+
+#[test]
+fn libreoffice_calc() {
+    run(
+        "calc",
+        &[
+            ("localc", "libreoffice-calc"),
+            // Without its GTK3 plug-in LibreOffice draws with plain X11 and exposes no tree.
+            (
+                "/usr/lib/libreoffice/program/libvclplug_gtk3lo.so",
+                "libreoffice-gtk3",
+            ),
+        ],
+        None,
+    );
+}
