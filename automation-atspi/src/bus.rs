@@ -203,40 +203,65 @@ impl Bus {
             .cloned();
         match (listed, sel) {
             (Some(app), _) => Ok(Some(app)),
-            (None, AppSelector::Pid(pid)) => Ok(self.unlisted(*pid)),
+            (None, AppSelector::Pid(pid)) => Ok(self.unlisted(&[*pid]).into_iter().next()),
             (None, AppSelector::Name(_)) => Ok(None),
         }
     }
 
-    /// The connection of process `pid` on the accessibility bus that serves an application
-    /// object at [`ROOT_PATH`], registered or not.
-    fn unlisted(&self, pid: u32) -> Option<App> {
+    /// The first app with a window whose process is one of `pids` (in that order of
+    /// preference), listed by the registry or not ([`Bus::find`]).
+    pub fn find_among(&self, pids: &[u32]) -> Result<Option<App>, TargetError> {
+        let apps = self.apps()?;
+        for pid in pids {
+            for app in apps.iter().filter(|a| a.pid == Some(*pid)) {
+                if self.has_window(app) {
+                    return Ok(Some(app.clone()));
+                }
+            }
+        }
+        let mut unlisted = self.unlisted(pids);
+        unlisted.sort_by_key(|a| pids.iter().position(|p| a.pid == Some(*p)));
+        Ok(unlisted.into_iter().find(|a| self.has_window(a)))
+    }
+
+    /// The connections of processes `pids` on the accessibility bus that serve an
+    /// application object at [`ROOT_PATH`], registered or not.
+    fn unlisted(&self, pids: &[u32]) -> Vec<App> {
         block_on(async {
-            let daemon = zbus::fdo::DBusProxy::new(&self.conn).await.ok()?;
-            for name in daemon.list_names().await.ok()? {
+            let mut out = Vec::new();
+            let Ok(daemon) = zbus::fdo::DBusProxy::new(&self.conn).await else {
+                return out;
+            };
+            for name in daemon.list_names().await.unwrap_or_default() {
                 if !name.starts_with(':') {
                     continue;
                 }
                 let Ok(bus_name) = zbus::names::BusName::try_from(name.as_str()) else {
                     continue;
                 };
-                if daemon.get_connection_unix_process_id(bus_name).await.ok() != Some(pid) {
+                let Ok(pid) = daemon.get_connection_unix_process_id(bus_name).await else {
+                    continue;
+                };
+                if !pids.contains(&pid) {
                     continue;
                 }
-                let root: AccessibleProxy<'_> =
-                    proxy(&self.conn, name.as_str(), ROOT_PATH).await.ok()?;
+                let Ok(root) =
+                    proxy::<AccessibleProxy<'_>>(&self.conn, name.as_str(), ROOT_PATH).await
+                else {
+                    continue;
+                };
                 if root.get_role().await.ok() != Some(Role::Application) {
                     continue;
                 }
                 let app_name = root.name().await.unwrap_or_default();
-                return Some(App {
+                out.push(App {
                     bus_name: name.to_string(),
                     name: app_name,
                     pid: Some(pid),
                     root: ROOT_PATH.to_string(),
                 });
             }
-            None
+            out
         })
     }
 
@@ -276,14 +301,26 @@ impl Bus {
         &self,
         sel: &AppSelector,
         timeout: Duration,
+        alive: impl FnMut() -> Result<(), String>,
+    ) -> Result<App, TargetError> {
+        self.wait_with(&sel.to_string(), timeout, alive, |bus| {
+            Ok(bus.find(sel)?.filter(|app| bus.has_window(app)))
+        })
+    }
+
+    /// Waits up to `timeout` until `find` answers an app (with a window); `what` names it
+    /// in the timeout's message. `alive` is asked between polls.
+    pub fn wait_with(
+        &self,
+        what: &str,
+        timeout: Duration,
         mut alive: impl FnMut() -> Result<(), String>,
+        mut find: impl FnMut(&Self) -> Result<Option<App>, TargetError>,
     ) -> Result<App, TargetError> {
         let deadline = Instant::now() + timeout;
         loop {
             alive().map_err(TargetError::AppGone)?;
-            if let Some(app) = self.find(sel)?
-                && self.has_window(&app)
-            {
+            if let Some(app) = find(self)? {
                 return Ok(app);
             }
             if Instant::now() >= deadline {
@@ -302,7 +339,7 @@ impl Bus {
                 return Err(TargetError::Timeout {
                     waited_ms: timeout.as_millis() as u64,
                     detail: format!(
-                        "no app {sel} with a window on the accessibility bus; apps there: [{}]. \
+                        "no app {what} with a window on the accessibility bus; apps there: [{}]. \
                          GTK4 needs GTK_A11Y=atspi, Qt QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1",
                         names.join(", ")
                     ),

@@ -59,6 +59,8 @@ pub struct Cached {
     pub node: RawNode,
     /// Whether `node.children` is the whole list (the cache holds every child it counts).
     pub complete: bool,
+    /// The child count the toolkit gave (`-1`: not given, as for menus and managers).
+    pub count: i32,
 }
 
 fn base(path: String, role: u32, name: String, description: String, states: &[u32]) -> RawNode {
@@ -101,7 +103,14 @@ pub fn from_items(dest: &str, items: Vec<Item>) -> HashMap<String, Cached> {
         .map(|(path, node)| {
             let count = counts.get(&path).copied().unwrap_or(-1);
             let complete = usize::try_from(count).is_ok_and(|c| c == node.children.len());
-            (path, Cached { node, complete })
+            (
+                path,
+                Cached {
+                    node,
+                    complete,
+                    count,
+                },
+            )
         })
         .collect()
 }
@@ -119,11 +128,13 @@ pub fn from_legacy(dest: &str, items: Vec<LegacyItem>) -> HashMap<String, Cached
             .iter()
             .filter_map(|c| wire::same_app(dest, c))
             .collect();
+        let count = i32::try_from(n.children.len()).unwrap_or(i32::MAX);
         nodes.insert(
             path,
             Cached {
                 node: n,
                 complete: true,
+                count,
             },
         );
     }

@@ -5,9 +5,16 @@
 //! connection of their own, read by one thread that only moves them into a bounded set of
 //! "objects that changed" (never awaiting a D-Bus call in that loop), and counts what it had
 //! to collapse. The target takes that set when it polls the tree.
+//!
+//! Once the target has read the tree, only events about objects it holds are kept
+//! ([`Events::know`]): a big app announces changes on objects nobody reads (LibreOffice Calc
+//! makes a new object for a cell each time one is asked for, and announces each), and those
+//! would otherwise fill the set and force a full re-read. A window event about an object the
+//! tree does not hold yet (a popup just opened) counts as a change of the application's
+//! children.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -41,11 +48,19 @@ pub struct Pending {
     pub gone: Option<String>,
 }
 
+/// The objects whose events are kept, and the application object.
+#[derive(Debug, Default)]
+struct Known {
+    root: String,
+    paths: Option<HashSet<String>>,
+}
+
 /// The shared set and its signal.
 #[derive(Debug, Default)]
 pub struct Events {
     state: Mutex<Pending>,
     ready: Condvar,
+    known: RwLock<Known>,
 }
 
 impl Events {
@@ -53,6 +68,35 @@ impl Events {
         // A poisoned lock only means a drain thread panicked mid-insert: the data is a set of
         // paths and stays usable.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// From now on, keeps only events about `paths` (and window events, as a change of
+    /// `root`'s children).
+    pub fn know(&self, root: &str, paths: HashSet<String>) {
+        let mut k = self.known.write().unwrap_or_else(|e| e.into_inner());
+        k.root = root.to_string();
+        k.paths = Some(paths);
+    }
+
+    /// Records an event about `path`, if it concerns the tree.
+    fn event(&self, path: &str, change: Change, window: bool) {
+        let root = {
+            let k = self.known.read().unwrap_or_else(|e| e.into_inner());
+            match &k.paths {
+                Some(paths) if !paths.contains(path) => {
+                    if !window {
+                        self.lock().seen += 1;
+                        return;
+                    }
+                    Some(k.root.clone())
+                }
+                _ => None,
+            }
+        };
+        match root {
+            Some(root) => self.record(&root, Change::Children),
+            None => self.record(path, change),
+        }
     }
 
     fn record(&self, path: &str, change: Change) {
@@ -212,14 +256,14 @@ async fn drain(mut stream: zbus::MessageStream, app: String, sink: Arc<Events>) 
         let Some(path) = header.path().map(|p| p.as_str().to_string()) else {
             continue;
         };
-        let iface = header.interface().map(|i| i.as_str().to_string());
-        let change = if iface.as_deref() == Some("org.a11y.atspi.Event.Window") {
+        let window = header.interface().map(|i| i.as_str()) == Some("org.a11y.atspi.Event.Window");
+        let change = if window {
             Some(Change::Node)
         } else {
             change_of(&member)
         };
         if let Some(c) = change {
-            sink.record(&path, c);
+            sink.event(&path, c, window);
         }
     }
     sink.gone(format!("the event connection for {app} closed"));
@@ -249,6 +293,22 @@ mod tests {
         e.record("/a", Change::Children);
         e.record("/a", Change::Node);
         assert_eq!(e.take().changed.get("/a"), Some(&Change::Children));
+    }
+
+    #[test]
+    fn once_the_tree_is_known_only_its_objects_count() {
+        let e = Events::default();
+        e.event("/any", Change::Node, false);
+        assert!(e.take().changed.contains_key("/any"));
+        e.know("/root", HashSet::from(["/a".to_string()]));
+        e.event("/a", Change::Node, false);
+        e.event("/transient", Change::Children, false);
+        e.event("/popup", Change::Node, true);
+        let p = e.take();
+        assert_eq!(p.changed.len(), 2, "{:?}", p.changed);
+        assert_eq!(p.changed.get("/a"), Some(&Change::Node));
+        assert_eq!(p.changed.get("/root"), Some(&Change::Children));
+        assert_eq!(p.seen, 4);
     }
 
     #[test]

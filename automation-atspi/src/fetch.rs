@@ -6,29 +6,33 @@
 //!   the bus daemon's two hops per call; everything else over the accessibility bus.
 //! - **Bulk seeds**: a toolkit that serves `Cache.GetItems` (GTK3, GTK4) gives role, name,
 //!   description, states, interfaces and parent of every object it has exported so far in
-//!   one call ([`crate::cache`]); those objects skip the first round below.
-//! - **Walk**: breadth first, [`CONCURRENCY`] objects in flight. An object the cache did not
-//!   hold is one round of five concurrent calls (role, states, interfaces, children, and
-//!   name + description in one `Properties.GetAll`); then every object gets one call per
-//!   interface it lists (extents, actions, value in one `GetAll`, text), and the relation
-//!   set only when it has no name of its own (`labelled_by` is only used then).
+//!   one call ([`crate::cache`]); those objects skip the first round below. The walk that
+//!   uses them is [`crate::walk`].
+//! - **Per object**: an object the cache did not hold is one round of four concurrent calls
+//!   (role, states, interfaces, and name, description and child count in one
+//!   `Properties.GetAll`), then its children — never all of a huge or self-managing
+//!   object's ([`crate::children`]); then one call per interface it lists (extents, actions,
+//!   value in one `GetAll`, text), and the relation set only when it has no name of its own
+//!   (`labelled_by` is only used then).
+//! - **Deadline**: every call carries the connection's ([`crate::dbus::CALL_TIMEOUT`]).
 //!
 //! Calls go out as raw method calls with an explicit destination (atspi's P2P helper builds
 //! proxies without one, so every call to a GTK4 app fails with `ServiceUnknown`), and nothing
 //! caches properties. The bound keeps toolkits from answering "interface not present" under
 //! load.
 
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::AtomicU8;
 
-use atspi::{CoordType, Interface, RelationType, Role};
+use atspi::{CoordType, Interface, RelationType, Role, State};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use zbus::Connection;
 use zbus::zvariant::{DynamicType, OwnedValue, Type};
 
-use crate::cache::{self, Cached, Item, LegacyItem};
+use crate::children::{self, Aliases};
 use crate::dbus;
-use crate::node::RawNode;
+use crate::node::{Extents, RawNode};
 use crate::wire::{self, WireRef};
 
 /// Objects read at once.
@@ -47,27 +51,22 @@ fn cap_text(text: String) -> String {
     }
 }
 
-/// A node deeper than this is not walked (a cycle in a broken toolkit tree ends here).
-pub const MAX_DEPTH: usize = 64;
-
-/// Most objects read in one walk.
-pub const MAX_NODES: usize = 20_000;
-
 const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
 
-const CACHE_UNKNOWN: u8 = 0;
-const CACHE_YES: u8 = 1;
-const CACHE_NO: u8 = 2;
+pub(crate) const CACHE_UNKNOWN: u8 = 0;
+pub(crate) const CACHE_YES: u8 = 1;
+pub(crate) const CACHE_NO: u8 = 2;
 
 /// How the tree is read, and from where.
 #[derive(Debug)]
 pub struct Reader {
     conn: Connection,
-    dest: String,
+    pub(crate) dest: String,
     direct: bool,
     get_all: bool,
-    cache: AtomicU8,
+    pub(crate) cache: AtomicU8,
+    pub(crate) aliases: Mutex<Aliases>,
 }
 
 /// How a whole-tree read went: for benches and docs.
@@ -88,6 +87,7 @@ impl Reader {
             direct: false,
             get_all: false,
             cache: AtomicU8::new(CACHE_UNKNOWN),
+            aliases: Mutex::default(),
         }
     }
 
@@ -142,8 +142,35 @@ impl Reader {
         &self.dest
     }
 
-    /// One method call, its reply deserialized.
+    /// One method call on an object or a cell key ([`crate::children`]), its reply
+    /// deserialized. A key whose object fails is resolved afresh and asked once more (Calc's
+    /// cell objects come and go).
     pub(crate) async fn call<B, R>(
+        &self,
+        path: &str,
+        iface: &str,
+        method: &str,
+        body: &B,
+    ) -> zbus::Result<R>
+    where
+        B: serde::Serialize + DynamicType,
+        R: serde::de::DeserializeOwned + Type,
+    {
+        if !children::is_key(path) {
+            return self.raw_call(path, iface, method, body).await;
+        }
+        let object = self.resolve(path, false).await?;
+        match self.raw_call(&object, iface, method, body).await {
+            Err(zbus::Error::MethodError(..)) => {
+                let object = self.resolve(path, true).await?;
+                self.raw_call(&object, iface, method, body).await
+            }
+            r => r,
+        }
+    }
+
+    /// One method call on an object path.
+    pub(crate) async fn raw_call<B, R>(
         &self,
         path: &str,
         iface: &str,
@@ -163,49 +190,71 @@ impl Reader {
         reply.body().deserialize::<R>()
     }
 
-    fn same_app(&self, r: &WireRef) -> Option<String> {
+    pub(crate) fn same_app(&self, r: &WireRef) -> Option<String> {
         wire::same_app(&self.dest, r)
     }
 
-    /// Round one: what every object has (role, states, interfaces, children, name and
-    /// description), in five concurrent calls.
-    pub async fn base(&self, path: &str) -> zbus::Result<RawNode> {
+    /// Round one: what every object has (role, states, interfaces, name, description and
+    /// child count) in four concurrent calls, then its children ([`Reader::children_of`]);
+    /// `lite`: not the children of an object that is not showing ([`RawNode::lite`]).
+    pub async fn base(&self, path: &str, lite: bool) -> zbus::Result<RawNode> {
         let role = self.call::<_, u32>(path, ACCESSIBLE, "GetRole", &());
         let states = self.call::<_, Vec<u32>>(path, ACCESSIBLE, "GetState", &());
         let ifaces = self.call::<_, Vec<String>>(path, ACCESSIBLE, "GetInterfaces", &());
-        let children = self.call::<_, Vec<WireRef>>(path, ACCESSIBLE, "GetChildren", &());
-        let names = async {
+        let props = async {
             if self.get_all
                 && let Ok(p) = self
                     .call::<_, HashMap<String, OwnedValue>>(path, PROPERTIES, "GetAll", &ACCESSIBLE)
                     .await
             {
-                return (string_prop(&p, "Name"), string_prop(&p, "Description"));
+                let count = p.get("ChildCount").and_then(|v| i32::try_from(v).ok());
+                return (
+                    string_prop(&p, "Name"),
+                    string_prop(&p, "Description"),
+                    count,
+                );
             }
-            // A toolkit without (a safe) GetAll: the two properties, concurrently.
+            // A toolkit without (a safe) GetAll: the properties, concurrently (the count is
+            // asked for by `children_of`).
             let (n, d) = futures_lite::future::zip(
                 self.property(path, ACCESSIBLE, "Name"),
                 self.property(path, ACCESSIBLE, "Description"),
             )
             .await;
-            (n.unwrap_or_default(), d.unwrap_or_default())
+            (n.unwrap_or_default(), d.unwrap_or_default(), None)
         };
-        let ((role, states), (ifaces, (children, (name, description)))) =
-            futures_lite::future::zip(
-                futures_lite::future::zip(role, states),
-                futures_lite::future::zip(ifaces, futures_lite::future::zip(children, names)),
-            )
-            .await;
-        Ok(RawNode {
+        let ((role, states), (ifaces, (name, description, count))) = futures_lite::future::zip(
+            futures_lite::future::zip(role, states),
+            futures_lite::future::zip(ifaces, props),
+        )
+        .await;
+        let mut raw = RawNode {
             path: path.to_string(),
             role: Some(wire::role(role?)),
             states: wire::states(&states?),
             name,
             description,
             ifaces: wire::ifaces(&ifaces?),
-            children: children?.iter().filter_map(|c| self.same_app(c)).collect(),
             ..RawNode::default()
-        })
+        };
+        if lite && !raw.states.contains(State::Showing) {
+            raw.lite = true;
+        } else {
+            self.children_of(&mut raw, count).await?;
+        }
+        Ok(raw)
+    }
+
+    /// A window's extents in screen coordinates.
+    pub async fn screen_extents(&self, path: &str) -> Option<Extents> {
+        self.call(
+            path,
+            "org.a11y.atspi.Component",
+            "GetExtents",
+            &(CoordType::Screen as u32),
+        )
+        .await
+        .ok()
     }
 
     async fn property(&self, path: &str, iface: &str, name: &str) -> zbus::Result<String> {
@@ -325,7 +374,7 @@ impl Reader {
 
     /// One object, both rounds.
     pub async fn node(&self, path: &str) -> zbus::Result<RawNode> {
-        let mut raw = self.base(path).await?;
+        let mut raw = self.base(path, false).await?;
         self.details(&mut raw).await;
         Ok(raw)
     }
@@ -347,125 +396,18 @@ impl Reader {
         }
         out
     }
-
-    /// The whole tree under the application object `root`: a walk seeded by
-    /// `Cache.GetItems` when the app serves it (asked once; an app that does not is walked
-    /// without from then on).
-    pub async fn all(&self, root: &str) -> zbus::Result<(HashMap<String, RawNode>, Bulk)> {
-        let mut seeds = HashMap::new();
-        if self.cache.load(Ordering::Relaxed) != CACHE_NO {
-            match self.cached().await {
-                Some(s) => {
-                    self.cache.store(CACHE_YES, Ordering::Relaxed);
-                    seeds = s;
-                }
-                None => self.cache.store(CACHE_NO, Ordering::Relaxed),
-            }
-        }
-        let bulk = if seeds.is_empty() {
-            Bulk::Walk
-        } else {
-            Bulk::Cache(seeds.len())
-        };
-        self.walk(root, &seeds).await.map(|t| (t, bulk))
-    }
-
-    /// The app's cached objects ([`cache`] decodes them), children ordered by index in
-    /// parent; `None` when the app serves no cache, or an empty one.
-    async fn cached(&self) -> Option<HashMap<String, Cached>> {
-        // Both signatures answer the same method; which one came back decides the decoding.
-        let nodes = match self
-            .call::<_, Vec<Item>>(cache::PATH, cache::IFACE, "GetItems", &())
-            .await
-        {
-            Ok(items) => cache::from_items(&self.dest, items),
-            Err(zbus::Error::Variant(_)) => {
-                let legacy: Vec<LegacyItem> = self
-                    .call(cache::PATH, cache::IFACE, "GetItems", &())
-                    .await
-                    .ok()?;
-                cache::from_legacy(&self.dest, legacy)
-            }
-            Err(_) => return None,
-        };
-        (!nodes.is_empty()).then_some(nodes)
-    }
-
-    /// Walks the subtree under `root` (no seeds).
-    pub async fn subtree(&self, root: &str) -> zbus::Result<HashMap<String, RawNode>> {
-        self.walk(root, &HashMap::new()).await
-    }
-
-    /// One object: from its cache seed when there is one (asking for its children only
-    /// when the seed's list is partial), else both rounds.
-    async fn seeded(&self, path: &str, seed: Option<&Cached>) -> zbus::Result<RawNode> {
-        let mut raw = match seed {
-            Some(c) => {
-                let mut n = c.node.clone();
-                if !c.complete {
-                    let children: Vec<WireRef> =
-                        self.call(path, ACCESSIBLE, "GetChildren", &()).await?;
-                    n.children = children.iter().filter_map(|c| self.same_app(c)).collect();
-                }
-                n
-            }
-            None => self.base(path).await?,
-        };
-        self.details(&mut raw).await;
-        Ok(raw)
-    }
-
-    /// Walks the subtree under `root` breadth first, [`CONCURRENCY`] objects at a time,
-    /// taking what `seeds` holds. An object that fails to read (it vanished mid-walk) is
-    /// left out with its subtree; the root failing fails the walk.
-    async fn walk(
-        &self,
-        root: &str,
-        seeds: &HashMap<String, Cached>,
-    ) -> zbus::Result<HashMap<String, RawNode>> {
-        let first = self.seeded(root, seeds.get(root)).await?;
-        let mut out: HashMap<String, RawNode> = HashMap::new();
-        let mut queue: VecDeque<(String, usize)> =
-            first.children.iter().map(|c| (c.clone(), 1)).collect();
-        let mut queued: HashSet<String> = queue.iter().map(|(p, _)| p.clone()).collect();
-        out.insert(root.to_string(), first);
-        let mut running = FuturesUnordered::new();
-        loop {
-            while running.len() < CONCURRENCY {
-                let Some((path, depth)) = queue.pop_front() else {
-                    break;
-                };
-                if out.contains_key(&path) || depth > MAX_DEPTH || out.len() >= MAX_NODES {
-                    continue;
-                }
-                running.push(async move {
-                    let r = self.seeded(&path, seeds.get(&path)).await;
-                    (path, depth, r)
-                });
-            }
-            let Some((path, depth, r)) = running.next().await else {
-                break;
-            };
-            if let Ok(n) = r {
-                for c in &n.children {
-                    if queued.insert(c.clone()) {
-                        queue.push_back((c.clone(), depth + 1));
-                    }
-                }
-                out.insert(path, n);
-            }
-        }
-        prune(&mut out);
-        Ok(out)
-    }
 }
 
-/// Drops children that were not read from their parents' lists, so the tree stays whole.
-pub(crate) fn prune(nodes: &mut HashMap<String, RawNode>) {
-    let present: HashSet<String> = nodes.keys().cloned().collect();
-    for n in nodes.values_mut() {
-        n.children.retain(|c| present.contains(c));
-    }
+/// Whether a call failed by its deadline (the app stopped answering).
+pub fn is_timeout(e: &zbus::Error) -> bool {
+    matches!(e, zbus::Error::InputOutput(io) if io.kind() == std::io::ErrorKind::TimedOut)
+}
+
+pub(crate) fn timed_out(what: String) -> zbus::Error {
+    zbus::Error::InputOutput(std::sync::Arc::new(std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        what,
+    )))
 }
 
 fn string_prop(p: &HashMap<String, OwnedValue>, key: &str) -> String {

@@ -7,9 +7,9 @@ use std::time::Duration;
 use automation_core::TargetError;
 
 use crate::AtspiTarget;
-use crate::bus::{App, AppSelector, Bus};
+use crate::bus::{App, Bus};
 use crate::display::{APP_ENV, VirtualDisplay};
-use crate::process::{group_members, kill_group, signal};
+use crate::process::{descendants, group_members, is_alive, kill_group, signal};
 
 /// How long a launched app may take to show a window on the accessibility bus.
 pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
@@ -40,7 +40,8 @@ impl Output {
 /// and the display it runs on. Dropping it ends the app, then the display.
 #[derive(Debug)]
 pub struct Launched {
-    /// The app's process (`sh -c 'exec …'`, so the pid is the app's).
+    /// The launched process (`sh -c 'exec …'`): the app, or a wrapper script or launcher
+    /// whose descendant the app is.
     pub child: Child,
     /// The private display, with `--virtual-display`.
     pub display: Option<VirtualDisplay>,
@@ -86,8 +87,8 @@ impl Drop for Launched {
 }
 
 /// Starts `command_line` (through `sh -c 'exec …'`) with the environment that makes any
-/// toolkit accessible, waits until it is on the accessibility bus with a window, and
-/// attaches. With `display` (a [`VirtualDisplay`]) the app runs there and ends with it; else
+/// toolkit accessible, waits until it — or a process it started ([`wait_for_launched`]) — is
+/// on the accessibility bus with a window, and attaches. With `display` (a [`VirtualDisplay`]) the app runs there and ends with it; else
 /// on `$DISPLAY` and this process's session bus.
 pub fn launch(
     command_line: &str,
@@ -135,39 +136,53 @@ pub fn launch(
     Ok((target, launched))
 }
 
+/// The launched app: the first process with a window on the bus among the launched one, its
+/// descendants (a wrapper script such as `localc` runs `soffice`, which runs `soffice.bin`:
+/// the app on the bus is a grandchild with its own pid), and its process group (a launcher
+/// that detached its app: the group outlives the parent link). With a virtual display the
+/// group is the display's, whose bus holds only this launch's apps.
+///
+/// The wait ends early when the launched process failed, or exited and left no descendant
+/// it had started running.
 fn wait_for_launched(
     bus: &Bus,
     launched: &mut Launched,
     pid: u32,
     command_line: &str,
 ) -> Result<App, TargetError> {
-    let sel = AppSelector::Pid(pid);
-    let own_group = launched.display.is_none();
     let pgid = launched.pgid;
-    let found = bus.wait_for(&sel, LAUNCH_TIMEOUT, || match launched.exited() {
-        Some(status) => Err(format!(
-            "{command_line:?} exited ({status}) before it showed a window on the accessibility bus"
-        )),
-        None => Ok(()),
-    });
-    match found {
-        Ok(app) => Ok(app),
-        // A launcher script whose app runs as a child: any app of the process group.
-        Err(TargetError::Timeout { .. }) if own_group => {
-            let members: Vec<u32> = group_members(pgid)
-                .into_iter()
-                .filter_map(|p| u32::try_from(p).ok())
-                .collect();
-            for app in bus.apps()? {
-                if app.pid.is_some_and(|p| members.contains(&p)) && bus.has_window(&app) {
-                    return Ok(app);
-                }
+    let own = i32::try_from(pid).unwrap_or(0);
+    let mut seen: Vec<i32> = Vec::new();
+    let mut alive = || {
+        let family = descendants(own);
+        seen.extend(
+            family
+                .iter()
+                .filter(|p| !seen.contains(p))
+                .collect::<Vec<_>>(),
+        );
+        match launched.exited() {
+            Some(status) if !status.success() || !seen.iter().any(|p| is_alive(*p)) => {
+                Err(format!(
+                    "{command_line:?} exited ({status}) before it showed a window on the accessibility bus"
+                ))
             }
-            Err(TargetError::Timeout {
-                waited_ms: LAUNCH_TIMEOUT.as_millis() as u64,
-                detail: format!("{command_line:?} showed no window on the accessibility bus"),
-            })
+            _ => Ok(()),
         }
-        Err(e) => Err(e),
-    }
+    };
+    let family = || -> Vec<u32> {
+        let mut pids = vec![own];
+        for p in descendants(own).into_iter().chain(group_members(pgid)) {
+            if !pids.contains(&p) {
+                pids.push(p);
+            }
+        }
+        pids.into_iter()
+            .filter_map(|p| u32::try_from(p).ok())
+            .collect()
+    };
+    let what = format!("started by {command_line:?} (pid {pid} or its descendants)");
+    bus.wait_with(&what, LAUNCH_TIMEOUT, &mut alive, |bus| {
+        bus.find_among(&family())
+    })
 }

@@ -16,17 +16,23 @@ pub mod wire;
 
 // The accessibility bus: connecting, switching assistive technology on, finding apps.
 pub mod bus;
+// Which children of an object are read (bounded windows of huge ones), and cell keys.
+pub mod children;
 // D-Bus plumbing: the call deadline, connections, uncached proxies, one-off lookups.
 pub mod dbus;
 // The app's events, drained by one thread into a bounded set of changed objects.
 pub mod events;
-// Reading an app's objects: over its own socket or the bus, seeded by its cache, in parallel.
+// Reading an app's objects: over its own socket or the bus, calls bounded and in parallel.
 pub mod fetch;
+// Reading a whole tree or subtree: seeded by the app's cache, showing objects first, bounded.
+pub mod walk;
 
 // `AtspiHost`: the app's windows and screenshots, from the X server.
 pub mod host;
 // `AtspiTarget`: one app on the accessibility bus, as core's `Target`; `attach`.
 pub mod target;
+// Keeping the tree in step with the app: full reads, and re-reading what events name.
+pub mod sync;
 // `AppTree`: the app's objects as last read, and their AccessKit form.
 pub mod tree;
 // Keys, pointer and pixels through the X server (XTEST, `GetImage`).

@@ -3,6 +3,9 @@
 
 use atspi::{Interface, InterfaceSet, Role, StateSet};
 
+/// Extents `(x, y, width, height)`.
+pub type Extents = (i32, i32, i32, i32);
+
 /// One object as the app reports it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RawNode {
@@ -21,7 +24,7 @@ pub struct RawNode {
     /// Child object paths, in order (children on another bus name are left out).
     pub children: Vec<String>,
     /// Extents in window coordinates `(x, y, w, h)`.
-    pub extents: Option<(i32, i32, i32, i32)>,
+    pub extents: Option<Extents>,
     /// Toolkit action names, by index.
     pub actions: Vec<String>,
     /// `Value`: current, minimum, maximum, minimum increment.
@@ -30,6 +33,14 @@ pub struct RawNode {
     pub text: Option<String>,
     /// Objects that label this one (read for nameless objects only).
     pub labelled_by: Vec<String>,
+    /// A top-level window's extents in screen coordinates (its origin places its
+    /// window-relative children on the screen; see `tree`).
+    pub screen: Option<Extents>,
+    /// A table's full size (rows, columns), when only a window of its cells is read.
+    pub table: Option<(i32, i32)>,
+    /// Read without its details (extents, actions, value, text, relations): an object of a
+    /// big app that was not showing (`fetch::BIG_APP`).
+    pub lite: bool,
 }
 
 impl RawNode {

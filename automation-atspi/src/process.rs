@@ -4,26 +4,65 @@
 
 use std::time::{Duration, Instant};
 
-/// Pids of live (not zombie) processes in group `pgid`, read from `/proc`.
-pub fn group_members(pgid: i32) -> Vec<i32> {
+/// Every live (not zombie) process: pid, parent pid, process group, read from `/proc`.
+fn processes() -> Vec<(i32, i32, i32)> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
     dir.filter_map(|e| e.ok())
         .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()))
-        .filter(|pid| {
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                return false;
-            };
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             // Fields after the command (which may hold spaces) start after the last ')'.
-            let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
-                return false;
-            };
+            let rest = stat.rsplit_once(')').map(|(_, r)| r)?;
             let fields: Vec<&str> = rest.split_whitespace().collect();
-            fields.first().is_some_and(|s| *s != "Z")
-                && fields.get(2).and_then(|g| g.parse::<i32>().ok()) == Some(pgid)
+            if fields.first().is_none_or(|s| *s == "Z") {
+                return None;
+            }
+            let ppid = fields.get(1)?.parse().ok()?;
+            let pgid = fields.get(2)?.parse().ok()?;
+            Some((pid, ppid, pgid))
         })
         .collect()
+}
+
+/// Pids of live (not zombie) processes in group `pgid`, read from `/proc`.
+pub fn group_members(pgid: i32) -> Vec<i32> {
+    processes()
+        .into_iter()
+        .filter(|(_, _, g)| *g == pgid)
+        .map(|(pid, _, _)| pid)
+        .collect()
+}
+
+/// Pids of the live descendants of `pid` (children first), read from `/proc`: what a
+/// wrapper script or launcher started.
+pub fn descendants(pid: i32) -> Vec<i32> {
+    let all = processes();
+    let mut out = vec![pid];
+    let mut i = 0;
+    while let Some(&p) = out.get(i) {
+        i += 1;
+        out.extend(
+            all.iter()
+                .filter(|(c, parent, _)| *parent == p && !out.contains(c))
+                .map(|(c, _, _)| *c)
+                .collect::<Vec<_>>(),
+        );
+    }
+    out.remove(0);
+    out
+}
+
+/// Whether process `pid` is alive (not a zombie).
+pub fn is_alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .and_then(|(_, r)| r.split_whitespace().next().map(|st| st != "Z"))
+        })
+        .unwrap_or(false)
 }
 
 /// SIGTERM to the group, wait up to `grace` for it to empty, then SIGKILL.
@@ -49,4 +88,28 @@ pub fn signal(pid: i32, sig: i32) -> bool {
     #[allow(unsafe_code)]
     let r = unsafe { libc::kill(pid, sig) };
     r == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shell_s_grandchild_is_a_descendant() {
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args(["-c", "sleep 30 & sleep 30; wait"]);
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd.spawn().unwrap();
+        let pid = i32::try_from(child.id()).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut found = Vec::new();
+        while found.len() < 2 && Instant::now() < deadline {
+            found = descendants(pid);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        kill_group(pid, Duration::from_secs(1));
+        let _ = child.wait();
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(!found.contains(&pid));
+    }
 }

@@ -8,8 +8,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use std::collections::HashMap;
-
 use accesskit::{Action, ActionData, ActionRequest, TreeUpdate};
 use atspi::{Interface, ScrollType};
 use automation_core::input::{KeyEvent, PointerEvent, PointerPhase, ScrollEvent, ScrollUnit};
@@ -38,6 +36,7 @@ pub struct AtspiTarget {
     tree: AppTree,
     events: Arc<Events>,
     sent_full: bool,
+    just_updated: bool,
     display: Option<String>,
     x11: Option<X11>,
 }
@@ -71,6 +70,7 @@ impl AtspiTarget {
             app,
             events,
             sent_full: false,
+            just_updated: false,
             display,
             x11: None,
         })
@@ -95,13 +95,16 @@ impl AtspiTarget {
     /// Reads the whole tree again now (what the first `poll_tree` does), for benches.
     pub fn fetch_all(&mut self) -> Result<TreeUpdate, TargetError> {
         self.alive()?;
-        let root = self.tree.root.clone();
-        let (fresh, bulk) =
-            block_on(self.reader.all(&root)).map_err(|e| self.classify(e, "reading the tree"))?;
+        let classify = |e, what: &str| classify(&self.events, &self.conn, &self.app, e, what);
+        let bulk = crate::sync::read_all(&self.reader, &mut self.tree, &classify)?;
         self.last_bulk = Some(bulk);
-        self.tree.replace_subtree(&root, fresh);
-        let all = self.tree.reachable();
-        Ok(self.tree.update(&all, true))
+        self.events.know(
+            &self.tree.root,
+            crate::sync::known(&self.reader, &self.tree),
+        );
+        self.tree
+            .update(true)
+            .ok_or_else(|| TargetError::Ipc("the tree read came back empty".into()))
     }
 
     fn alive(&self) -> Result<(), TargetError> {
@@ -113,24 +116,7 @@ impl AtspiTarget {
 
     /// Turns a bus error into the target's error: an app that left the bus is `AppGone`.
     fn classify(&self, e: zbus::Error, what: &str) -> TargetError {
-        if let Some(why) = self.events.is_gone() {
-            return TargetError::AppGone(why);
-        }
-        if !block_on(dbus::has_owner(&self.conn, &self.app.bus_name)) {
-            return TargetError::AppGone(format!(
-                "{} ({}) left the accessibility bus while {what}",
-                self.app.name, self.app.bus_name
-            ));
-        }
-        match &e {
-            zbus::Error::InputOutput(io) if io.kind() == std::io::ErrorKind::TimedOut => {
-                TargetError::Timeout {
-                    waited_ms: CALL_TIMEOUT.as_millis() as u64,
-                    detail: format!("{what}: {e}"),
-                }
-            }
-            _ => TargetError::Ipc(format!("{what}: {e}")),
-        }
+        classify(&self.events, &self.conn, &self.app, e, what)
     }
 
     fn x11(&mut self) -> Result<&mut X11, TargetError> {
@@ -184,80 +170,17 @@ impl AtspiTarget {
         if pending.changed.is_empty() {
             return Ok(None);
         }
-        let mut emit: Vec<String> = Vec::new();
-        // What changed is re-read whole (a children change shows in the children list).
-        let paths: Vec<String> = pending
-            .changed
-            .into_keys()
-            .filter(|p| self.tree.nodes.contains_key(p))
-            .collect();
-        let fresh = block_on(self.reader.nodes(&paths));
-        let mut added: Vec<String> = Vec::new();
-        for (path, read) in fresh {
-            let node = match read {
-                Ok(n) => n,
-                // The object is gone; its parent's children-changed event re-reads the parent.
-                Err(e) => {
-                    let err = self.classify(e, "re-reading a changed object");
-                    if matches!(err, TargetError::AppGone(_)) {
-                        return Err(err);
-                    }
-                    continue;
-                }
-            };
-            let Some(old) = self.tree.nodes.get(&path) else {
-                continue;
-            };
-            if *old == node {
-                // Nothing the tree shows changed: no update, so settle does not count it.
-                continue;
-            }
-            if node.children != old.children {
-                // Children that left are forgotten with their subtrees; new ones are read
-                // whole; children that stayed keep what was read (their own events say
-                // when they change).
-                let gone: Vec<String> = old
-                    .children
-                    .iter()
-                    .filter(|c| !node.children.contains(c))
-                    .cloned()
-                    .collect();
-                for g in gone {
-                    self.tree.replace_subtree(&g, HashMap::new());
-                }
-                added.extend(
-                    node.children
-                        .iter()
-                        .filter(|c| !self.tree.nodes.contains_key(*c))
-                        .cloned(),
-                );
-            }
-            self.tree.nodes.insert(path.clone(), node);
-            emit.push(path);
-        }
-        for child in added {
-            if self.tree.nodes.contains_key(&child) {
-                continue;
-            }
-            match block_on(self.reader.subtree(&child)) {
-                Ok(sub) => {
-                    emit.extend(sub.keys().cloned());
-                    self.tree.nodes.extend(sub);
-                }
-                Err(e) => {
-                    let err = self.classify(e, "reading a new subtree");
-                    if matches!(err, TargetError::AppGone(_)) {
-                        return Err(err);
-                    }
-                }
-            }
-        }
-        if emit.is_empty() {
+        let classify = |e, what: &str| classify(&self.events, &self.conn, &self.app, e, what);
+        let changed =
+            crate::sync::read_changes(&self.reader, &mut self.tree, pending.changed, &classify)?;
+        if !changed {
             return Ok(None);
         }
-        emit.sort();
-        emit.dedup();
-        Ok(Some(self.tree.update(&emit, false)))
+        self.events.know(
+            &self.tree.root,
+            crate::sync::known(&self.reader, &self.tree),
+        );
+        Ok(self.tree.update(false))
     }
 
     fn path_of(&self, id: accesskit::NodeId) -> Option<(String, RawNode)> {
@@ -340,6 +263,34 @@ impl AtspiTarget {
     }
 }
 
+/// Turns a bus error into the target's error: an app that left the bus is `AppGone`.
+fn classify(
+    events: &Events,
+    conn: &Connection,
+    app: &App,
+    e: zbus::Error,
+    what: &str,
+) -> TargetError {
+    if let Some(why) = events.is_gone() {
+        return TargetError::AppGone(why);
+    }
+    if !block_on(dbus::has_owner(conn, &app.bus_name)) {
+        return TargetError::AppGone(format!(
+            "{} ({}) left the accessibility bus while {what}",
+            app.name, app.bus_name
+        ));
+    }
+    match &e {
+        zbus::Error::InputOutput(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+            TargetError::Timeout {
+                waited_ms: CALL_TIMEOUT.as_millis() as u64,
+                detail: format!("{what}: {e}"),
+            }
+        }
+        _ => TargetError::Ipc(format!("{what}: {e}")),
+    }
+}
+
 fn format_number(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 {
         format!("{}", n as i64)
@@ -359,14 +310,23 @@ impl Target for AtspiTarget {
 
     fn poll_tree(&mut self) -> Result<Option<TreeUpdate>, TargetError> {
         self.alive()?;
-        if !self.sent_full {
+        // One update per sync: core polls until `None`, and an app that keeps changing would
+        // keep that loop (and the op's answer) waiting. What arrives meanwhile is the next
+        // sync's.
+        if std::mem::take(&mut self.just_updated) {
+            return Ok(None);
+        }
+        let u = if self.sent_full {
+            self.incremental()?
+        } else {
             // Events that arrive while the first read runs are re-read on the next poll.
             let _ = self.events.take();
             let u = self.fetch_all()?;
             self.sent_full = true;
-            return Ok(Some(u));
-        }
-        self.incremental()
+            Some(u)
+        };
+        self.just_updated = u.is_some();
+        Ok(u)
     }
 
     fn action(&mut self, request: ActionRequest) -> Result<ActionOutcome, TargetError> {

@@ -3,16 +3,30 @@
 //! Object paths get small, stable node ids (1, 2, 3… in the order first seen), so an id an
 //! agent holds names the same object for the whole session and round-trips through a
 //! JavaScript client. The root of the tree is the application object.
+//!
+//! Toolkits list one object under two parents: a GTK3 combo box keeps listing its menu after
+//! GTK re-parents that menu into the popup window it opens. AccessKit allows one parent, so
+//! the tree each update shows is laid out breadth first from the root and a child belongs to
+//! the first parent that reaches it — the shallowest: the popup window (a child of the
+//! application) wins over the combo deep in the main window. Each update sends the nodes whose
+//! AccessKit form changed since the last one sent, so a child that moves takes its old parent
+//! along, and the update is whole whatever the app reported in what order.
+//!
+//! Extents are read in window coordinates; bounds are relative to the main window (the
+//! largest showing top-level, the one pointer input is aimed through). A node in another
+//! top-level (a popup) is moved by where that window sits on the screen relative to the main
+//! one: each top-level's screen extents minus its window extents. Qt 5 answers screen
+//! coordinates for both kinds; the same sum makes its bounds window-relative too.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use accesskit::{Action, Node, NodeId, Rect, Role, Toggled, TreeInfo, TreeUpdate};
 use atspi::{Interface, State};
 
 use crate::map;
-use crate::node::RawNode;
+use crate::node::{Extents, RawNode};
 
-/// Paths ↔ node ids, and the last objects read.
+/// Paths ↔ node ids, the last objects read, and the last AccessKit nodes sent.
 #[derive(Debug, Default)]
 pub struct AppTree {
     ids: HashMap<String, NodeId>,
@@ -22,6 +36,19 @@ pub struct AppTree {
     /// The application object's path.
     pub root: String,
     next: u64,
+    sent: HashMap<NodeId, Node>,
+    sent_focus: Option<NodeId>,
+}
+
+/// The tree as shown: each object under one parent.
+#[derive(Debug, Default)]
+pub struct Layout {
+    /// Every object reachable from the root, parents before children (breadth first).
+    pub order: Vec<String>,
+    /// Each object's children as shown (those it is the first parent of).
+    pub children: HashMap<String, Vec<String>>,
+    /// Each object's top-level window (a child of the application).
+    pub window: HashMap<String, String>,
 }
 
 impl AppTree {
@@ -61,101 +88,164 @@ impl AppTree {
         self.path(id).and_then(|p| self.nodes.get(p))
     }
 
-    /// Replaces the subtree under `path` with `fresh` (which holds `path` and everything
-    /// under it); objects that were under it and are no longer are forgotten.
-    pub fn replace_subtree(&mut self, path: &str, fresh: HashMap<String, RawNode>) {
-        let mut stack = vec![path.to_string()];
-        while let Some(p) = stack.pop() {
-            if let Some(old) = self.nodes.remove(&p) {
-                stack.extend(old.children);
-            }
-        }
+    /// Takes `fresh` objects (a subtree read again, or new), then forgets every object no
+    /// longer reachable from the root — but not one another parent still lists.
+    pub fn replace_subtree(&mut self, fresh: HashMap<String, RawNode>) {
         self.nodes.extend(fresh);
+        self.forget_unreachable();
     }
 
-    /// The focused object: the deepest showing object with the Focused state, else the root.
-    fn focus(&mut self) -> NodeId {
-        let focused = self
-            .nodes
-            .values()
-            .find(|n| n.states.contains(State::Focused))
-            .map(|n| n.path.clone());
-        match focused {
-            Some(p) => self.id(&p),
-            None => {
-                let root = self.root.clone();
-                self.id(&root)
+    /// Forgets the objects no parent reachable from the root lists any more.
+    pub fn forget_unreachable(&mut self) {
+        let keep: HashSet<String> = self.layout().order.into_iter().collect();
+        self.nodes.retain(|p, _| keep.contains(p));
+    }
+
+    /// The application's children as shown: its top-level windows.
+    pub fn top_levels(&self) -> Vec<String> {
+        self.nodes
+            .get(&self.root)
+            .map(|r| r.children.clone())
+            .unwrap_or_default()
+    }
+
+    /// The tree as shown (see the module doc).
+    pub fn layout(&self) -> Layout {
+        let mut out = Layout::default();
+        if !self.nodes.contains_key(&self.root) {
+            return out;
+        }
+        let mut claimed: HashSet<&str> = HashSet::from([self.root.as_str()]);
+        let mut order: Vec<&str> = vec![self.root.as_str()];
+        let mut i = 0;
+        while let Some(&p) = order.get(i) {
+            i += 1;
+            let Some(n) = self.nodes.get(p) else { continue };
+            let mut mine = Vec::new();
+            for c in &n.children {
+                if self.nodes.contains_key(c) && claimed.insert(c.as_str()) {
+                    order.push(c.as_str());
+                    mine.push(c.clone());
+                    let window = match out.window.get(p) {
+                        Some(w) => w.clone(),
+                        None => c.clone(),
+                    };
+                    out.window.insert(c.clone(), window);
+                }
             }
+            out.children.insert(p.to_string(), mine);
         }
-    }
-
-    /// The AccessKit form of `paths` (each with the links to its children). `full`: the
-    /// whole tree with its root.
-    pub fn update(&mut self, paths: &[String], full: bool) -> TreeUpdate {
-        let mut out = Vec::with_capacity(paths.len());
-        for p in paths {
-            let Some(raw) = self.nodes.get(p).cloned() else {
-                continue;
-            };
-            let origin = self.window_origin(p);
-            let node = self.build_node(&raw, origin);
-            out.push((self.id(p), node));
-        }
-        let root = self.root.clone();
-        let root_id = self.id(&root);
-        TreeUpdate {
-            nodes: out,
-            tree: full.then(|| TreeInfo::new(root_id)),
-            tree_id: accesskit::TreeId::ROOT,
-            focus: self.focus(),
-        }
+        out.order = order.into_iter().map(str::to_string).collect();
+        out
     }
 
     /// Every path reachable from the root, parents before children.
     pub fn reachable(&self) -> Vec<String> {
-        let mut out = Vec::with_capacity(self.nodes.len());
-        let mut stack = vec![self.root.clone()];
-        let mut seen = std::collections::HashSet::new();
-        while let Some(p) = stack.pop() {
-            if !seen.insert(p.clone()) {
-                continue;
-            }
-            if let Some(n) = self.nodes.get(&p) {
-                stack.extend(n.children.iter().rev().cloned());
-                out.push(p);
-            }
-        }
-        out
+        self.layout().order
     }
 
-    /// The top-level window above `path` (a child of the application), if any.
-    pub fn window_of(&self, path: &str) -> Option<String> {
-        let parent_of: HashMap<&str, &str> = self
-            .nodes
-            .values()
-            .flat_map(|n| {
-                n.children
-                    .iter()
-                    .map(move |c| (c.as_str(), n.path.as_str()))
+    /// The focused object: the deepest shown object with the Focused state, else the root.
+    fn focus(&mut self, layout: &Layout) -> NodeId {
+        let focused = layout
+            .order
+            .iter()
+            .rev()
+            .find(|p| {
+                self.nodes
+                    .get(*p)
+                    .is_some_and(|n| n.states.contains(State::Focused))
             })
-            .collect();
-        let mut cur = path;
-        loop {
-            let parent = *parent_of.get(cur)?;
-            if parent == self.root {
-                return Some(cur.to_string());
+            .cloned();
+        let path = focused.unwrap_or_else(|| self.root.clone());
+        self.id(&path)
+    }
+
+    /// What to add to a top-level's window coordinates for bounds relative to the main
+    /// window, by top-level (see the module doc).
+    fn offsets(&self, layout: &Layout) -> HashMap<String, (f64, f64)> {
+        let xy = |e: Option<Extents>| e.map_or((0, 0), |(x, y, _, _)| (x, y));
+        let tops = layout.children.get(&self.root).cloned().unwrap_or_default();
+        let main = tops
+            .iter()
+            .filter_map(|p| self.nodes.get(p))
+            .filter(|n| n.states.contains(State::Showing))
+            .max_by_key(|n| {
+                // The largest; the first of equals (`max_by_key` keeps the last).
+                let (_, _, w, h) = n.screen.or(n.extents).unwrap_or_default();
+                (
+                    i64::from(w.max(0)) * i64::from(h.max(0)),
+                    std::cmp::Reverse(n.path.clone()),
+                )
+            });
+        let main_screen = main.map_or((0, 0), |n| xy(n.screen.or(n.extents)));
+        tops.iter()
+            .filter_map(|p| self.nodes.get(p))
+            .map(|n| {
+                let (sx, sy) = xy(n.screen);
+                let (wx, wy) = if n.screen.is_some() {
+                    xy(n.extents)
+                } else {
+                    (0, 0)
+                };
+                // In f64: a toolkit marks unknown extents with i32::MIN.
+                let dx = f64::from(sx) - f64::from(wx) - f64::from(main_screen.0);
+                let dy = f64::from(sy) - f64::from(wy) - f64::from(main_screen.1);
+                (n.path.clone(), (dx, dy))
+            })
+            .collect()
+    }
+
+    /// The AccessKit update since the last one: `full`, the whole tree with its root (the
+    /// first update, or after a full read); else the nodes whose form changed, or `None`
+    /// when nothing did.
+    pub fn update(&mut self, full: bool) -> Option<TreeUpdate> {
+        let layout = self.layout();
+        let offsets = self.offsets(&layout);
+        let shown: HashSet<&str> = layout.order.iter().map(String::as_str).collect();
+        let mut next = HashMap::with_capacity(layout.order.len());
+        let mut out = Vec::new();
+        for p in &layout.order {
+            let Some(raw) = self.nodes.get(p).cloned() else {
+                continue;
+            };
+            let origin = layout
+                .window
+                .get(p)
+                .and_then(|w| offsets.get(w))
+                .copied()
+                .unwrap_or((0.0, 0.0));
+            let children = layout.children.get(p).map(Vec::as_slice).unwrap_or(&[]);
+            let node = self.build_node(&raw, origin, children, &shown);
+            let id = self.id(p);
+            if full || self.sent.get(&id) != Some(&node) {
+                out.push((id, node.clone()));
             }
-            cur = parent;
+            next.insert(id, node);
         }
+        let focus = self.focus(&layout);
+        let changed = full || !out.is_empty() || self.sent_focus != Some(focus);
+        self.sent = next;
+        self.sent_focus = Some(focus);
+        if !changed {
+            return None;
+        }
+        let root = self.root.clone();
+        let root_id = self.id(&root);
+        Some(TreeUpdate {
+            nodes: out,
+            tree: full.then(|| TreeInfo::new(root_id)),
+            tree_id: accesskit::TreeId::ROOT,
+            focus,
+        })
     }
 
-    /// Extents are window-relative, and so are AccessKit bounds: no origin to add. (Kept as
-    /// one place to change should a toolkit report screen coordinates only.)
-    fn window_origin(&self, _path: &str) -> (f64, f64) {
-        (0.0, 0.0)
-    }
-
-    fn build_node(&mut self, raw: &RawNode, origin: (f64, f64)) -> Node {
+    fn build_node(
+        &mut self,
+        raw: &RawNode,
+        origin: (f64, f64),
+        children: &[String],
+        shown: &HashSet<&str>,
+    ) -> Node {
         let at_role = raw.role.unwrap_or(atspi::Role::Unknown);
         let role = map::role(at_role);
         let mut node = Node::new(role);
@@ -258,27 +348,20 @@ impl AppTree {
         {
             node.add_action(Action::SetValue);
         }
+        if let Some((rows, cols)) = raw.table {
+            node.set_row_count(usize::try_from(rows).unwrap_or(0));
+            node.set_column_count(usize::try_from(cols).unwrap_or(0));
+        }
         let labelled: Vec<NodeId> = raw
             .labelled_by
             .iter()
-            .filter(|p| self.nodes.contains_key(*p))
-            .cloned()
-            .collect::<Vec<_>>()
-            .iter()
+            .filter(|p| shown.contains(p.as_str()))
             .map(|p| self.id(p))
             .collect();
         if !labelled.is_empty() && raw.name.is_empty() {
             node.set_labelled_by(labelled);
         }
-        let children: Vec<NodeId> = raw
-            .children
-            .iter()
-            .filter(|c| self.nodes.contains_key(*c))
-            .cloned()
-            .collect::<Vec<_>>()
-            .iter()
-            .map(|c| self.id(c))
-            .collect();
+        let children: Vec<NodeId> = children.iter().map(|c| self.id(c)).collect();
         node.set_children(children);
         node
     }

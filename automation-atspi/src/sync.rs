@@ -1,0 +1,168 @@
+//! Keeping an [`AppTree`] in step with the app: a full read, and re-reading what the events
+//! say changed.
+//!
+//! - An object that changed is read again whole; children it gained are read with their
+//!   subtrees; children it lost are forgotten unless another parent still lists them.
+//! - A table's window of cells ([`crate::children`]) is read again with the table: the table
+//!   re-resolves its cells, and a cell's content can change with no event naming its key.
+//! - A top-level window read again gets its screen extents again: they place its children
+//!   (a popup opened somewhere new).
+//! - Events name objects; a cell's events name its current object, mapped back to its key.
+
+use std::collections::{HashMap, HashSet};
+
+use automation_core::TargetError;
+use futures_lite::future::block_on;
+use futures_util::stream::{self, StreamExt};
+
+use crate::children::is_key;
+use crate::events::Change;
+use crate::fetch::{Bulk, CONCURRENCY, Reader};
+use crate::node::{Extents, RawNode};
+use crate::tree::AppTree;
+
+/// Turns a failed call into the target's error (`AppGone` when the app left the bus).
+pub type Classify<'a> = &'a dyn Fn(zbus::Error, &str) -> TargetError;
+
+/// Reads the whole tree again, replacing what was read.
+pub fn read_all(
+    reader: &Reader,
+    tree: &mut AppTree,
+    classify: Classify<'_>,
+) -> Result<Bulk, TargetError> {
+    let root = tree.root.clone();
+    let (mut fresh, bulk) =
+        block_on(reader.all(&root)).map_err(|e| classify(e, "reading the tree"))?;
+    let tops = fresh
+        .get(&root)
+        .map(|r| r.children.clone())
+        .unwrap_or_default();
+    place(reader, &mut fresh, &tops);
+    tree.nodes.clear();
+    tree.replace_subtree(fresh);
+    Ok(bulk)
+}
+
+/// Reads the screen extents of the top-level windows `tops` among `nodes`.
+fn place(reader: &Reader, nodes: &mut HashMap<String, RawNode>, tops: &[String]) {
+    let calls = tops
+        .iter()
+        .filter(|p| nodes.contains_key(*p))
+        .map(|p| async move { (p.clone(), reader.screen_extents(p).await) });
+    let found: Vec<(String, Option<Extents>)> =
+        block_on(stream::iter(calls).buffer_unordered(CONCURRENCY).collect());
+    for (p, screen) in found {
+        if let Some(n) = nodes.get_mut(&p) {
+            n.screen = screen;
+        }
+    }
+}
+
+/// Re-reads the objects in `changed` (object paths as the events named them) and what they
+/// gained; `true` when the tree changed.
+pub fn read_changes(
+    reader: &Reader,
+    tree: &mut AppTree,
+    changed: HashMap<String, Change>,
+    classify: Classify<'_>,
+) -> Result<bool, TargetError> {
+    let mut paths: Vec<String> = changed
+        .into_keys()
+        .map(|p| reader.key_of(&p).unwrap_or(p))
+        .filter(|p| tree.nodes.contains_key(p))
+        .collect();
+    paths.sort();
+    paths.dedup();
+    let mut changed_any = false;
+    let mut added: Vec<String> = Vec::new();
+    let mut round = 0;
+    while !paths.is_empty() && round < 2 {
+        round += 1;
+        let fresh = read(reader, tree, &paths, classify)?;
+        // Cells of the tables just read: their objects were resolved afresh.
+        let mut cells: Vec<String> = Vec::new();
+        for (path, node) in fresh {
+            cells.extend(node.children.iter().filter(|c| is_key(c)).cloned());
+            let Some(old) = tree.nodes.get(&path) else {
+                continue;
+            };
+            if *old == node {
+                continue;
+            }
+            added.extend(
+                node.children
+                    .iter()
+                    .filter(|c| !tree.nodes.contains_key(*c))
+                    .cloned(),
+            );
+            tree.nodes.insert(path, node);
+            changed_any = true;
+        }
+        cells.retain(|c| tree.nodes.contains_key(c) && !paths.contains(c));
+        paths = cells;
+    }
+    added.sort();
+    added.dedup();
+    let tops: HashSet<String> = tree.top_levels().into_iter().collect();
+    for child in added {
+        if tree.nodes.contains_key(&child) {
+            continue;
+        }
+        match block_on(reader.subtree(&child)) {
+            Ok(mut sub) => {
+                if tops.contains(&child) {
+                    place(reader, &mut sub, std::slice::from_ref(&child));
+                }
+                tree.nodes.extend(sub);
+                changed_any = true;
+            }
+            Err(e) => fatal(classify(e, "reading a new subtree"))?,
+        }
+    }
+    if changed_any {
+        tree.forget_unreachable();
+    }
+    Ok(changed_any)
+}
+
+/// `paths` read again (top-levels with their screen extents); objects that are gone are
+/// left out (their parent's children change says so).
+fn read(
+    reader: &Reader,
+    tree: &AppTree,
+    paths: &[String],
+    classify: Classify<'_>,
+) -> Result<HashMap<String, RawNode>, TargetError> {
+    let mut out = HashMap::with_capacity(paths.len());
+    for (path, r) in block_on(reader.nodes(paths)) {
+        match r {
+            Ok(n) => {
+                out.insert(path, n);
+            }
+            Err(e) => fatal(classify(e, "re-reading a changed object"))?,
+        }
+    }
+    let tops: Vec<String> = tree
+        .top_levels()
+        .into_iter()
+        .filter(|t| out.contains_key(t))
+        .collect();
+    place(reader, &mut out, &tops);
+    Ok(out)
+}
+
+/// An error that ends the poll (the app is gone); anything else leaves the object as it was.
+fn fatal(e: TargetError) -> Result<(), TargetError> {
+    match e {
+        TargetError::AppGone(_) => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// The object paths whose events concern the tree: its objects, and the objects that answer
+/// for its cell keys now.
+pub fn known(reader: &Reader, tree: &AppTree) -> HashSet<String> {
+    let mut out: HashSet<String> = tree.nodes.keys().cloned().collect();
+    out.extend(reader.aliased_objects());
+    out
+}

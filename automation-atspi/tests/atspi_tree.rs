@@ -1,0 +1,254 @@
+//! The mirrored tree on real apps, judged by pyatspi on the same bus (`tests/tree_oracle.py`):
+//! a GTK3 combo box's popup (its menu re-parented into a new window), bounds that put a
+//! pointer click on its node (GTK3 popups, Qt's screen coordinates).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::io::{BufRead as _, Write as _};
+
+use automation_atspi::Output;
+use automation_core::Reply;
+use serde_json::{Value, json};
+use support::{Running, serial_start};
+
+/// pyatspi on the app's display and buses (`tests/tree_oracle.py`). Ended when dropped.
+pub struct Oracle {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    out: std::io::BufReader<std::process::ChildStdout>,
+}
+
+/// The system python3 has pyatspi, or the test fails (or skips when AUTOMATION_ALLOW_MISSING
+/// lists it).
+pub fn pyatspi() -> bool {
+    let ok = std::process::Command::new("/usr/bin/python3")
+        .args(["-c", "import pyatspi"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    automation_testkit::require::require(
+        "pyatspi",
+        ok,
+        "/usr/bin/python3 cannot import pyatspi (Debian: python3-pyatspi; scripts/test installs it)",
+    )
+}
+
+impl Oracle {
+    /// The reader for `r`'s app (by pid), on its virtual display's buses.
+    pub fn start(r: &Running) -> Self {
+        let d = r.launched.display.as_ref().expect("a virtual display");
+        let pid = r.session.target.app().pid.expect("the app's pid");
+        let mut cmd = std::process::Command::new("/usr/bin/python3");
+        cmd.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/tree_oracle.py"))
+            .arg(pid.to_string())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        d.env_into(&mut cmd);
+        // Not in the display's process group: the oracle is ended here, not with the display.
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd.spawn().expect("/usr/bin/python3");
+        let stdin = child.stdin.take().unwrap();
+        let out = std::io::BufReader::new(child.stdout.take().unwrap());
+        Self { child, stdin, out }
+    }
+
+    /// One command, its answer.
+    pub fn ask(&mut self, cmd: Value) -> Value {
+        writeln!(self.stdin, "{cmd}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        self.out.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("the oracle answered {line:?}: {e}"))
+    }
+
+    /// The first object with this role (pyatspi's name) and name.
+    pub fn find(&mut self, role: &str, name: &str) -> Value {
+        self.ask(json!({"find": {"role": role, "name": name}}))
+    }
+}
+
+impl Drop for Oracle {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn has_state(node: &Value, state: &str) -> bool {
+    node["states"]
+        .as_array()
+        .is_some_and(|s| s.iter().any(|x| x == state))
+}
+
+/// Polls `f` (the oracle's view) until it holds or 3 s pass.
+fn eventually(what: &str, mut f: impl FnMut() -> Option<Value>) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+fn ok(r: &mut Running, op: Value) -> Value {
+    match r.op(op.clone()) {
+        Reply::Ok(v) => v,
+        other => panic!("{op} answered {other:?}"),
+    }
+}
+
+/// The id of the first node of the snapshot with `role` and `label`, under `root` if given.
+fn node_in(r: &mut Running, root: Option<&str>, role: &str, label: &str) -> Option<String> {
+    let snap = match root {
+        Some(root) => ok(
+            r,
+            json!({"snapshot_tree": {"format": "json", "root": root}}),
+        ),
+        None => ok(r, json!({"snapshot_tree": {"format": "json"}})),
+    };
+    snap["nodes"]
+        .as_array()?
+        .iter()
+        .find(|n| n["role"] == role && n["label"] == label)
+        .and_then(|n| n["id"].as_str().map(str::to_string))
+}
+
+/// Opens the combo box labelled `label` and answers the popup window's node from
+/// `list_windows` (the window that was not there before).
+fn open_combo(r: &mut Running, label: &str) -> String {
+    let before: Vec<Value> = ok(r, json!("list_windows"))["windows"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let combo = r.find("ComboBox", label);
+    ok(
+        r,
+        json!({"invoke_action": {"node": combo, "action": "click"}}),
+    );
+    let mut popup = None;
+    for _ in 0..20 {
+        let now = ok(r, json!("list_windows"));
+        popup = now["windows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| !before.iter().any(|b| b["node"] == w["node"]))
+            .and_then(|w| w["node"].as_str().map(str::to_string));
+        if popup.is_some() {
+            break;
+        }
+        ok(r, json!({"settle": {}}));
+    }
+    popup.unwrap_or_else(|| panic!("no popup window among {:?}", ok(r, json!("list_windows"))))
+}
+
+#[test]
+fn gtk3_combo_popup_is_listed_and_its_item_selects() {
+    let Some((_one, mut r)) = serial_start(
+        "gtk3-widget-factory",
+        "gtk-3-examples",
+        "gtk3-widget-factory",
+        Output::Null,
+    ) else {
+        return;
+    };
+    if !pyatspi() {
+        return;
+    }
+    let mut oracle = Oracle::start(&r);
+    assert_eq!(oracle.find("combo box", "Left")["name"], "Left");
+    let popup = open_combo(&mut r, "Left");
+    // The popup's node resolves, and its items are under it (not under the combo).
+    let item = node_in(&mut r, Some(&popup), "MenuItem", "Middle")
+        .unwrap_or_else(|| panic!("no item Middle under the popup {popup}"));
+    let v = ok(
+        &mut r,
+        json!({"invoke_action": {"node": item, "action": "click"}}),
+    );
+    eprintln!("click Middle: {v}");
+    eventually("pyatspi sees the combo read Middle", || {
+        let c = oracle.find("combo box", "Middle");
+        c.is_object().then_some(c)
+    });
+    assert!(oracle.find("combo box", "Left").is_null());
+}
+
+#[test]
+fn a_pointer_click_on_a_gtk3_popup_item_lands_on_it() {
+    let Some((_one, mut r)) = serial_start(
+        "gtk3-widget-factory",
+        "gtk-3-examples",
+        "gtk3-widget-factory",
+        Output::Null,
+    ) else {
+        return;
+    };
+    if !pyatspi() {
+        return;
+    }
+    let mut oracle = Oracle::start(&r);
+    let popup = open_combo(&mut r, "Left");
+    let item = node_in(&mut r, Some(&popup), "MenuItem", "Right").expect("item Right");
+    // The node's bounds are where pyatspi says the item is on the screen, relative to the
+    // main window (which sits at the screen's origin without a window manager).
+    let read = ok(&mut r, json!({"read_node": {"node": item}}));
+    let b = &read["bounds"];
+    let truth = oracle.find("menu item", "Right")["screen"].clone();
+    let frame = oracle.ask(json!({"windows": true}))[0]["screen"].clone();
+    assert_eq!(
+        (b["x"].as_f64(), b["y"].as_f64()),
+        (
+            Some((truth[0].as_i64().unwrap() - frame[0].as_i64().unwrap()) as f64),
+            Some((truth[1].as_i64().unwrap() - frame[1].as_i64().unwrap()) as f64)
+        ),
+        "bounds {read} vs pyatspi {truth} in the window at {frame}"
+    );
+    ok(
+        &mut r,
+        json!({"inject_pointer": {"node": item, "action": "click"}}),
+    );
+    eventually("pyatspi sees the combo read Right", || {
+        let c = oracle.find("combo box", "Right");
+        c.is_object().then_some(c)
+    });
+}
+
+const QT_STYLES: &str = "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets/widgets/styles/styles";
+
+#[test]
+fn a_pointer_click_on_a_qt_check_box_lands_on_it() {
+    let Some((_one, mut r)) = serial_start(QT_STYLES, "qtbase5-examples", QT_STYLES, Output::Null)
+    else {
+        return;
+    };
+    if !pyatspi() {
+        return;
+    }
+    let mut oracle = Oracle::start(&r);
+    let label = "Use style's standard palette";
+    let before = oracle.find("check box", label);
+    let window = oracle.ask(json!({"windows": true}))[0]["screen"].clone();
+    // Qt centres its window on the screen and answers screen coordinates for window ones.
+    assert!(
+        window[0].as_i64() > Some(0),
+        "the window is not at the origin: {window}"
+    );
+    let id = r.find("CheckBox", label);
+    let read = ok(&mut r, json!({"read_node": {"node": id}}));
+    assert_eq!(
+        read["bounds"]["x"].as_f64(),
+        Some((before["screen"][0].as_i64().unwrap() - window[0].as_i64().unwrap()) as f64),
+        "{read} vs pyatspi {before} in the window at {window}"
+    );
+    let was = has_state(&before, "checked");
+    ok(
+        &mut r,
+        json!({"inject_pointer": {"node": id, "action": "click"}}),
+    );
+    eventually("pyatspi sees the check box flip", || {
+        let now = oracle.find("check box", label);
+        (has_state(&now, "checked") != was).then_some(now)
+    });
+}
