@@ -1,7 +1,9 @@
-//! A counter, as anyone would write it with eframe — no automation code, no bridge.
+//! A counter and a name field, as anyone would write them with eframe — no automation code,
+//! no bridge.
 
 struct Counter {
     clicks: u32,
+    name: String,
 }
 
 impl eframe::App for Counter {
@@ -12,6 +14,9 @@ impl eframe::App for Counter {
                 self.clicks += 1;
             }
             ui.label(format!("Clicked {} times", self.clicks));
+            let label = ui.label("Your name");
+            ui.text_edit_singleline(&mut self.name)
+                .labelled_by(label.id);
         });
     }
 }
@@ -26,6 +31,11 @@ fn main() -> eframe::Result {
     eframe::run_native(
         "stock-eframe-app",
         options,
-        Box::new(|_cc| Ok(Box::new(Counter { clicks: 0 }))),
+        Box::new(|_cc| {
+            Ok(Box::new(Counter {
+                clicks: 0,
+                name: String::new(),
+            }))
+        }),
     )
 }
