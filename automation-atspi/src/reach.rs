@@ -163,10 +163,8 @@ impl AtspiTarget {
     ) -> Result<ActionOutcome, TargetError> {
         // A toolkit shows focus only in its active window: X focus first. An app not on X
         // (Wayland) still gets the accessibility calls.
-        if let Err(e) = self.ensure_x_focus(Some(path)) {
-            if self.alive().is_err() {
-                return Err(e);
-            }
+        if self.ensure_x_focus(Some(path)).is_err() {
+            self.alive()?;
         }
         let done = |t: &Self| {
             t.events().touch(path);
