@@ -22,6 +22,10 @@ pub const DEFAULT_DISPLAYS: std::ops::RangeInclusive<u32> = 100..=199;
 /// The variable that narrows the display numbers tried (`90-93`).
 pub const DISPLAYS_ENV: &str = "AUTOMATION_VIRTUAL_DISPLAYS";
 
+/// The virtual screen's size: larger than the windows apps open (gtk3-widget-factory's is
+/// 1366 px wide), since the X server has no pixels for the part of a window off the screen.
+pub const SCREEN: (u32, u32) = (2560, 1600);
+
 /// How long each piece may take to come up.
 pub const START_TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -49,6 +53,8 @@ pub struct VirtualDisplay {
     pub dir: PathBuf,
     /// The process group every child is in.
     pub pgid: i32,
+    /// The screen's size in pixels.
+    pub screen: (u32, u32),
     children: Vec<Child>,
 }
 
@@ -182,6 +188,14 @@ impl VirtualDisplay {
 
     /// [`VirtualDisplay::start`] on the first free display number in `range`.
     pub fn start_in(range: std::ops::RangeInclusive<u32>) -> Result<Self, String> {
+        Self::start_sized(range, SCREEN)
+    }
+
+    /// [`VirtualDisplay::start_in`] with a screen of `screen` pixels (width, height).
+    pub fn start_sized(
+        range: std::ops::RangeInclusive<u32>,
+        screen: (u32, u32),
+    ) -> Result<Self, String> {
         let missing = missing_tools();
         if !missing.is_empty() {
             return Err(format!(
@@ -196,6 +210,7 @@ impl VirtualDisplay {
             session_address: String::new(),
             dir,
             pgid: 0,
+            screen,
             children: Vec::new(),
         };
         match vd.start_all(range) {
@@ -214,7 +229,7 @@ impl VirtualDisplay {
             .args([
                 "-screen",
                 "0",
-                "1280x1024x24",
+                &format!("{}x{}x24", self.screen.0, self.screen.1),
                 "-noreset",
                 "-nolisten",
                 "tcp",

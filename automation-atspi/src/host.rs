@@ -1,12 +1,15 @@
 //! [`AtspiHost`]: the windows and pixels of an AT-SPI app, read from the X server.
 
 use atspi::State;
-use automation_core::{Bounds, Host, Image, NodeKey, OpError, OpResult, WindowId, WindowInfo};
+use automation_core::{
+    Bounds, ErrorCode, Host, Image, NodeKey, OpError, OpResult, WindowId, WindowInfo,
+};
 
 use crate::AtspiTarget;
 
 /// Serves `list_windows` (the app's top-level accessible windows, with their X window ids)
-/// and `screenshot` (X11 `GetImage` of the app's main window, as PNG).
+/// and `screenshot` (X11 `GetImage` of the app's main window, as PNG; the part of a window
+/// that is off the screen has no pixels, so it is cut off and the image's `note` says so).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct AtspiHost;
 
@@ -57,24 +60,27 @@ impl Host<AtspiTarget> for AtspiHost {
             )
         });
         let x11 = target.x11_conn().map_err(OpError::from)?;
-        let (width, height, rgb) = x11.capture(win.id, crop).map_err(|e| {
-            OpError::new(automation_core::ErrorCode::GpuReadbackFailed, e)
-                .with_hint("the window may have been closed or resized; retry")
+        // An X11 failure is the environment's (the window unmapped, the server gone), not a
+        // GPU's: nothing here renders.
+        let shot = x11.capture(win.id, crop).map_err(|e| {
+            OpError::new(ErrorCode::TargetFailed, format!("reading the window's pixels from the X server: {e}"))
+                .with_hint("check the app's window is still open (list_windows); the crop must overlap the window")
         })?;
+        let (width, height) = (shot.width, shot.height);
         let mut png_bytes = Vec::new();
         {
+            let encode = |e: png::EncodingError| {
+                OpError::new(ErrorCode::TargetFailed, format!("encoding the PNG: {e}"))
+            };
             let mut enc = png::Encoder::new(&mut png_bytes, width, height);
             enc.set_color(png::ColorType::Rgb);
             enc.set_depth(png::BitDepth::Eight);
-            let mut w = enc.write_header().map_err(|e| {
-                OpError::new(automation_core::ErrorCode::GpuReadbackFailed, e.to_string())
-            })?;
-            w.write_image_data(&rgb).map_err(|e| {
-                OpError::new(automation_core::ErrorCode::GpuReadbackFailed, e.to_string())
-            })?;
+            let mut w = enc.write_header().map_err(encode)?;
+            w.write_image_data(&shot.rgb).map_err(encode)?;
         }
         let mut image = Image::new(png_bytes, width, height, 1.0);
         image.window = Some(u64::from(win.id));
+        image.note = shot.note;
         Ok(image)
     }
 }

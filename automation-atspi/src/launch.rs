@@ -2,6 +2,7 @@
 //! when there is one) and ends them when dropped.
 
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 
 use automation_core::TargetError;
@@ -9,6 +10,7 @@ use automation_core::TargetError;
 use crate::AtspiTarget;
 use crate::bus::{App, Bus};
 use crate::display::{APP_ENV, VirtualDisplay};
+use crate::exit::{ExitWatch, Stream};
 use crate::process::{descendants, group_members, is_alive, kill_group, signal};
 
 /// How long a launched app may take to show a window on the accessibility bus.
@@ -24,13 +26,16 @@ pub enum Output {
     Piped,
     /// Discarded.
     Null,
+    /// Copied to our stderr as `[app stdout] …` / `[app stderr] …` lines, their ends kept
+    /// for [`automation_core::AppExit`] (what an op whose effect is the app exiting reports).
+    Tee,
 }
 
 impl Output {
     fn stdio(self) -> Stdio {
         match self {
             Self::Inherit => Stdio::inherit(),
-            Self::Piped => Stdio::piped(),
+            Self::Piped | Self::Tee => Stdio::piped(),
             Self::Null => Stdio::null(),
         }
     }
@@ -45,13 +50,20 @@ pub struct Launched {
     pub child: Child,
     /// The private display, with `--virtual-display`.
     pub display: Option<VirtualDisplay>,
+    /// The app's exit status once it has one, and (with [`Output::Tee`]) its output's tails;
+    /// the target holds it too.
+    pub exit: Arc<ExitWatch>,
     pgid: i32,
 }
 
 impl Launched {
-    /// The app's exit status, if it has exited.
+    /// The app's exit status, if it has exited (reaping it).
     pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
-        self.child.try_wait().ok().flatten()
+        let status = self.child.try_wait().ok().flatten();
+        if let Some(st) = status {
+            self.exit.record(st);
+        }
+        status
     }
 
     /// Ends the app (its whole process group, unless that is the display's, which ends
@@ -70,7 +82,9 @@ impl Launched {
             }
             let _ = self.child.kill();
         }
-        let _ = self.child.wait();
+        if let Ok(st) = self.child.wait() {
+            self.exit.record(st);
+        }
         if self.display.as_ref().is_none_or(|d| d.pgid != self.pgid) {
             crate::cleanup::remove_group(self.pgid);
         }
@@ -113,10 +127,19 @@ pub fn launch(
             std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         }
     }
-    let child = cmd
+    let mut child = cmd
         .spawn()
         .map_err(|e| TargetError::AppGone(format!("cannot start {command_line:?}: {e}")))?;
     let pid = child.id();
+    let exit = ExitWatch::start(pid);
+    if output == Output::Tee {
+        if let Some(out) = child.stdout.take() {
+            exit.tee(out, Stream::Stdout);
+        }
+        if let Some(err) = child.stderr.take() {
+            exit.tee(err, Stream::Stderr);
+        }
+    }
     let pgid = match &display {
         Some(d) => d.pgid,
         None => {
@@ -129,10 +152,12 @@ pub fn launch(
     let mut launched = Launched {
         child,
         display,
+        exit: Arc::clone(&exit),
         pgid,
     };
     let app = wait_for_launched(&bus, &mut launched, pid, command_line)?;
-    let target = AtspiTarget::new(&bus, app, display_name)?;
+    let mut target = AtspiTarget::new(&bus, app, display_name)?;
+    target.watch_exit(exit);
     Ok((target, launched))
 }
 

@@ -1,12 +1,14 @@
 #![doc = include_str!("../README.md")]
 
 // The modules, one line each (plain comments: an outer doc on `mod` would make rustdoc resolve
-// the module's own doc links here). Four layers: plain data and decoding; D-Bus; the target;
-// processes. A module uses modules of its own layer or the ones above, never below, and no
-// module reaches itself through others.
+// the module's own doc links here). Four layers: plain data, decoding and the exit record;
+// D-Bus; the target; processes. A module uses modules of its own layer or the ones above,
+// never below, and no module reaches itself through others.
 
 // Decoding `Cache.GetItems` replies into walk seeds.
 pub mod cache;
+// `ExitWatch`: a launched app's exit status (learnt without reaping it) and its output's ends.
+pub mod exit;
 // The mapping tables: AT-SPI roles, states and action names to AccessKit's.
 pub mod map;
 // `RawNode`: one accessible object as the app reports it.
@@ -29,6 +31,8 @@ pub mod walk;
 
 // `AtspiHost`: the app's windows and screenshots, from the X server.
 pub mod host;
+// How input reaches a node: X input focus, focus that lands, pointer clicks on buttons.
+pub mod reach;
 // `AtspiTarget`: one app on the accessibility bus, as core's `Target`; `attach`.
 pub mod target;
 // Keeping the tree in step with the app: full reads, and re-reading what events name.

@@ -11,13 +11,14 @@ use std::time::Duration;
 use accesskit::{Action, ActionData, ActionRequest, TreeUpdate};
 use atspi::{Interface, ScrollType};
 use automation_core::input::{KeyEvent, PointerEvent, PointerPhase, ScrollEvent, ScrollUnit};
-use automation_core::{ActionOutcome, ClockKind, Target, TargetError};
+use automation_core::{ActionOutcome, AppExit, ClockKind, Target, TargetError};
 use futures_lite::future::block_on;
 use zbus::Connection;
 
 use crate::bus::{self, App, AppSelector, Bus};
 use crate::dbus::{self, CALL_TIMEOUT};
 use crate::events::Events;
+use crate::exit::ExitWatch;
 use crate::fetch::{Bulk, Reader};
 use crate::map;
 use crate::node::RawNode;
@@ -26,6 +27,13 @@ use crate::x11::X11;
 
 /// Pixels one wheel notch scrolls, for pixel deltas turned into notches.
 pub const PIXELS_PER_NOTCH: f64 = 50.0;
+
+/// How long after the app left the bus its exit status may take to arrive (the bus sees its
+/// socket close a moment before the process is gone).
+pub const EXIT_GRACE: Duration = Duration::from_secs(1);
+
+/// How long after the exit the output it wrote last may take to be read from the pipes.
+pub const OUTPUT_GRACE: Duration = Duration::from_millis(500);
 
 /// A running app, driven over AT-SPI (tree, actions, values, focus) and X11 (keys, pointer).
 pub struct AtspiTarget {
@@ -39,6 +47,12 @@ pub struct AtspiTarget {
     just_updated: bool,
     display: Option<String>,
     x11: Option<X11>,
+    /// The X window the keyboard focus was given to (or found in) last.
+    pub(crate) x_focus: Option<u32>,
+    /// The app's exit, when this process launched it.
+    exit: Option<Arc<ExitWatch>>,
+    /// The toolkit's name (`Application.ToolkitName`: "GTK", "gtk", "Qt", "accesskit"…).
+    toolkit: String,
 }
 
 impl std::fmt::Debug for AtspiTarget {
@@ -62,6 +76,15 @@ impl AtspiTarget {
             &app.bus_name,
             &app.root,
         ));
+        let toolkit = block_on(reader.call::<_, zbus::zvariant::OwnedValue>(
+            &app.root,
+            "org.freedesktop.DBus.Properties",
+            "Get",
+            &("org.a11y.atspi.Application", "ToolkitName"),
+        ))
+        .ok()
+        .and_then(|v| String::try_from(v).ok())
+        .unwrap_or_default();
         Ok(Self {
             conn: session.conn.clone(),
             reader,
@@ -73,7 +96,28 @@ impl AtspiTarget {
             just_updated: false,
             display,
             x11: None,
+            x_focus: None,
+            exit: None,
+            toolkit,
         })
+    }
+
+    /// Reports the exit of the app this process launched (see [`Target::exit`]).
+    pub fn watch_exit(&mut self, watch: Arc<ExitWatch>) {
+        self.exit = Some(watch);
+    }
+
+    /// The toolkit's name, as the app reports it.
+    pub fn toolkit(&self) -> &str {
+        &self.toolkit
+    }
+
+    pub(crate) fn reader(&self) -> &Reader {
+        &self.reader
+    }
+
+    pub(crate) fn events(&self) -> &Events {
+        &self.events
     }
 
     /// The app being driven.
@@ -107,7 +151,7 @@ impl AtspiTarget {
             .ok_or_else(|| TargetError::Ipc("the tree read came back empty".into()))
     }
 
-    fn alive(&self) -> Result<(), TargetError> {
+    pub(crate) fn alive(&self) -> Result<(), TargetError> {
         match self.events.is_gone() {
             Some(why) => Err(TargetError::AppGone(why)),
             None => Ok(()),
@@ -115,7 +159,7 @@ impl AtspiTarget {
     }
 
     /// Turns a bus error into the target's error: an app that left the bus is `AppGone`.
-    fn classify(&self, e: zbus::Error, what: &str) -> TargetError {
+    pub(crate) fn classify(&self, e: zbus::Error, what: &str) -> TargetError {
         classify(&self.events, &self.conn, &self.app, e, what)
     }
 
@@ -242,7 +286,7 @@ impl AtspiTarget {
     }
 
     /// A method on `path` answering a boolean ("done"), over the reader's connection.
-    fn call_bool<B>(
+    pub(crate) fn call_bool<B>(
         &self,
         path: &str,
         iface: &str,
@@ -337,9 +381,8 @@ impl Target for AtspiTarget {
         const COMPONENT: &str = "org.a11y.atspi.Component";
         let handled = match request.action {
             Action::SetValue => return self.set_value(&path, &raw, request.data),
-            Action::Focus if raw.has(Interface::Component) => {
-                self.call_bool(&path, COMPONENT, "GrabFocus", &(), "grabbing focus")?
-            }
+            Action::Focus => return self.focus(&path, &raw),
+            Action::Click if self.pointer_click(&path, &raw)? => true,
             Action::ScrollIntoView if raw.has(Interface::Component) => {
                 let how = ScrollType::Anywhere as u32;
                 self.call_bool(&path, COMPONENT, "ScrollTo", &(how,), "scrolling into view")?
@@ -374,6 +417,10 @@ impl Target for AtspiTarget {
         let x11 = self.x11()?;
         x11.motion(x, y).map_err(TargetError::Ipc)?;
         let button = event.button.unwrap_or_default();
+        if event.phase == PointerPhase::Down {
+            self.ensure_x_focus(None)?;
+        }
+        let x11 = self.x11()?;
         match event.phase {
             PointerPhase::Down => x11.button(button, true),
             PointerPhase::Up => x11.button(button, false),
@@ -390,6 +437,7 @@ impl Target for AtspiTarget {
 
     fn key(&mut self, event: &KeyEvent) -> Result<(), TargetError> {
         self.alive()?;
+        self.ensure_x_focus(None)?;
         self.x11()?.key(event).map_err(TargetError::Ipc)
     }
 
@@ -418,6 +466,17 @@ impl Target for AtspiTarget {
         let arrived = self.events.wait(timeout);
         self.alive()?;
         Ok(arrived)
+    }
+
+    /// The launched app's exit once it has exited: its status and the ends of its output.
+    /// An app that just left the bus gets [`EXIT_GRACE`] for its process to end.
+    fn exit(&mut self) -> Option<AppExit> {
+        let watch = self.exit.clone()?;
+        if watch.status().is_none() {
+            self.events.is_gone()?;
+            watch.wait(EXIT_GRACE)?;
+        }
+        watch.app_exit(OUTPUT_GRACE)
     }
 }
 

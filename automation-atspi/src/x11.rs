@@ -36,6 +36,8 @@ pub type XResult<T> = Result<T, String>;
 pub struct X11 {
     conn: RustConnection,
     root: u32,
+    /// The screen's size in pixels.
+    screen: (u32, u32),
     min_keycode: u8,
     max_keycode: u8,
     keysyms_per: u8,
@@ -65,10 +67,15 @@ impl X11 {
         let (conn, screen) = RustConnection::connect(display)
             .map_err(|e| format!("cannot open the X display: {e}"))?;
         let setup = conn.setup();
-        let root = setup
+        let (root, size) = setup
             .roots
             .get(screen)
-            .map(|s| s.root)
+            .map(|s| {
+                (
+                    s.root,
+                    (u32::from(s.width_in_pixels), u32::from(s.height_in_pixels)),
+                )
+            })
             .ok_or_else(|| "the X server has no screen".to_string())?;
         let (min_keycode, max_keycode) = (setup.min_keycode, setup.max_keycode);
         if conn
@@ -92,6 +99,7 @@ impl X11 {
         let mut x = Self {
             conn,
             root,
+            screen: size,
             min_keycode,
             max_keycode,
             keysyms_per: 0,
@@ -216,6 +224,79 @@ impl X11 {
         })
     }
 
+    /// The screen's size in pixels.
+    pub fn screen_size(&self) -> (u32, u32) {
+        self.screen
+    }
+
+    /// The window that has the keyboard focus (0: none, 1: whatever is under the pointer).
+    pub fn input_focus(&self) -> XResult<u32> {
+        Ok(self
+            .conn
+            .get_input_focus()
+            .map_err(|e| e.to_string())?
+            .reply()
+            .map_err(|e| format!("X11 GetInputFocus: {e}"))?
+            .focus)
+    }
+
+    /// The top-level window `w` is in (`w` itself when it is one), or `None` for the root
+    /// and the pseudo-windows `None` and `PointerRoot`.
+    pub fn toplevel_of(&self, w: u32) -> XResult<Option<u32>> {
+        if w <= 1 || w == self.root {
+            return Ok(None);
+        }
+        let mut cur = w;
+        // Toolkit windows nest a few levels at most; the bound only guards a broken server.
+        for _ in 0..32 {
+            let t = self
+                .conn
+                .query_tree(cur)
+                .map_err(|e| e.to_string())?
+                .reply()
+                .map_err(|e| format!("X11 QueryTree: {e}"))?;
+            if t.parent == self.root || t.parent == 0 {
+                return Ok(Some(cur));
+            }
+            cur = t.parent;
+        }
+        Ok(None)
+    }
+
+    /// Gives top-level window `w` the keyboard focus, unless the focus is already inside it.
+    /// Without a window manager (Xvfb) nobody else does: focus follows the pointer, which
+    /// GTK takes for focus but winit (eframe) does not, so its keys never arrive. `true` when
+    /// the focus moved.
+    pub fn focus_window(&self, w: u32) -> XResult<bool> {
+        if self.toplevel_of(self.input_focus()?)? == Some(w) {
+            return Ok(false);
+        }
+        self.conn
+            .set_input_focus(xproto::InputFocus::PARENT, w, x11rb::CURRENT_TIME)
+            .map_err(|e| e.to_string())?;
+        self.sync()?;
+        Ok(true)
+    }
+
+    /// The top-level window on top at screen point `(x, y)`, if any.
+    pub fn toplevel_at(&self, x: i32, y: i32) -> XResult<Option<u32>> {
+        let t = self
+            .conn
+            .translate_coordinates(self.root, self.root, clamp16(x), clamp16(y))
+            .map_err(|e| e.to_string())?
+            .reply()
+            .map_err(|e| format!("X11 TranslateCoordinates: {e}"))?;
+        Ok((t.child != 0).then_some(t.child))
+    }
+
+    /// A primary-button click at screen point `(x, y)`: move, press, release.
+    pub fn click(&self, x: i32, y: i32) -> XResult<()> {
+        self.fake(MOTION, 0, clamp16(x), clamp16(y))?;
+        self.fake(BUTTON_PRESS, 1, 0, 0)?;
+        self.fake(BUTTON_RELEASE, 1, 0, 0)?;
+        self.sync()
+    }
+
     /// Waits until the server has processed every request sent so far.
     fn sync(&self) -> XResult<()> {
         self.conn.flush().map_err(|e| e.to_string())?;
@@ -336,29 +417,62 @@ impl X11 {
         self.sync()
     }
 
-    /// The pixels of window `w` (or of `crop` within it, window px) as RGB rows.
-    pub fn capture(
-        &self,
-        w: u32,
-        crop: Option<(i32, i32, u32, u32)>,
-    ) -> XResult<(u32, u32, Vec<u8>)> {
+    /// The pixels of window `w` (or of `crop` within it, window px) as RGB rows, cut to the
+    /// part of the window that is on the screen: the X server has no pixels for the rest (a
+    /// window wider than the screen, or moved partly off it).
+    pub fn capture(&self, w: u32, crop: Option<(i32, i32, u32, u32)>) -> XResult<Capture> {
         let g = self.geometry(w)?;
-        let (x, y, width, height) = match crop {
-            None => (0, 0, g.width, g.height),
+        let wide = |v: u32| i64::from(v);
+        // The window's on-screen part, in window coordinates.
+        let (sw, sh) = self.screen;
+        let vis_x0 = i64::from(-g.x).max(0);
+        let vis_y0 = i64::from(-g.y).max(0);
+        let vis_x1 = (wide(sw) - i64::from(g.x)).min(wide(g.width));
+        let vis_y1 = (wide(sh) - i64::from(g.y)).min(wide(g.height));
+        let (want_x, want_y, want_w, want_h) = match crop {
+            None => (0, 0, wide(g.width), wide(g.height)),
             Some((x, y, cw, ch)) => {
-                let x0 = x.clamp(0, g.width as i32);
-                let y0 = y.clamp(0, g.height as i32);
-                let x1 = (x.saturating_add(cw as i32)).clamp(0, g.width as i32);
-                let y1 = (y.saturating_add(ch as i32)).clamp(0, g.height as i32);
-                (x0, y0, (x1 - x0) as u32, (y1 - y0) as u32)
+                let x0 = i64::from(x).clamp(0, wide(g.width));
+                let y0 = i64::from(y).clamp(0, wide(g.height));
+                let x1 = (i64::from(x) + wide(cw)).clamp(0, wide(g.width));
+                let y1 = (i64::from(y) + wide(ch)).clamp(0, wide(g.height));
+                (x0, y0, x1 - x0, y1 - y0)
             }
         };
-        if width == 0 || height == 0 {
+        if want_w <= 0 || want_h <= 0 {
             return Err(format!(
                 "the area to capture is empty (window is {}x{})",
                 g.width, g.height
             ));
         }
+        let x0 = want_x.max(vis_x0);
+        let y0 = want_y.max(vis_y0);
+        let x1 = (want_x + want_w).min(vis_x1);
+        let y1 = (want_y + want_h).min(vis_y1);
+        if x1 <= x0 || y1 <= y0 {
+            return Err(format!(
+                "the area to capture is off the screen (window {}x{} at ({}, {}) on a {sw}x{sh} screen)",
+                g.width, g.height, g.x, g.y
+            ));
+        }
+        let clipped = (x0, y0, x1, y1) != (want_x, want_y, want_x + want_w, want_y + want_h);
+        let note = clipped.then(|| {
+            format!(
+                "only the part on the screen was captured: {}x{} of {want_w}x{want_h} (the window is {}x{} at ({}, {}) on a {sw}x{sh} screen)",
+                x1 - x0,
+                y1 - y0,
+                g.width,
+                g.height,
+                g.x,
+                g.y
+            )
+        });
+        let (x, y) = (
+            i32::try_from(x0).map_err(|e| e.to_string())?,
+            i32::try_from(y0).map_err(|e| e.to_string())?,
+        );
+        let width = u32::try_from(x1 - x0).map_err(|e| e.to_string())?;
+        let height = u32::try_from(y1 - y0).map_err(|e| e.to_string())?;
         let img = self
             .conn
             .get_image(
@@ -379,7 +493,7 @@ impl X11 {
                 img.depth
             ));
         }
-        let px = (width * height) as usize;
+        let px = width as usize * height as usize;
         if img.data.len() < px * 4 {
             return Err(format!(
                 "X11 GetImage: {} bytes for {width}x{height} (expected 32 bits a pixel)",
@@ -391,8 +505,26 @@ impl X11 {
         for p in img.data.chunks_exact(4).take(px) {
             rgb.extend_from_slice(&[p[2], p[1], p[0]]);
         }
-        Ok((width, height, rgb))
+        Ok(Capture {
+            width,
+            height,
+            rgb,
+            note,
+        })
     }
+}
+
+/// Pixels read from a window.
+#[derive(Debug)]
+pub struct Capture {
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+    /// RGB rows, top to bottom.
+    pub rgb: Vec<u8>,
+    /// Set when part of what was asked for was off the screen and left out: what and why.
+    pub note: Option<String>,
 }
 
 fn clamp16(v: i32) -> i16 {

@@ -90,3 +90,45 @@ fn a_release_build_of_a_stock_eframe_app_clicks_and_reads() {
         r.ok(json!("settle"));
     }
 }
+
+/// Typed keys reach a stock eframe app's text field (winit takes keys only once its X window
+/// has the input focus, which nobody gives it under Xvfb without a window manager), ASCII and
+/// beyond: pyatspi reads the field's text.
+#[test]
+fn a_stock_eframe_app_takes_typed_text() {
+    let _one = serial();
+    if !session_tools() || !support::pyatspi() {
+        return;
+    }
+    let bin = build_release();
+    let mut r = start(&bin.display().to_string(), Output::Null);
+    let mut oracle = support::Oracle::start(&r);
+    let field = r.ok(json!({"find_node": {"role": "TextInput", "label": "Name"}}));
+    let id = field["node"].as_str().expect("the name field").to_string();
+    let twin = |oracle: &mut support::Oracle| {
+        oracle
+            .dump()
+            .into_iter()
+            .find(|n| n["role"] == "text" || n["role"] == "entry")
+            .unwrap_or_else(|| panic!("pyatspi sees no text field"))
+    };
+    let before = twin(&mut oracle);
+    assert_eq!(before["text"], json!(""), "{before}");
+    for (typed, expected) in [("Ada", "Ada"), (" Zoë 日本", "Ada Zoë 日本")] {
+        let v = r.ok(json!({"type_text": {"node": id, "text": typed}}));
+        eprintln!("type_text {typed:?}: {v}");
+        // The text lands on the app's next frame.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let now = oracle.read(&before["id"]);
+            if now["text"] == json!(expected) {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "typed {typed:?}; pyatspi reads {now}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+}

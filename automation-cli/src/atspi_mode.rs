@@ -4,16 +4,17 @@
 //! resolves, before anything is served, so a launch that fails exits 1 at once. The launched
 //! process is held here until [`shutdown`], which `app` calls when the server or the `op`
 //! verb ends: the app is ended, then Xvfb and both buses, and the private directory removed.
-//! The app's output goes to our stderr line by line (stdout is the MCP channel), and its
-//! exit is logged as `automation: the app exited: <status>`. A SIGTERM, SIGINT or SIGHUP
+//! The app's output goes to our stderr line by line (stdout is the MCP channel), its last
+//! few KiB kept for the reply of an op whose effect is the app exiting, and its exit is
+//! logged as `automation: the app exited: <status>`. A SIGTERM, SIGINT or SIGHUP
 //! ends them the same way ([`automation_atspi::cleanup`]), then the process dies by it; and
 //! every process group and directory the launch makes is also given to the
 //! [`watchdog`](crate::watchdog) the moment it exists, so a SIGKILL ends them too.
 
-use std::io::{BufRead as _, BufReader, Write as _};
-use std::sync::Mutex;
-use std::time::Duration;
+use std::io::Write as _;
+use std::sync::{Arc, Mutex};
 
+use automation_atspi::exit::ExitWatch;
 use automation_atspi::{AppSelector, AtspiTarget, Bus, Launched, Output, VirtualDisplay};
 use automation_core::{Cancel, Reply, Request, Session};
 
@@ -48,35 +49,18 @@ fn factory(target: AtspiTarget) -> BackendFactory {
     })
 }
 
-fn forward(stream: Option<impl std::io::Read + Send + 'static>, tag: &'static str) {
-    let Some(s) = stream else { return };
-    let _ = std::thread::Builder::new()
-        .name(format!("automation-app-{tag}"))
-        .spawn(move || {
-            for line in BufReader::new(s).lines() {
-                let Ok(line) = line else { break };
-                let _ = writeln!(std::io::stderr().lock(), "[app {tag}] {line}");
-            }
-        });
-}
-
 /// Logs the app's exit once, when it happens.
-fn watch_exit() {
+fn watch_exit(exit: Arc<ExitWatch>) {
     let _ = std::thread::Builder::new()
-        .name("automation-app-exit".into())
-        .spawn(|| {
-            loop {
-                std::thread::sleep(Duration::from_millis(100));
-                let mut guard = LAUNCHED.lock().unwrap_or_else(|e| e.into_inner());
-                let Some(l) = guard.as_mut() else { return };
-                if let Some(status) = l.exited() {
-                    let _ = writeln!(
-                        std::io::stderr().lock(),
-                        "automation: the app exited: {status}"
-                    );
-                    return;
-                }
-            }
+        .name("automation-app-exit-log".into())
+        .spawn(move || {
+            let status = exit.wait_forever();
+            // After the last of its output (still in the pipes at the exit) is copied.
+            let _ = exit.app_exit(automation_atspi::target::OUTPUT_GRACE);
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "automation: the app exited: {status}"
+            );
         });
 }
 
@@ -94,17 +78,15 @@ pub fn launch(command: &str, virtual_display: bool) -> Result<Resolved, String> 
         .as_ref()
         .map(|d| format!(" on the virtual display {}", d.display))
         .unwrap_or_default();
-    let (target, mut launched) =
-        automation_atspi::launch(command, display, Output::Piped).map_err(|e| e.to_string())?;
-    forward(launched.child.stdout.take(), "stdout");
-    forward(launched.child.stderr.take(), "stderr");
+    let (target, launched) =
+        automation_atspi::launch(command, display, Output::Tee).map_err(|e| e.to_string())?;
     let describe = format!(
         "{} (pid {}) over AT-SPI{where_}",
         target.app().name,
         launched.child.id()
     );
+    watch_exit(Arc::clone(&launched.exit));
     *LAUNCHED.lock().unwrap_or_else(|e| e.into_inner()) = Some(launched);
-    watch_exit();
     Ok(Resolved {
         factory: factory(target),
         describe,

@@ -36,6 +36,9 @@ pub struct Image {
     /// Regions the host could not draw and left blank (egui's paint callbacks: an app's own
     /// GPU drawing, which a CPU render cannot run); 0 when none.
     pub skipped_paint_callbacks: u32,
+    /// What the pixels leave out, when they are not all that was asked for (a window larger
+    /// than the screen, cut to the part on it).
+    pub note: Option<String>,
 }
 
 impl Image {
@@ -48,11 +51,12 @@ impl Image {
             scale,
             window: None,
             skipped_paint_callbacks: 0,
+            note: None,
         }
     }
 
-    /// Everything but the pixels: `{width, height, scale, window?, skipped_paint_callbacks?}`,
-    /// what a front door shows beside (or instead of) the PNG.
+    /// Everything but the pixels: `{width, height, scale, window?, skipped_paint_callbacks?,
+    /// note?}`, what a front door shows beside (or instead of) the PNG.
     pub fn meta(&self) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("width".into(), json!(self.width));
@@ -66,6 +70,9 @@ impl Image {
                 "skipped_paint_callbacks".into(),
                 json!(self.skipped_paint_callbacks),
             );
+        }
+        if let Some(n) = &self.note {
+            m.insert("note".into(), json!(n));
         }
         m
     }
@@ -96,6 +103,8 @@ struct WireRef<'a> {
     window: Option<u64>,
     #[serde(skip_serializing_if = "is_zero")]
     skipped_paint_callbacks: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -114,6 +123,7 @@ impl Serialize for Image {
             scale: self.scale,
             window: self.window,
             skipped_paint_callbacks: self.skipped_paint_callbacks,
+            note: self.note.as_deref(),
         }
         .serialize(s)
     }
@@ -136,6 +146,8 @@ struct Wire {
     window: Option<u64>,
     #[serde(default)]
     skipped_paint_callbacks: u32,
+    #[serde(default)]
+    note: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for Image {
@@ -157,6 +169,7 @@ impl<'de> Deserialize<'de> for Image {
             scale: w.scale,
             window: w.window,
             skipped_paint_callbacks: w.skipped_paint_callbacks,
+            note: w.note,
         })
     }
 }
@@ -169,16 +182,17 @@ mod tests {
     fn the_json_form_carries_base64_and_reads_back_as_the_bytes() {
         let mut image = Image::new(vec![0x89, b'P', b'N', b'G', 0, 255], 3, 2, 1.5);
         image.window = Some(42);
+        image.note = Some("cut".into());
         let v = serde_json::to_value(&image).unwrap();
         assert_eq!(
             v,
-            json!({"image": {"mime": "image/png", "base64": "iVBORwD/"}, "width": 3, "height": 2, "scale": 1.5, "window": 42})
+            json!({"image": {"mime": "image/png", "base64": "iVBORwD/"}, "width": 3, "height": 2, "scale": 1.5, "window": 42, "note": "cut"})
         );
         let back: Image = serde_json::from_value(v).unwrap();
         assert_eq!(back, image);
         assert_eq!(
             Value::Object(image.meta()),
-            json!({"width": 3, "height": 2, "scale": 1.5, "window": 42})
+            json!({"width": 3, "height": 2, "scale": 1.5, "window": 42, "note": "cut"})
         );
     }
 

@@ -110,3 +110,99 @@ impl Running {
         v["nodes"].as_array().cloned().unwrap_or_default()
     }
 }
+
+/// pyatspi on the app's bus (`tests/oracle.py` under the system python3): the independent
+/// reader that judges what an op did. Ended when dropped.
+pub struct Oracle {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    out: std::io::BufReader<std::process::ChildStdout>,
+}
+
+/// The system python3 has pyatspi (Debian python3-pyatspi), or the test fails (or skips when
+/// AUTOMATION_ALLOW_MISSING lists it).
+pub fn pyatspi() -> bool {
+    let ok = std::process::Command::new("/usr/bin/python3")
+        .args(["-c", "import pyatspi"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    require(
+        "pyatspi",
+        ok,
+        "/usr/bin/python3 cannot import pyatspi (Debian: python3-pyatspi; scripts/test installs it)",
+    )
+}
+
+impl Oracle {
+    /// Starts the reader on `r`'s display and buses, for `r`'s app (by pid).
+    pub fn start(r: &Running) -> Self {
+        use std::io::BufRead as _;
+        let d = r.launched.display.as_ref().expect("a virtual display");
+        let pid = r.session.target.app().pid.expect("the app's pid");
+        let mut cmd = std::process::Command::new("/usr/bin/python3");
+        cmd.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/oracle.py"))
+            .arg(pid.to_string())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        d.env_into(&mut cmd);
+        let mut child = cmd.spawn().expect("/usr/bin/python3");
+        let stdin = child.stdin.take().unwrap();
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        assert!(line.contains("ready"), "the oracle did not start: {line:?}");
+        Self { child, stdin, out }
+    }
+
+    /// One command, its answer.
+    pub fn ask(&mut self, cmd: Value) -> Value {
+        use std::io::{BufRead as _, Write as _};
+        writeln!(self.stdin, "{cmd}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        self.out.read_line(&mut line).unwrap();
+        let v: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("the oracle answered {line:?}: {e}"));
+        assert!(v.get("error").is_none(), "the oracle failed on {cmd}: {v}");
+        v
+    }
+
+    /// Every object of the app, as pyatspi reads it now.
+    pub fn dump(&mut self) -> Vec<Value> {
+        let v = self.ask(serde_json::json!({"dump": true}));
+        v["nodes"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// One object of the last dump, read again now.
+    pub fn read(&mut self, id: &Value) -> Value {
+        self.ask(serde_json::json!({ "read": id }))
+    }
+
+    /// The object with STATE_FOCUSED, or null.
+    pub fn focused(&mut self) -> Value {
+        self.ask(serde_json::json!({"focused": true}))["focused"].clone()
+    }
+
+    /// The app's first window on the screen: `[x, y, w, h]`.
+    pub fn window(&mut self) -> Vec<i64> {
+        let v = self.ask(serde_json::json!({"window": true}));
+        v["window"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_i64).collect())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Oracle {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether an oracle object reports `state` (pyatspi's name: "focused", "checked"…).
+pub fn has_state(node: &Value, state: &str) -> bool {
+    node["states"]
+        .as_array()
+        .is_some_and(|s| s.iter().any(|x| x == state))
+}

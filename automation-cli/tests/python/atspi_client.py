@@ -1,11 +1,18 @@
 """The Python `mcp` SDK driving real desktop apps through `automation --launch … --virtual-display`.
 
-Usage: python atspi_client.py PATH_TO_AUTOMATION SCENARIO ERRLOG
-SCENARIO: zenity | calculator. The server's stderr goes to ERRLOG.
+Usage: python atspi_client.py PATH_TO_AUTOMATION SCENARIO ERRLOG [ORACLE]
+SCENARIO: zenity | calculator | calculator_speed. The server's stderr goes to ERRLOG.
+ORACLE (calculator_speed): automation-atspi/tests/oracle.py, run with the system python3
+(pyatspi) on the app's display and bus, read from the app's own environment.
 Exits 0 and prints "ok SCENARIO" when every check passed; raises (exit 1) otherwise.
+Measurements go to stderr.
 """
 
 import asyncio
+import json
+import os
+import statistics
+import subprocess
 import sys
 import time
 
@@ -47,7 +54,16 @@ async def zenity(session, errlog):
     await call(session, "set_value", {"node": entry, "value": "typed over MCP"})
     await call(session, "assert_node", {"node": entry, "kind": "value_equals", "value": "typed over MCP"})
     ok = await call(session, "find_node", {"role": "Button", "label": "OK"})
-    await session.call_tool("invoke_action", {"node": ok["node"], "action": "press"})
+    pressed = await session.call_tool("invoke_action", {"node": ok["node"], "action": "press"})
+    # The effect of OK is the app exiting: ok with how it exited (or, where the op cannot
+    # say so, APP_GONE) — never another error.
+    if err(pressed):
+        check(sc(pressed).get("code") == "APP_GONE", f"OK pressed: {sc(pressed)}")
+    else:
+        exited = sc(pressed).get("app_exited")
+        check(exited is not None, f"OK ended the app, the reply must say so: {sc(pressed)}")
+        check(exited.get("status") == 0, f"zenity exits 0: {exited}")
+        check(exited.get("stdout") == "typed over MCP\n", f"zenity's output: {exited}")
     deadline = time.time() + 10
     while time.time() < deadline:
         log = open(errlog).read()
@@ -90,16 +106,119 @@ async def calculator(session, errlog):
     check(err(clock) and sc(clock).get("code") == "UNSUPPORTED", f"advance_clock: {sc(clock)}")
 
 
-async def main(binary, scenario, errlog):
-    command = {"zenity": "zenity --entry --text 'Your name?'", "calculator": "gnome-calculator"}[scenario]
-    params = StdioServerParameters(command=binary, args=["--launch", command, "--virtual-display"])
+def children(pid):
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            stat = open(f"/proc/{d}/stat").read()
+        except OSError:
+            continue
+        # Fields after the command (which may hold spaces) start after the last ')'.
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            out.append(int(d))
+    return out
+
+
+def comm(pid):
+    try:
+        return open(f"/proc/{pid}/comm").read().strip()
+    except OSError:
+        return ""
+
+
+class Oracle:
+    """pyatspi (tests/oracle.py under the system python3) on the app's display and bus."""
+
+    def __init__(self, script, app):
+        # The app is a child of the server, which is a child of this process.
+        server = children(os.getpid())
+        apps = [p for s in server for p in children(s) if comm(p) == app[:15]]
+        check(len(apps) == 1, f"one {app} under the server: {server} -> {apps}")
+        pid = str(apps[0])
+        raw = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+        env = dict(kv.decode(errors="replace").split("=", 1) for kv in raw if b"=" in kv)
+        self.proc = subprocess.Popen(
+            ["/usr/bin/python3", script, pid],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        check("ready" in self.proc.stdout.readline(), "the oracle started")
+
+    def ask(self, cmd):
+        self.proc.stdin.write(json.dumps(cmd) + "\n")
+        self.proc.stdin.flush()
+        answer = json.loads(self.proc.stdout.readline())
+        check("error" not in answer, f"the oracle failed on {cmd}: {answer}")
+        return answer
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+def median_ms(xs):
+    return round(statistics.median(xs) * 1000, 1)
+
+
+async def calculator_speed(session, errlog, oracle_script):
+    """Click gnome-calculator's "1" CLICKS times: each reply (settle quiet_ms 0: it returns
+    at the click's first effect) must come with the effect pyatspi then reads on the display."""
+    clicks = 24
+    snap = await call(session, "snapshot_tree", {"format": "json"})
+    one = next((n["id"] for n in snap["nodes"]
+                if n["role"] == "Button" and first_word(n.get("label")) == "1"), None)
+    check(one is not None, "a 1 key")
+    oracle = Oracle(oracle_script, "gnome-calculator")
+    try:
+        display = next((n for n in oracle.ask({"dump": True})["nodes"]
+                        if n["role"] == "text" and "editable" in n["states"]), None)
+        check(display is not None, "pyatspi sees the calculator's editable display")
+        replies, verified, effects = [], [], []
+        for k in range(1, clicks + 1):
+            t0 = time.perf_counter()
+            r = await call(session, "invoke_action", {
+                "node": one, "action": "click",
+                "settle": {"quiet_ms": 0, "settle_timeout_ms": 2000}})
+            t1 = time.perf_counter()
+            replies.append(t1 - t0)
+            effects.append((r.get("settled") or {}).get("first_effect_ms"))
+            deadline = t1 + 2
+            while True:
+                text = oracle.ask({"read": display["id"]})["text"] or ""
+                if text.count("1") >= k:
+                    break
+                check(time.perf_counter() < deadline,
+                      f"click {k} answered {r}, but pyatspi reads {text!r}")
+            verified.append(time.perf_counter() - t0)
+            check(text.count("1") == k, f"click {k}: one 1 more, pyatspi reads {text!r}")
+    finally:
+        oracle.close()
+    report = {"clicks": clicks, "reply_median_ms": median_ms(replies),
+              "verified_median_ms": median_ms(verified),
+              "reply_ms": [round(x * 1000, 1) for x in replies],
+              "first_effect_ms": effects}
+    print("calculator_speed " + json.dumps(report), file=sys.stderr)
+    limit = float(os.environ.get("AUTOMATION_CLICK_MEDIAN_LIMIT_MS", "150"))
+    check(median_ms(replies) <= limit, f"median click-to-effect {median_ms(replies)} ms > {limit} ms")
+
+
+async def main(binary, scenario, errlog, oracle_script=None):
+    command = {"zenity": "zenity --entry --text 'Your name?'", "calculator": "gnome-calculator",
+               "calculator_speed": "gnome-calculator"}[scenario]
+    # The server gets our environment (AUTOMATION_VIRTUAL_DISPLAYS and the like), not the
+    # SDK's default one.
+    params = StdioServerParameters(command=binary, args=["--launch", command, "--virtual-display"],
+                                   env=dict(os.environ))
     with open(errlog, "w") as log:
         async with stdio_client(params, errlog=log) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
-                await {"zenity": zenity, "calculator": calculator}[scenario](session, errlog)
+                if scenario == "calculator_speed":
+                    await calculator_speed(session, errlog, oracle_script)
+                else:
+                    await {"zenity": zenity, "calculator": calculator}[scenario](session, errlog)
     print("ok", scenario)
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3]))
+    asyncio.run(main(*sys.argv[1:5]))
