@@ -147,8 +147,8 @@ impl ExitWatch {
         Some(AppExit {
             status: status.code(),
             signal: status.signal(),
-            stdout: tail_text(&s.stdout),
-            stderr: tail_text(&s.stderr),
+            stdout: Some(tail_text(&s.stdout)),
+            stderr: Some(tail_text(&s.stderr)),
         })
     }
 

@@ -311,7 +311,7 @@ impl AtspiTarget {
         let mut out = Vec::new();
         let mut cur = path;
         while let Some(p) = parent_of.get(cur).copied() {
-            if p == tree.root || out.len() > crate::fetch::MAX_DEPTH {
+            if p == tree.root || out.len() > crate::walk::MAX_DEPTH {
                 break;
             }
             if tree

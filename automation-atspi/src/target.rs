@@ -151,6 +151,26 @@ impl AtspiTarget {
             .ok_or_else(|| TargetError::Ipc("the tree read came back empty".into()))
     }
 
+    /// An app we attached to (not our child): once it has left the bus and its process is
+    /// gone, that it ended — its status and output were never ours to read.
+    fn attached_exit(&self) -> Option<AppExit> {
+        self.events.is_gone()?;
+        let pid = i32::try_from(self.app.pid?).ok()?;
+        let deadline = std::time::Instant::now() + EXIT_GRACE;
+        while crate::process::is_alive(pid) {
+            if std::time::Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(AppExit {
+            status: None,
+            signal: None,
+            stdout: None,
+            stderr: None,
+        })
+    }
+
     pub(crate) fn alive(&self) -> Result<(), TargetError> {
         match self.events.is_gone() {
             Some(why) => Err(TargetError::AppGone(why)),
@@ -471,7 +491,9 @@ impl Target for AtspiTarget {
     /// The launched app's exit once it has exited: its status and the ends of its output.
     /// An app that just left the bus gets [`EXIT_GRACE`] for its process to end.
     fn exit(&mut self) -> Option<AppExit> {
-        let watch = self.exit.clone()?;
+        let Some(watch) = self.exit.clone() else {
+            return self.attached_exit();
+        };
         if watch.status().is_none() {
             self.events.is_gone()?;
             watch.wait(EXIT_GRACE)?;

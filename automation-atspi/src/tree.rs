@@ -139,6 +139,11 @@ impl AppTree {
         out
     }
 
+    /// The top-level window (a child of the application) `path` is shown in.
+    pub fn window_of(&self, path: &str) -> Option<String> {
+        self.layout().window.get(path).cloned()
+    }
+
     /// Every path reachable from the root, parents before children.
     pub fn reachable(&self) -> Vec<String> {
         self.layout().order

@@ -218,8 +218,8 @@ impl Target for App {
         self.exited.then(|| AppExit {
             status: Some(0),
             signal: None,
-            stdout: "Ada\n".into(),
-            stderr: String::new(),
+            stdout: Some("Ada\n".into()),
+            stderr: Some(String::new()),
         })
     }
 }
