@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU8;
 
-use atspi::{CoordType, Interface, RelationType, Role, State};
+use atspi::{CoordType, Interface, RelationType, Role};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use zbus::Connection;
 use zbus::zvariant::{DynamicType, OwnedValue, Type};
@@ -237,7 +237,7 @@ impl Reader {
             ifaces: wire::ifaces(&ifaces?),
             ..RawNode::default()
         };
-        if lite && !raw.states.contains(State::Showing) {
+        if lite && !crate::node::shows(&raw.states) {
             raw.lite = true;
         } else {
             self.children_of(&mut raw, count).await?;

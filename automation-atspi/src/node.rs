@@ -49,3 +49,10 @@ impl RawNode {
         self.ifaces.contains(iface)
     }
 }
+
+/// Whether an object's states say it may be on screen: `Showing`, or `Visible` — GTK4 sets
+/// no `Showing` on any widget inside a window, so `Showing` alone would count a whole GTK4
+/// app as hidden (read lite, with no bounds).
+pub fn shows(states: &StateSet) -> bool {
+    states.contains(atspi::State::Showing) || states.contains(atspi::State::Visible)
+}

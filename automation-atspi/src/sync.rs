@@ -95,7 +95,7 @@ pub fn read_changes(
                     .filter(|c| !tree.nodes.contains_key(*c))
                     .cloned(),
             );
-            tree.nodes.insert(path, node);
+            tree.take([(path, node)]);
             changed_any = true;
         }
         cells.retain(|c| tree.nodes.contains_key(c) && !paths.contains(c));
@@ -113,7 +113,7 @@ pub fn read_changes(
                 if tops.contains(&child) {
                     place(reader, &mut sub, std::slice::from_ref(&child));
                 }
-                tree.nodes.extend(sub);
+                tree.take(sub);
                 changed_any = true;
             }
             Err(e) => fatal(classify(e, "reading a new subtree"))?,

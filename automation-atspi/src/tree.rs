@@ -91,8 +91,24 @@ impl AppTree {
     /// Takes `fresh` objects (a subtree read again, or new), then forgets every object no
     /// longer reachable from the root — but not one another parent still lists.
     pub fn replace_subtree(&mut self, fresh: HashMap<String, RawNode>) {
-        self.nodes.extend(fresh);
+        self.take(fresh);
         self.forget_unreachable();
+    }
+
+    /// Takes objects read now (without forgetting any). One focus: an object read now as
+    /// focused takes it from those read before — a toolkit need not say the old one lost it
+    /// (Qt does not), and its stale state would keep the focus there.
+    pub fn take(&mut self, fresh: impl IntoIterator<Item = (String, RawNode)>) {
+        for (path, node) in fresh {
+            if node.states.contains(State::Focused) {
+                for (p, n) in &mut self.nodes {
+                    if *p != path {
+                        n.states.remove(State::Focused);
+                    }
+                }
+            }
+            self.nodes.insert(path, node);
+        }
     }
 
     /// Forgets the objects no parent reachable from the root lists any more.

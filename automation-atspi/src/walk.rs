@@ -91,7 +91,7 @@ impl Reader {
             Some(c) => {
                 let mut n = c.node.clone();
                 let manages = n.states.contains(State::ManagesDescendants);
-                let hidden = lite && !n.states.contains(State::Showing);
+                let hidden = lite && !crate::node::shows(&n.states);
                 if manages || (!c.complete && !hidden) {
                     self.children_of(&mut n, Some(c.count)).await?;
                 }
@@ -99,7 +99,7 @@ impl Reader {
             }
             None => self.base(path, lite).await?,
         };
-        if lite && !raw.states.contains(State::Showing) {
+        if lite && !crate::node::shows(&raw.states) {
             raw.lite = true;
         } else {
             self.details(&mut raw).await;
@@ -157,7 +157,7 @@ impl Reader {
                 Err(e) if is_timeout(&e) => return Err(e),
                 Err(_) => continue,
             };
-            let queue = if n.states.contains(State::Showing) {
+            let queue = if crate::node::shows(&n.states) {
                 &mut shown
             } else {
                 &mut hidden

@@ -377,8 +377,12 @@ class Matrix:
         if w.kit_within is not None and len(cands) == 1:
             return cands[0][0]  # the one node of its kind under its container, bounds or not
         if not zero(ext):
+            # The kit's bounds are relative to the app's main window; pyatspi's are screen
+            # coordinates (the same where the window sits at the screen's origin).
+            origin = ((self.window or {}).get("extents") or [0, 0])[:2]
+            rel = [ext[0] - origin[0], ext[1] - origin[1], ext[2], ext[3]]
             for ref, b in cands:
-                if close(b, ext):
+                if close(b, ext) or close(b, rel):
                     return ref
             raise Unresolved(f"the kit has no {sel} at {ext}: {cands}")
         hidden = [ref for ref, b in cands if zero(b)]
