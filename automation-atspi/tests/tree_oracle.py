@@ -8,7 +8,7 @@ answer a line on stdout:
   {"find": {"role": R, "name": N}}  the first object with that role name ("combo box") and
                                     name (omitted: any): {"name", "states", "screen", "text"}
                                     (screen: [x, y, w, h] on the screen), or null
-  {"cell": [ROW, COL]}              the first table's cell: {"name", "text"}, or null
+  {"cell": [ROW, COL]}              the first table's cell: {"name", "text", "screen"}, or null
   {"windows": true}                 the app's top-level windows: [{"role", "name", "screen"}]
 libatspi's caches are cleared before every read, so an answer is what the app says now.
 """
@@ -95,7 +95,7 @@ def answer(app, cmd):
                 if obj.getRoleName() == "table":
                     cell = obj.queryTable().getAccessibleAt(row, col)
                     cell.clearCache()
-                    return {"name": cell.name, "text": text(cell)}
+                    return {"name": cell.name, "text": text(cell), "screen": screen(cell)}
             except Exception:
                 continue
         return None
