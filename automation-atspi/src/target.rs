@@ -161,7 +161,7 @@ impl AtspiTarget {
         if let Some(why) = pending.gone {
             return Err(TargetError::AppGone(why));
         }
-        if pending.everything {
+        if pending.everything || pending.changed.len() > crate::sync::READ_ALL_ABOVE {
             return self.fetch_all().map(|mut u| {
                 u.tree = None;
                 Some(u)

@@ -12,11 +12,12 @@
 //! AccessKit form changed since the last one sent, so a child that moves takes its old parent
 //! along, and the update is whole whatever the app reported in what order.
 //!
-//! Extents are read in window coordinates; bounds are relative to the main window (the
-//! largest showing top-level, the one pointer input is aimed through). A node in another
-//! top-level (a popup) is moved by where that window sits on the screen relative to the main
-//! one: each top-level's screen extents minus its window extents. Qt 5 answers screen
-//! coordinates for both kinds; the same sum makes its bounds window-relative too.
+//! Extents are read in screen coordinates and made relative to the main window (the largest
+//! showing top-level, the one pointer input aims through). Window coordinates are relative to
+//! whichever window an object is drawn in — a GTK3 combo's popup, a LibreOffice menu's popup —
+//! and nothing tells which that is; Qt 5 answers screen coordinates for both kinds. Screen
+//! coordinates are one frame for all of them. (GTK4 knows no screen position and answers
+//! window coordinates for both: the same sum leaves them as they are.)
 
 use std::collections::{HashMap, HashSet};
 
@@ -47,8 +48,6 @@ pub struct Layout {
     pub order: Vec<String>,
     /// Each object's children as shown (those it is the first parent of).
     pub children: HashMap<String, Vec<String>>,
-    /// Each object's top-level window (a child of the application).
-    pub window: HashMap<String, String>,
 }
 
 impl AppTree {
@@ -101,14 +100,6 @@ impl AppTree {
         self.nodes.retain(|p, _| keep.contains(p));
     }
 
-    /// The application's children as shown: its top-level windows.
-    pub fn top_levels(&self) -> Vec<String> {
-        self.nodes
-            .get(&self.root)
-            .map(|r| r.children.clone())
-            .unwrap_or_default()
-    }
-
     /// The tree as shown (see the module doc).
     pub fn layout(&self) -> Layout {
         let mut out = Layout::default();
@@ -126,11 +117,6 @@ impl AppTree {
                 if self.nodes.contains_key(c) && claimed.insert(c.as_str()) {
                     order.push(c.as_str());
                     mine.push(c.clone());
-                    let window = match out.window.get(p) {
-                        Some(w) => w.clone(),
-                        None => c.clone(),
-                    };
-                    out.window.insert(c.clone(), window);
                 }
             }
             out.children.insert(p.to_string(), mine);
@@ -160,39 +146,28 @@ impl AppTree {
         self.id(&path)
     }
 
-    /// What to add to a top-level's window coordinates for bounds relative to the main
-    /// window, by top-level (see the module doc).
-    fn offsets(&self, layout: &Layout) -> HashMap<String, (f64, f64)> {
-        let xy = |e: Option<Extents>| e.map_or((0, 0), |(x, y, _, _)| (x, y));
-        let tops = layout.children.get(&self.root).cloned().unwrap_or_default();
-        let main = tops
-            .iter()
-            .filter_map(|p| self.nodes.get(p))
-            .filter(|n| n.states.contains(State::Showing))
-            .max_by_key(|n| {
-                // The largest; the first of equals (`max_by_key` keeps the last).
-                let (_, _, w, h) = n.screen.or(n.extents).unwrap_or_default();
-                (
-                    i64::from(w.max(0)) * i64::from(h.max(0)),
-                    std::cmp::Reverse(n.path.clone()),
-                )
-            });
-        let main_screen = main.map_or((0, 0), |n| xy(n.screen.or(n.extents)));
-        tops.iter()
-            .filter_map(|p| self.nodes.get(p))
-            .map(|n| {
-                let (sx, sy) = xy(n.screen);
-                let (wx, wy) = if n.screen.is_some() {
-                    xy(n.extents)
-                } else {
-                    (0, 0)
-                };
-                // In f64: a toolkit marks unknown extents with i32::MIN.
-                let dx = f64::from(sx) - f64::from(wx) - f64::from(main_screen.0);
-                let dy = f64::from(sy) - f64::from(wy) - f64::from(main_screen.1);
-                (n.path.clone(), (dx, dy))
-            })
-            .collect()
+    /// What to add to screen coordinates for bounds relative to the main window: minus the
+    /// screen origin of the largest showing top-level (the first of equals).
+    fn origin(&self, layout: &Layout) -> (f64, f64) {
+        let tops = layout
+            .children
+            .get(&self.root)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let mut main: Option<(i64, Extents)> = None;
+        for n in tops.iter().filter_map(|p| self.nodes.get(p)) {
+            let Some(e) = n.extents.filter(|_| n.states.contains(State::Showing)) else {
+                continue;
+            };
+            let area = i64::from(e.2.max(0)) * i64::from(e.3.max(0));
+            if main.is_none_or(|(a, _)| area > a) {
+                main = Some((area, e));
+            }
+        }
+        // In f64: a toolkit marks unknown extents with i32::MIN.
+        main.map_or((0.0, 0.0), |(_, (x, y, _, _))| {
+            (-f64::from(x), -f64::from(y))
+        })
     }
 
     /// The AccessKit update since the last one: `full`, the whole tree with its root (the
@@ -200,7 +175,7 @@ impl AppTree {
     /// when nothing did.
     pub fn update(&mut self, full: bool) -> Option<TreeUpdate> {
         let layout = self.layout();
-        let offsets = self.offsets(&layout);
+        let origin = self.origin(&layout);
         let shown: HashSet<&str> = layout.order.iter().map(String::as_str).collect();
         let mut next = HashMap::with_capacity(layout.order.len());
         let mut out = Vec::new();
@@ -208,12 +183,6 @@ impl AppTree {
             let Some(raw) = self.nodes.get(p).cloned() else {
                 continue;
             };
-            let origin = layout
-                .window
-                .get(p)
-                .and_then(|w| offsets.get(w))
-                .copied()
-                .unwrap_or((0.0, 0.0));
             let children = layout.children.get(p).map(Vec::as_slice).unwrap_or(&[]);
             let node = self.build_node(&raw, origin, children, &shown);
             let id = self.id(p);
