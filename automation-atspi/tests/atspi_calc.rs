@@ -70,6 +70,11 @@ fn timed(r: &mut Running, op: Value) -> (Value, Duration) {
 
 /// pyatspi's read of cell (`row`, `col`) of the app's sheet, on the app's buses.
 fn oracle_cell(r: &Running, row: u32, col: u32) -> Value {
+    oracle(r, json!({ "cell": [row, col] }))
+}
+
+/// One question to pyatspi (`tests/tree_oracle.py`) on the app's buses.
+fn oracle(r: &Running, question: Value) -> Value {
     let d = r.launched.display.as_ref().expect("a virtual display");
     let pid = r.session.target.app().pid.expect("the app's pid");
     let mut cmd = std::process::Command::new("/usr/bin/python3");
@@ -81,7 +86,7 @@ fn oracle_cell(r: &Running, row: u32, col: u32) -> Value {
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let mut child = cmd.spawn().expect("/usr/bin/python3");
     let mut stdin = child.stdin.take().unwrap();
-    writeln!(stdin, "{}", json!({ "cell": [row, col] })).unwrap();
+    writeln!(stdin, "{question}").unwrap();
     drop(stdin);
     let mut line = String::new();
     std::io::BufReader::new(child.stdout.take().unwrap())
@@ -151,4 +156,50 @@ fn calc_through_its_wrapper_answers_each_op_within_2_s_and_takes_a_typed_cell() 
     let (v, _) = timed(&mut r, json!({"read_node": {"node": b2}}));
     assert_eq!(v["value"], "42", "{v}");
     timed(&mut r, json!({"snapshot_tree": {"format": "json"}}));
+
+    // A closed menu's items were read lite; opened, they are read whole, and placed where
+    // pyatspi sees them (a popup window of their own), relative to the main window.
+    let (sheet, _) = timed(
+        &mut r,
+        json!({"find_node": {"role": "Menu", "label": "Sheet"}}),
+    );
+    let sheet = sheet["node"].as_str().unwrap().to_string();
+    timed(
+        &mut r,
+        json!({"invoke_action": {"node": sheet, "action": "click"}}),
+    );
+    let (under, _) = timed(
+        &mut r,
+        json!({"snapshot_tree": {"root": sheet, "format": "json"}}),
+    );
+    let item = under["nodes"]
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["label"] == "Delete Rows"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no Delete Rows under the Sheet menu: {under}"));
+    let record = &item;
+    assert!(
+        record["actions"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x == "click")),
+        "{item}"
+    );
+    let truth = oracle(
+        &r,
+        json!({"find": {"role": "menu item", "name": "Delete Rows", "showing": true}}),
+    );
+    let frame = oracle(&r, json!({"windows": true}))[0]["screen"].clone();
+    let at = |v: &Value, i: usize| v[i].as_i64().unwrap() as f64;
+    assert_eq!(
+        (
+            record["bounds"]["x"].as_f64(),
+            record["bounds"]["y"].as_f64()
+        ),
+        (
+            Some(at(&truth["screen"], 0) - at(&frame, 0)),
+            Some(at(&truth["screen"], 1) - at(&frame, 1))
+        ),
+        "{item} vs pyatspi {truth} in the window at {frame}"
+    );
+    timed(&mut r, json!({"inject_key": {"key": "Escape"}}));
 }
