@@ -195,7 +195,7 @@ impl Reader {
     }
 
     /// Round one: what every object has (role, states, interfaces, name, description and
-    /// child count) in four concurrent calls, then its children ([`Reader::children_of`]);
+    /// child count) in four concurrent calls, then its children (bounded: [`crate::children`]);
     /// `lite`: not the children of an object that is not showing ([`RawNode::lite`]).
     pub async fn base(&self, path: &str, lite: bool) -> zbus::Result<RawNode> {
         let role = self.call::<_, u32>(path, ACCESSIBLE, "GetRole", &());
