@@ -125,11 +125,6 @@ impl AppTree {
         out
     }
 
-    /// Every path reachable from the root, parents before children.
-    pub fn reachable(&self) -> Vec<String> {
-        self.layout().order
-    }
-
     /// The focused object: the deepest shown object with the Focused state, else the root.
     fn focus(&mut self, layout: &Layout) -> NodeId {
         let focused = layout
@@ -156,7 +151,12 @@ impl AppTree {
             .unwrap_or(&[]);
         let mut main: Option<(i64, Extents)> = None;
         for n in tops.iter().filter_map(|p| self.nodes.get(p)) {
-            let Some(e) = n.extents.filter(|_| n.states.contains(State::Showing)) else {
+            // A toolkit marks unknown extents with i32::MIN.
+            let known = |e: &Extents| e.0 > i32::MIN && e.1 > i32::MIN;
+            let Some(e) = n
+                .extents
+                .filter(|e| known(e) && n.states.contains(State::Showing))
+            else {
                 continue;
             };
             let area = i64::from(e.2.max(0)) * i64::from(e.3.max(0));
@@ -164,7 +164,6 @@ impl AppTree {
                 main = Some((area, e));
             }
         }
-        // In f64: a toolkit marks unknown extents with i32::MIN.
         main.map_or((0.0, 0.0), |(_, (x, y, _, _))| {
             (-f64::from(x), -f64::from(y))
         })
@@ -331,5 +330,109 @@ impl AppTree {
         let children: Vec<NodeId> = children.iter().map(|c| self.id(c)).collect();
         node.set_children(children);
         node
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(path: &str, children: &[&str]) -> RawNode {
+        RawNode {
+            path: path.into(),
+            role: Some(atspi::Role::Panel),
+            states: State::Showing.into(),
+            children: children.iter().map(|c| c.to_string()).collect(),
+            ..RawNode::default()
+        }
+    }
+
+    fn tree(nodes: &[RawNode]) -> AppTree {
+        let mut t = AppTree::new("/app");
+        t.nodes = nodes.iter().map(|n| (n.path.clone(), n.clone())).collect();
+        t
+    }
+
+    fn children(u: &TreeUpdate, t: &AppTree, path: &str) -> Option<Vec<String>> {
+        let id = t.known_id(path)?;
+        let (_, n) = u.nodes.iter().find(|(i, _)| *i == id)?;
+        Some(
+            n.children()
+                .iter()
+                .map(|c| t.path(*c).unwrap().to_string())
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn a_child_of_two_parents_belongs_to_the_shallowest_and_moves_with_an_update() {
+        // GTK3: the combo (deep in the frame) lists its menu; the popup window opens and
+        // lists it too.
+        let mut t = tree(&[
+            raw("/app", &["/frame"]),
+            raw("/frame", &["/box"]),
+            raw("/box", &["/combo"]),
+            raw("/combo", &["/menu"]),
+            raw("/menu", &["/item"]),
+            raw("/item", &[]),
+        ]);
+        // Core's mirror validates each update as a session would.
+        let mut mirror = automation_core::mirror::Mirror::new();
+        let first = t.update(true).unwrap();
+        assert_eq!(children(&first, &t, "/combo").unwrap(), vec!["/menu"]);
+        mirror.apply(first).unwrap();
+        t.nodes
+            .insert("/app".into(), raw("/app", &["/frame", "/popup"]));
+        t.nodes.insert("/popup".into(), raw("/popup", &["/menu"]));
+        let u = t.update(false).unwrap();
+        assert_eq!(children(&u, &t, "/popup").unwrap(), vec!["/menu"]);
+        // The combo is sent again, without the menu: the update is whole.
+        assert_eq!(children(&u, &t, "/combo").unwrap(), Vec::<String>::new());
+        assert!(
+            children(&u, &t, "/item").is_none(),
+            "unchanged nodes are not re-sent"
+        );
+        mirror.apply(u).unwrap();
+        assert!(t.update(false).is_none(), "nothing changed since");
+        // The popup goes: the menu is the combo's again, not forgotten.
+        t.replace_subtree(HashMap::from([(
+            "/app".to_string(),
+            raw("/app", &["/frame"]),
+        )]));
+        assert!(t.nodes.contains_key("/menu") && !t.nodes.contains_key("/popup"));
+        let u = t.update(false).unwrap();
+        assert_eq!(children(&u, &t, "/combo").unwrap(), vec!["/menu"]);
+        mirror.apply(u).unwrap();
+    }
+
+    #[test]
+    fn bounds_are_relative_to_the_largest_showing_top_level() {
+        let mut frame = raw("/frame", &["/button"]);
+        frame.extents = Some((507, 350, 566, 421));
+        let mut popup = raw("/popup", &[]);
+        popup.extents = Some((600, 400, 50, 50));
+        let mut hidden = raw("/hidden", &[]);
+        hidden.states = atspi::StateSet::empty();
+        hidden.extents = Some((0, 0, 2000, 2000));
+        let mut button = raw("/button", &[]);
+        button.extents = Some((518, 361, 37, 35));
+        let mut t = tree(&[
+            raw("/app", &["/hidden", "/popup", "/frame"]),
+            frame,
+            popup,
+            hidden,
+            button,
+        ]);
+        let u = t.update(true).unwrap();
+        let id = t.known_id("/button").unwrap();
+        let b = u
+            .nodes
+            .iter()
+            .find(|(i, _)| *i == id)
+            .unwrap()
+            .1
+            .bounds()
+            .unwrap();
+        assert_eq!((b.x0, b.y0, b.x1, b.y1), (11.0, 11.0, 48.0, 46.0));
     }
 }
