@@ -32,7 +32,7 @@ use zbus::zvariant::{DynamicType, OwnedValue, Type};
 
 use crate::children::{self, Aliases};
 use crate::dbus;
-use crate::node::{Extents, RawNode};
+use crate::node::RawNode;
 use crate::wire::{self, WireRef};
 
 /// Objects read at once.
@@ -195,7 +195,7 @@ impl Reader {
     }
 
     /// Round one: what every object has (role, states, interfaces, name, description and
-    /// child count) in four concurrent calls, then its children ([`Reader::children_of`]);
+    /// child count) in four concurrent calls, then its children (bounded: [`crate::children`]);
     /// `lite`: not the children of an object that is not showing ([`RawNode::lite`]).
     pub async fn base(&self, path: &str, lite: bool) -> zbus::Result<RawNode> {
         let role = self.call::<_, u32>(path, ACCESSIBLE, "GetRole", &());
@@ -245,18 +245,6 @@ impl Reader {
         Ok(raw)
     }
 
-    /// A window's extents in screen coordinates.
-    pub async fn screen_extents(&self, path: &str) -> Option<Extents> {
-        self.call(
-            path,
-            "org.a11y.atspi.Component",
-            "GetExtents",
-            &(CoordType::Screen as u32),
-        )
-        .await
-        .ok()
-    }
-
     async fn property(&self, path: &str, iface: &str, name: &str) -> zbus::Result<String> {
         let v: OwnedValue = self.call(path, PROPERTIES, "Get", &(iface, name)).await?;
         Ok(String::try_from(v).unwrap_or_default())
@@ -277,7 +265,7 @@ impl Reader {
                     path,
                     "org.a11y.atspi.Component",
                     "GetExtents",
-                    &(CoordType::Window as u32),
+                    &(CoordType::Screen as u32),
                 )
                 .await
                 .ok()

@@ -101,9 +101,10 @@ impl Drop for Launched {
 }
 
 /// Starts `command_line` (through `sh -c 'exec …'`) with the environment that makes any
-/// toolkit accessible, waits until it — or a process it started ([`wait_for_launched`]) — is
-/// on the accessibility bus with a window, and attaches. With `display` (a [`VirtualDisplay`]) the app runs there and ends with it; else
-/// on `$DISPLAY` and this process's session bus.
+/// toolkit accessible, waits until it — or a process it started: a descendant, or one of its
+/// process group — is on the accessibility bus with a window, and attaches. With `display`
+/// (a [`VirtualDisplay`]) the app runs there and ends with it; else on `$DISPLAY` and this
+/// process's session bus.
 pub fn launch(
     command_line: &str,
     display: Option<VirtualDisplay>,

@@ -112,11 +112,18 @@ pub fn role(r: R) -> Role {
         .map_or(Role::GenericContainer, |(_, k)| *k)
 }
 
-/// AT-SPI roles that hold editable or readable text whose content is the node's value.
+/// AT-SPI roles that hold editable or readable text whose content is the node's value (a
+/// spreadsheet cell's name is its address, "B2"; its text is what it holds).
 pub fn text_is_value(r: R) -> bool {
     matches!(
         r,
-        R::Text | R::Entry | R::PasswordText | R::SpinButton | R::Terminal | R::ComboBox
+        R::Text
+            | R::Entry
+            | R::PasswordText
+            | R::SpinButton
+            | R::Terminal
+            | R::ComboBox
+            | R::TableCell
     )
 }
 

@@ -23,7 +23,7 @@ pub struct RawNode {
     pub ifaces: InterfaceSet,
     /// Child object paths, in order (children on another bus name are left out).
     pub children: Vec<String>,
-    /// Extents in window coordinates `(x, y, w, h)`.
+    /// Extents in screen coordinates `(x, y, w, h)` (see `tree` for why screen).
     pub extents: Option<Extents>,
     /// Toolkit action names, by index.
     pub actions: Vec<String>,
@@ -33,9 +33,6 @@ pub struct RawNode {
     pub text: Option<String>,
     /// Objects that label this one (read for nameless objects only).
     pub labelled_by: Vec<String>,
-    /// A top-level window's extents in screen coordinates (its origin places its
-    /// window-relative children on the screen; see `tree`).
-    pub screen: Option<Extents>,
     /// A table's full size (rows, columns), when only a window of its cells is read.
     pub table: Option<(i32, i32)>,
     /// Read without its details (extents, actions, value, text, relations): an object of a

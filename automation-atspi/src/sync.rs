@@ -5,21 +5,22 @@
 //!   subtrees; children it lost are forgotten unless another parent still lists them.
 //! - A table's window of cells ([`crate::children`]) is read again with the table: the table
 //!   re-resolves its cells, and a cell's content can change with no event naming its key.
-//! - A top-level window read again gets its screen extents again: they place its children
-//!   (a popup opened somewhere new).
 //! - Events name objects; a cell's events name its current object, mapped back to its key.
 
 use std::collections::{HashMap, HashSet};
 
 use automation_core::TargetError;
 use futures_lite::future::block_on;
-use futures_util::stream::{self, StreamExt};
 
 use crate::children::is_key;
 use crate::events::Change;
-use crate::fetch::{Bulk, CONCURRENCY, Reader};
-use crate::node::{Extents, RawNode};
+use crate::fetch::{Bulk, Reader};
+use crate::node::RawNode;
 use crate::tree::AppTree;
+
+/// Changed objects past which reading the whole tree again is cheaper than reading each
+/// (a full read of LibreOffice Calc is ~2 000 calls; one object is up to eight).
+pub const READ_ALL_ABOVE: usize = 256;
 
 /// Turns a failed call into the target's error (`AppGone` when the app left the bus).
 pub type Classify<'a> = &'a dyn Fn(zbus::Error, &str) -> TargetError;
@@ -31,31 +32,10 @@ pub fn read_all(
     classify: Classify<'_>,
 ) -> Result<Bulk, TargetError> {
     let root = tree.root.clone();
-    let (mut fresh, bulk) =
-        block_on(reader.all(&root)).map_err(|e| classify(e, "reading the tree"))?;
-    let tops = fresh
-        .get(&root)
-        .map(|r| r.children.clone())
-        .unwrap_or_default();
-    place(reader, &mut fresh, &tops);
+    let (fresh, bulk) = block_on(reader.all(&root)).map_err(|e| classify(e, "reading the tree"))?;
     tree.nodes.clear();
     tree.replace_subtree(fresh);
     Ok(bulk)
-}
-
-/// Reads the screen extents of the top-level windows `tops` among `nodes`.
-fn place(reader: &Reader, nodes: &mut HashMap<String, RawNode>, tops: &[String]) {
-    let calls = tops
-        .iter()
-        .filter(|p| nodes.contains_key(*p))
-        .map(|p| async move { (p.clone(), reader.screen_extents(p).await) });
-    let found: Vec<(String, Option<Extents>)> =
-        block_on(stream::iter(calls).buffer_unordered(CONCURRENCY).collect());
-    for (p, screen) in found {
-        if let Some(n) = nodes.get_mut(&p) {
-            n.screen = screen;
-        }
-    }
 }
 
 /// Re-reads the objects in `changed` (object paths as the events named them) and what they
@@ -78,7 +58,7 @@ pub fn read_changes(
     let mut round = 0;
     while !paths.is_empty() && round < 2 {
         round += 1;
-        let fresh = read(reader, tree, &paths, classify)?;
+        let fresh = read(reader, &paths, classify)?;
         // Cells of the tables just read: their objects were resolved afresh.
         let mut cells: Vec<String> = Vec::new();
         for (path, node) in fresh {
@@ -103,16 +83,12 @@ pub fn read_changes(
     }
     added.sort();
     added.dedup();
-    let tops: HashSet<String> = tree.top_levels().into_iter().collect();
     for child in added {
         if tree.nodes.contains_key(&child) {
             continue;
         }
         match block_on(reader.subtree(&child)) {
-            Ok(mut sub) => {
-                if tops.contains(&child) {
-                    place(reader, &mut sub, std::slice::from_ref(&child));
-                }
+            Ok(sub) => {
                 tree.take(sub);
                 changed_any = true;
             }
@@ -125,11 +101,10 @@ pub fn read_changes(
     Ok(changed_any)
 }
 
-/// `paths` read again (top-levels with their screen extents); objects that are gone are
-/// left out (their parent's children change says so).
+/// `paths` read again; objects that are gone are left out (their parent's children change
+/// says so).
 fn read(
     reader: &Reader,
-    tree: &AppTree,
     paths: &[String],
     classify: Classify<'_>,
 ) -> Result<HashMap<String, RawNode>, TargetError> {
@@ -142,12 +117,6 @@ fn read(
             Err(e) => fatal(classify(e, "re-reading a changed object"))?,
         }
     }
-    let tops: Vec<String> = tree
-        .top_levels()
-        .into_iter()
-        .filter(|t| out.contains_key(t))
-        .collect();
-    place(reader, &mut out, &tops);
     Ok(out)
 }
 

@@ -225,7 +225,7 @@ impl AtspiTarget {
         if let Some(why) = pending.gone {
             return Err(TargetError::AppGone(why));
         }
-        if pending.everything {
+        if pending.everything || pending.changed.len() > crate::sync::READ_ALL_ABOVE {
             return self.fetch_all().map(|mut u| {
                 u.tree = None;
                 Some(u)
@@ -237,14 +237,17 @@ impl AtspiTarget {
         let classify = |e, what: &str| classify(&self.events, &self.conn, &self.app, e, what);
         let changed =
             crate::sync::read_changes(&self.reader, &mut self.tree, pending.changed, &classify)?;
-        if !changed {
-            return Ok(None);
-        }
+        // Also when nothing changed: a table read again may answer for its cells with new
+        // objects, whose events count from now on.
         self.events.know(
             &self.tree.root,
             crate::sync::known(&self.reader, &self.tree),
         );
-        Ok(self.tree.update(false))
+        Ok(if changed {
+            self.tree.update(false)
+        } else {
+            None
+        })
     }
 
     fn path_of(&self, id: accesskit::NodeId) -> Option<(String, RawNode)> {

@@ -12,11 +12,12 @@
 //! AccessKit form changed since the last one sent, so a child that moves takes its old parent
 //! along, and the update is whole whatever the app reported in what order.
 //!
-//! Extents are read in window coordinates; bounds are relative to the main window (the
-//! largest showing top-level, the one pointer input is aimed through). A node in another
-//! top-level (a popup) is moved by where that window sits on the screen relative to the main
-//! one: each top-level's screen extents minus its window extents. Qt 5 answers screen
-//! coordinates for both kinds; the same sum makes its bounds window-relative too.
+//! Extents are read in screen coordinates and made relative to the main window (the largest
+//! showing top-level, the one pointer input aims through). Window coordinates are relative to
+//! whichever window an object is drawn in — a GTK3 combo's popup, a LibreOffice menu's popup —
+//! and nothing tells which that is; Qt 5 answers screen coordinates for both kinds. Screen
+//! coordinates are one frame for all of them. (GTK4 knows no screen position and answers
+//! window coordinates for both: the same sum leaves them as they are.)
 
 use std::collections::{HashMap, HashSet};
 
@@ -47,8 +48,6 @@ pub struct Layout {
     pub order: Vec<String>,
     /// Each object's children as shown (those it is the first parent of).
     pub children: HashMap<String, Vec<String>>,
-    /// Each object's top-level window (a child of the application).
-    pub window: HashMap<String, String>,
 }
 
 impl AppTree {
@@ -117,14 +116,6 @@ impl AppTree {
         self.nodes.retain(|p, _| keep.contains(p));
     }
 
-    /// The application's children as shown: its top-level windows.
-    pub fn top_levels(&self) -> Vec<String> {
-        self.nodes
-            .get(&self.root)
-            .map(|r| r.children.clone())
-            .unwrap_or_default()
-    }
-
     /// The tree as shown (see the module doc).
     pub fn layout(&self) -> Layout {
         let mut out = Layout::default();
@@ -142,11 +133,6 @@ impl AppTree {
                 if self.nodes.contains_key(c) && claimed.insert(c.as_str()) {
                     order.push(c.as_str());
                     mine.push(c.clone());
-                    let window = match out.window.get(p) {
-                        Some(w) => w.clone(),
-                        None => c.clone(),
-                    };
-                    out.window.insert(c.clone(), window);
                 }
             }
             out.children.insert(p.to_string(), mine);
@@ -157,12 +143,20 @@ impl AppTree {
 
     /// The top-level window (a child of the application) `path` is shown in.
     pub fn window_of(&self, path: &str) -> Option<String> {
-        self.layout().window.get(path).cloned()
-    }
-
-    /// Every path reachable from the root, parents before children.
-    pub fn reachable(&self) -> Vec<String> {
-        self.layout().order
+        let layout = self.layout();
+        let parent: HashMap<&str, &str> = layout
+            .children
+            .iter()
+            .flat_map(|(p, cs)| cs.iter().map(move |c| (c.as_str(), p.as_str())))
+            .collect();
+        let mut cur = path;
+        loop {
+            let up = *parent.get(cur)?;
+            if up == self.root {
+                return Some(cur.to_string());
+            }
+            cur = up;
+        }
     }
 
     /// The focused object: the deepest shown object with the Focused state, else the root.
@@ -181,39 +175,32 @@ impl AppTree {
         self.id(&path)
     }
 
-    /// What to add to a top-level's window coordinates for bounds relative to the main
-    /// window, by top-level (see the module doc).
-    fn offsets(&self, layout: &Layout) -> HashMap<String, (f64, f64)> {
-        let xy = |e: Option<Extents>| e.map_or((0, 0), |(x, y, _, _)| (x, y));
-        let tops = layout.children.get(&self.root).cloned().unwrap_or_default();
-        let main = tops
-            .iter()
-            .filter_map(|p| self.nodes.get(p))
-            .filter(|n| n.states.contains(State::Showing))
-            .max_by_key(|n| {
-                // The largest; the first of equals (`max_by_key` keeps the last).
-                let (_, _, w, h) = n.screen.or(n.extents).unwrap_or_default();
-                (
-                    i64::from(w.max(0)) * i64::from(h.max(0)),
-                    std::cmp::Reverse(n.path.clone()),
-                )
-            });
-        let main_screen = main.map_or((0, 0), |n| xy(n.screen.or(n.extents)));
-        tops.iter()
-            .filter_map(|p| self.nodes.get(p))
-            .map(|n| {
-                let (sx, sy) = xy(n.screen);
-                let (wx, wy) = if n.screen.is_some() {
-                    xy(n.extents)
-                } else {
-                    (0, 0)
-                };
-                // In f64: a toolkit marks unknown extents with i32::MIN.
-                let dx = f64::from(sx) - f64::from(wx) - f64::from(main_screen.0);
-                let dy = f64::from(sy) - f64::from(wy) - f64::from(main_screen.1);
-                (n.path.clone(), (dx, dy))
-            })
-            .collect()
+    /// What to add to screen coordinates for bounds relative to the main window: minus the
+    /// screen origin of the largest showing top-level (the first of equals).
+    fn origin(&self, layout: &Layout) -> (f64, f64) {
+        let tops = layout
+            .children
+            .get(&self.root)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let mut main: Option<(i64, Extents)> = None;
+        for n in tops.iter().filter_map(|p| self.nodes.get(p)) {
+            // A toolkit marks unknown extents with i32::MIN.
+            let known = |e: &Extents| e.0 > i32::MIN && e.1 > i32::MIN;
+            let Some(e) = n
+                .extents
+                .filter(|e| known(e) && n.states.contains(State::Showing))
+            else {
+                continue;
+            };
+            let area = i64::from(e.2.max(0)) * i64::from(e.3.max(0));
+            if main.is_none_or(|(a, _)| area > a) {
+                main = Some((area, e));
+            }
+        }
+        main.map_or((0.0, 0.0), |(_, (x, y, _, _))| {
+            (-f64::from(x), -f64::from(y))
+        })
     }
 
     /// The AccessKit update since the last one: `full`, the whole tree with its root (the
@@ -221,7 +208,7 @@ impl AppTree {
     /// when nothing did.
     pub fn update(&mut self, full: bool) -> Option<TreeUpdate> {
         let layout = self.layout();
-        let offsets = self.offsets(&layout);
+        let origin = self.origin(&layout);
         let shown: HashSet<&str> = layout.order.iter().map(String::as_str).collect();
         let mut next = HashMap::with_capacity(layout.order.len());
         let mut out = Vec::new();
@@ -229,12 +216,6 @@ impl AppTree {
             let Some(raw) = self.nodes.get(p).cloned() else {
                 continue;
             };
-            let origin = layout
-                .window
-                .get(p)
-                .and_then(|w| offsets.get(w))
-                .copied()
-                .unwrap_or((0.0, 0.0));
             let children = layout.children.get(p).map(Vec::as_slice).unwrap_or(&[]);
             let node = self.build_node(&raw, origin, children, &shown);
             let id = self.id(p);
@@ -385,5 +366,109 @@ impl AppTree {
         let children: Vec<NodeId> = children.iter().map(|c| self.id(c)).collect();
         node.set_children(children);
         node
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(path: &str, children: &[&str]) -> RawNode {
+        RawNode {
+            path: path.into(),
+            role: Some(atspi::Role::Panel),
+            states: State::Showing.into(),
+            children: children.iter().map(|c| c.to_string()).collect(),
+            ..RawNode::default()
+        }
+    }
+
+    fn tree(nodes: &[RawNode]) -> AppTree {
+        let mut t = AppTree::new("/app");
+        t.nodes = nodes.iter().map(|n| (n.path.clone(), n.clone())).collect();
+        t
+    }
+
+    fn children(u: &TreeUpdate, t: &AppTree, path: &str) -> Option<Vec<String>> {
+        let id = t.known_id(path)?;
+        let (_, n) = u.nodes.iter().find(|(i, _)| *i == id)?;
+        Some(
+            n.children()
+                .iter()
+                .map(|c| t.path(*c).unwrap().to_string())
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn a_child_of_two_parents_belongs_to_the_shallowest_and_moves_with_an_update() {
+        // GTK3: the combo (deep in the frame) lists its menu; the popup window opens and
+        // lists it too.
+        let mut t = tree(&[
+            raw("/app", &["/frame"]),
+            raw("/frame", &["/box"]),
+            raw("/box", &["/combo"]),
+            raw("/combo", &["/menu"]),
+            raw("/menu", &["/item"]),
+            raw("/item", &[]),
+        ]);
+        // Core's mirror validates each update as a session would.
+        let mut mirror = automation_core::mirror::Mirror::new();
+        let first = t.update(true).unwrap();
+        assert_eq!(children(&first, &t, "/combo").unwrap(), vec!["/menu"]);
+        mirror.apply(first).unwrap();
+        t.nodes
+            .insert("/app".into(), raw("/app", &["/frame", "/popup"]));
+        t.nodes.insert("/popup".into(), raw("/popup", &["/menu"]));
+        let u = t.update(false).unwrap();
+        assert_eq!(children(&u, &t, "/popup").unwrap(), vec!["/menu"]);
+        // The combo is sent again, without the menu: the update is whole.
+        assert_eq!(children(&u, &t, "/combo").unwrap(), Vec::<String>::new());
+        assert!(
+            children(&u, &t, "/item").is_none(),
+            "unchanged nodes are not re-sent"
+        );
+        mirror.apply(u).unwrap();
+        assert!(t.update(false).is_none(), "nothing changed since");
+        // The popup goes: the menu is the combo's again, not forgotten.
+        t.replace_subtree(HashMap::from([(
+            "/app".to_string(),
+            raw("/app", &["/frame"]),
+        )]));
+        assert!(t.nodes.contains_key("/menu") && !t.nodes.contains_key("/popup"));
+        let u = t.update(false).unwrap();
+        assert_eq!(children(&u, &t, "/combo").unwrap(), vec!["/menu"]);
+        mirror.apply(u).unwrap();
+    }
+
+    #[test]
+    fn bounds_are_relative_to_the_largest_showing_top_level() {
+        let mut frame = raw("/frame", &["/button"]);
+        frame.extents = Some((507, 350, 566, 421));
+        let mut popup = raw("/popup", &[]);
+        popup.extents = Some((600, 400, 50, 50));
+        let mut hidden = raw("/hidden", &[]);
+        hidden.states = atspi::StateSet::empty();
+        hidden.extents = Some((0, 0, 2000, 2000));
+        let mut button = raw("/button", &[]);
+        button.extents = Some((518, 361, 37, 35));
+        let mut t = tree(&[
+            raw("/app", &["/hidden", "/popup", "/frame"]),
+            frame,
+            popup,
+            hidden,
+            button,
+        ]);
+        let u = t.update(true).unwrap();
+        let id = t.known_id("/button").unwrap();
+        let b = u
+            .nodes
+            .iter()
+            .find(|(i, _)| *i == id)
+            .unwrap()
+            .1
+            .bounds()
+            .unwrap();
+        assert_eq!((b.x0, b.y0, b.x1, b.y1), (11.0, 11.0, 48.0, 46.0));
     }
 }

@@ -5,10 +5,12 @@ manages its descendants (a spreadsheet counts 2^31-1 of them).
 Usage: /usr/bin/python3 tree_oracle.py APP
 APP is the app's pid or its accessible name. Then one JSON command a line on stdin, one JSON
 answer a line on stdout:
-  {"find": {"role": R, "name": N}}  the first object with that role name ("combo box") and
-                                    name (omitted: any): {"name", "states", "screen", "text"}
-                                    (screen: [x, y, w, h] on the screen), or null
-  {"cell": [ROW, COL]}              the first table's cell: {"name", "text"}, or null
+  {"find": {"role": R, "name": N, "showing": B}}
+                                    the first object with that role name ("combo box"), name
+                                    (omitted: any) and, with "showing": true, showing:
+                                    {"role", "name", "states", "screen", "text"} (screen:
+                                    [x, y, w, h] on the screen), or null
+  {"cell": [ROW, COL]}              the first table's cell: {"name", "text", "screen"}, or null
   {"windows": true}                 the app's top-level windows: [{"role", "name", "screen"}]
 libatspi's caches are cleared before every read, so an answer is what the app says now.
 """
@@ -81,8 +83,10 @@ def answer(app, cmd):
         want = cmd["find"]
         for obj in walk(app):
             try:
-                if obj.getRoleName() == want["role"] and (
-                    "name" not in want or obj.name == want["name"]
+                if (
+                    obj.getRoleName() == want["role"]
+                    and ("name" not in want or obj.name == want["name"])
+                    and (not want.get("showing") or obj.getState().contains(pyatspi.STATE_SHOWING))
                 ):
                     return describe(obj)
             except Exception:
@@ -95,7 +99,7 @@ def answer(app, cmd):
                 if obj.getRoleName() == "table":
                     cell = obj.queryTable().getAccessibleAt(row, col)
                     cell.clearCache()
-                    return {"name": cell.name, "text": text(cell)}
+                    return {"name": cell.name, "text": text(cell), "screen": screen(cell)}
             except Exception:
                 continue
         return None
