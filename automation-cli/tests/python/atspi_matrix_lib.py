@@ -384,6 +384,11 @@ class Matrix:
             for ref, b in cands:
                 if close(b, ext) or close(b, rel):
                     return ref
+            # GTK3 gives a popup's items extents in the popup's own coordinates, screen or
+            # not: there, the one candidate that is shown is the one on screen.
+            shown = [ref for ref, b in cands if not zero(b)]
+            if len(shown) == 1 and ext[0] < 5 and ext[1] < 200:
+                return shown[0]
             raise Unresolved(f"the kit has no {sel} at {ext}: {cands}")
         hidden = [ref for ref, b in cands if zero(b)]
         if len(hidden) > w.hidden_index:
