@@ -40,8 +40,17 @@ async def serve_app(desk, oracle, binary, app, spec, extra):
     proc = desk.spawn(argv)
     found = await oracle.q(cmd="app", pid=None if spec.get("by_name") else proc.pid,
                            name=spec.get("by_name"), timeout=spec.get("timeout", 40))
+    if not found.get("ok") and proc.poll() is not None:
+        # Died before it reached the bus (seen once for a Qt example under load): say so,
+        # and start it once more — what is judged is the kit, not the app's start.
+        print(f"note: {argv[0]} exited ({proc.returncode}) before it was on the bus; starting it again",
+              flush=True)
+        proc = desk.spawn(argv)
+        found = await oracle.q(cmd="app", pid=None if spec.get("by_name") else proc.pid,
+                               name=spec.get("by_name"), timeout=spec.get("timeout", 40))
     if not found.get("ok"):
-        raise RuntimeError(f"{argv[0]}: {found.get('error')}")
+        alive = "running" if proc.poll() is None else f"exited ({proc.returncode})"
+        raise RuntimeError(f"{argv[0]} ({alive}): {found.get('error')}")
     if spec.get("settle"):
         await asyncio.sleep(spec["settle"])
     ctx = await spec["prepare"](oracle) if "prepare" in spec else None  # before the kit loads the app
