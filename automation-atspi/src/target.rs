@@ -37,6 +37,7 @@ pub struct AtspiTarget {
     events: Arc<Events>,
     sent_full: bool,
     just_updated: bool,
+    primed: Option<TreeUpdate>,
     display: Option<String>,
     x11: Option<X11>,
 }
@@ -62,7 +63,7 @@ impl AtspiTarget {
             &app.bus_name,
             &app.root,
         ));
-        Ok(Self {
+        let mut target = Self {
             conn: session.conn.clone(),
             reader,
             last_bulk: None,
@@ -71,9 +72,16 @@ impl AtspiTarget {
             events,
             sent_full: false,
             just_updated: false,
+            primed: None,
             display,
             x11: None,
-        })
+        };
+        // The first read happens here, while the caller is waiting for the app anyway, so
+        // the first op answers within its own budget (a big app's first read takes most of a
+        // second). One that fails is tried again by the first poll, which reports it.
+        let _ = target.events.take();
+        target.primed = target.fetch_all().ok();
+        Ok(target)
     }
 
     /// The app being driven.
@@ -323,8 +331,13 @@ impl Target for AtspiTarget {
             self.incremental()?
         } else {
             // Events that arrive while the first read runs are re-read on the next poll.
-            let _ = self.events.take();
-            let u = self.fetch_all()?;
+            let u = match self.primed.take() {
+                Some(u) => u,
+                None => {
+                    let _ = self.events.take();
+                    self.fetch_all()?
+                }
+            };
             self.sent_full = true;
             Some(u)
         };
