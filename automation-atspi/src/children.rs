@@ -4,7 +4,8 @@
 //! asked for all of them: `GetChildren` makes the app build every one. LibreOffice Calc's
 //! sheet counts 2³¹−1 children; asked for them it grew past 2 GB and answered nothing more.
 //! Such an object shows a bounded window instead:
-//! - a table ([`Interface::Table`]): its first [`TABLE_ROWS`] × [`TABLE_COLS`] cells, each
+//! - a table ([`Interface::Table`]): the headers of its first [`TABLE_COLS`] columns
+//!   (`Table.GetColumnHeader`), then its first [`TABLE_ROWS`] × [`TABLE_COLS`] cells, each
 //!   from `Table.GetAccessibleAt`, under the key `"{table}#{row},{col}"`. Calc hands out a new
 //!   object for a cell on every call, so the object path cannot name the cell for a session;
 //!   the key does. A call on a key goes to the cell's current object, asked for again when
@@ -160,7 +161,8 @@ impl Reader {
         found.into_iter().flatten().collect()
     }
 
-    /// The window of a table's cells, as keys (row by row), and the table's full size.
+    /// The window of a table: its column headers (objects), then its cells as keys (row by
+    /// row); and the table's full size.
     async fn cells(&self, table: &str) -> zbus::Result<(Vec<String>, (i32, i32))> {
         let (rows, cols) = futures_lite::future::zip(
             self.call::<_, OwnedValue>(table, PROPERTIES, "Get", &(TABLE, "NRows")),
@@ -169,6 +171,14 @@ impl Reader {
         .await;
         let rows = i32::try_from(&rows?).unwrap_or(0);
         let cols = i32::try_from(&cols?).unwrap_or(0);
+        let headers = (0..cols.clamp(0, TABLE_COLS)).map(|c| async move {
+            self.call::<_, WireRef>(table, TABLE, "GetColumnHeader", &(c,))
+                .await
+                .ok()
+                .and_then(|r| self.same_app(&r))
+        });
+        let headers: Vec<Option<String>> =
+            stream::iter(headers).buffered(CONCURRENCY).collect().await;
         let keys: Vec<String> = (0..rows.clamp(0, TABLE_ROWS))
             .flat_map(|r| (0..cols.clamp(0, TABLE_COLS)).map(move |c| cell_key(table, r, c)))
             .collect();
@@ -177,8 +187,12 @@ impl Reader {
             .iter()
             .map(|k| async move { self.resolve(k, true).await.ok().map(|_| k) });
         let found: Vec<Option<&String>> = stream::iter(calls).buffered(CONCURRENCY).collect().await;
-        let cells = found.into_iter().flatten().cloned().collect();
-        Ok((cells, (rows, cols)))
+        let window = headers
+            .into_iter()
+            .flatten()
+            .chain(found.into_iter().flatten().cloned())
+            .collect();
+        Ok((window, (rows, cols)))
     }
 }
 

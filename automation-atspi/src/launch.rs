@@ -168,8 +168,8 @@ pub fn launch(
 /// that detached its app: the group outlives the parent link). With a virtual display the
 /// group is the display's, whose bus holds only this launch's apps.
 ///
-/// The wait ends early when the launched process failed, or exited and left no descendant
-/// it had started running.
+/// The wait ends early when the launched process failed, or exited and left nothing it had
+/// started running (no descendant seen; without a virtual display, an empty group).
 fn wait_for_launched(
     bus: &Bus,
     launched: &mut Launched,
@@ -177,6 +177,7 @@ fn wait_for_launched(
     command_line: &str,
 ) -> Result<App, TargetError> {
     let pgid = launched.pgid;
+    let own_group = launched.display.is_none();
     let own = i32::try_from(pid).unwrap_or(0);
     let mut seen: Vec<i32> = Vec::new();
     let mut alive = || {
@@ -187,13 +188,19 @@ fn wait_for_launched(
                 .filter(|p| !seen.contains(p))
                 .collect::<Vec<_>>(),
         );
-        match launched.exited() {
-            Some(status) if !status.success() || !seen.iter().any(|p| is_alive(*p)) => {
-                Err(format!(
-                    "{command_line:?} exited ({status}) before it showed a window on the accessibility bus"
-                ))
-            }
-            _ => Ok(()),
+        let Some(status) = launched.exited() else {
+            return Ok(());
+        };
+        // Exited well, it may have left its app running: a descendant seen before, or (in a
+        // group of its own) a detached process of its group.
+        let running =
+            seen.iter().any(|p| is_alive(*p)) || (own_group && !group_members(pgid).is_empty());
+        if status.success() && running {
+            Ok(())
+        } else {
+            Err(format!(
+                "{command_line:?} exited ({status}) before it showed a window on the accessibility bus"
+            ))
         }
     };
     let family = || -> Vec<u32> {

@@ -45,6 +45,7 @@ pub struct AtspiTarget {
     events: Arc<Events>,
     sent_full: bool,
     just_updated: bool,
+    primed: Option<TreeUpdate>,
     display: Option<String>,
     x11: Option<X11>,
     /// The X window the keyboard focus was given to (or found in) last.
@@ -85,7 +86,7 @@ impl AtspiTarget {
         .ok()
         .and_then(|v| String::try_from(v).ok())
         .unwrap_or_default();
-        Ok(Self {
+        let mut target = Self {
             conn: session.conn.clone(),
             reader,
             last_bulk: None,
@@ -94,12 +95,19 @@ impl AtspiTarget {
             events,
             sent_full: false,
             just_updated: false,
+            primed: None,
             display,
             x11: None,
             x_focus: None,
             exit: None,
             toolkit,
-        })
+        };
+        // The first read happens here, while the caller is waiting for the app anyway, so
+        // the first op answers within its own budget (a big app's first read takes most of a
+        // second). One that fails is tried again by the first poll, which reports it.
+        let _ = target.events.take();
+        target.primed = target.fetch_all().ok();
+        Ok(target)
     }
 
     /// Reports the exit of the app this process launched (see [`Target::exit`]).
@@ -387,8 +395,13 @@ impl Target for AtspiTarget {
             self.incremental()?
         } else {
             // Events that arrive while the first read runs are re-read on the next poll.
-            let _ = self.events.take();
-            let u = self.fetch_all()?;
+            let u = match self.primed.take() {
+                Some(u) => u,
+                None => {
+                    let _ = self.events.take();
+                    self.fetch_all()?
+                }
+            };
             self.sent_full = true;
             Some(u)
         };

@@ -252,3 +252,45 @@ fn a_pointer_click_on_a_qt_check_box_lands_on_it() {
         (has_state(&now, "checked") != was).then_some(now)
     });
 }
+
+#[test]
+fn a_gtk3_table_that_manages_its_cells_shows_its_headers_and_cells() {
+    let Some((_one, mut r)) = serial_start(
+        "gtk3-widget-factory",
+        "gtk-3-examples",
+        "gtk3-widget-factory",
+        Output::Null,
+    ) else {
+        return;
+    };
+    if !pyatspi() {
+        return;
+    }
+    let mut oracle = Oracle::start(&r);
+    // gtk3-widget-factory's 4 × 4 table: 4 column headers, 16 cells (manages-descendants).
+    let truth: Vec<String> = oracle
+        .ask(json!({"children": "table"}))
+        .as_array()
+        .expect("a showing table")
+        .iter()
+        .map(|c| c["name"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let table = ok(&mut r, json!({"find_node": {"role": "Table"}}))["node"]
+        .as_str()
+        .expect("a table")
+        .to_string();
+    let snap = ok(
+        &mut r,
+        json!({"snapshot_tree": {"format": "json", "root": table}}),
+    );
+    let nodes = snap["nodes"].as_array().unwrap();
+    let kids = nodes[0]["children"].as_array().unwrap();
+    let labels: Vec<String> = kids
+        .iter()
+        .map(|k| {
+            let n = nodes.iter().find(|n| n["id"] == *k).unwrap();
+            n["label"].as_str().unwrap_or_default().to_string()
+        })
+        .collect();
+    assert_eq!(labels, truth, "the kit's children vs pyatspi's");
+}

@@ -12,6 +12,8 @@ answer a line on stdout:
                                     [x, y, w, h] on the screen), or null
   {"cell": [ROW, COL]}              the first table's cell: {"name", "text", "screen"}, or null
   {"windows": true}                 the app's top-level windows: [{"role", "name", "screen"}]
+  {"children": R}                   the children of the first showing object with role R
+                                    (at most 1000): [{"role", "name"}], or null
 libatspi's caches are cleared before every read, so an answer is what the app says now.
 """
 
@@ -100,6 +102,17 @@ def answer(app, cmd):
                     cell = obj.queryTable().getAccessibleAt(row, col)
                     cell.clearCache()
                     return {"name": cell.name, "text": text(cell), "screen": screen(cell)}
+            except Exception:
+                continue
+        return None
+    if "children" in cmd:
+        for obj in walk(app):
+            try:
+                if obj.getRoleName() == cmd["children"] and obj.getState().contains(
+                    pyatspi.STATE_SHOWING
+                ):
+                    kids = [obj.getChildAtIndex(i) for i in range(min(obj.childCount, 1000))]
+                    return [{"role": k.getRoleName(), "name": k.name} for k in kids if k]
             except Exception:
                 continue
         return None
