@@ -318,7 +318,14 @@ impl AppTree {
         if !s.contains(State::Showing) && !s.contains(State::Visible) && role != Role::Application {
             node.set_hidden();
         }
-        if raw.has(Interface::Text) && !s.contains(State::Editable) && map::text_is_value(at_role) {
+        // A spreadsheet's cell takes keys while it has the focus, though LibreOffice never
+        // marks it Editable: a cell is not read-only for lacking it (keys that change nothing
+        // answer NO_EFFECT).
+        if raw.has(Interface::Text)
+            && !s.contains(State::Editable)
+            && map::text_is_value(at_role)
+            && at_role != atspi::Role::TableCell
+        {
             node.set_read_only();
         }
         if let Some((x, y, w, h)) = raw.extents

@@ -19,11 +19,13 @@ pub(super) fn takes_text(role: Role) -> bool {
     matches!(role, Role::EditableComboBox | Role::Terminal) || role_name(role).ends_with("Input")
 }
 
-/// Whether typed keys edit `node`: a text role, or an editable cell or spin button (one that
-/// takes a value: a spreadsheet's cell, a spin box's field).
+/// Whether typed keys may edit `node`: a text role, a cell that is not read-only (a
+/// spreadsheet's cell takes keys while it has the focus), or a spin button that takes a
+/// value. Where the keys change nothing, `type_text` answers `NO_EFFECT`.
 fn types_into(node: &NodeRef) -> bool {
     takes_text(node.role())
-        || (matches!(node.role(), Role::Cell | Role::GridCell | Role::SpinButton)
+        || (matches!(node.role(), Role::Cell | Role::GridCell) && !node.data().is_read_only())
+        || (node.role() == Role::SpinButton
             && !node.is_read_only()
             && node.data().supports_action(accesskit::Action::SetValue))
 }
