@@ -168,16 +168,19 @@ fn gtk3_widget_factory_toggle_a_check_box_and_set_a_slider() {
 
     let slider = nodes
         .iter()
-        .find(|n| n["role"] == "Slider" && n["disabled"] != true)
+        // One a person can reach: enabled, on screen (the volume button's slider sits in a
+        // closed popup, hidden, and is refused NOT_VISIBLE).
+        .find(|n| n["role"] == "Slider" && n["disabled"] != true && n["bounds"].is_object())
         .expect("a slider");
     let sid = slider["id"].as_str().unwrap().to_string();
     let v = r.ok(json!({"read_node": {"node": sid}}));
     eprintln!("slider: {v}");
     let current = v["numeric_value"].as_f64().expect("a slider has a value");
-    let target = if (current - 25.0).abs() < 1.0 {
-        75.0
+    // Inside every range gtk3-widget-factory's shown sliders take (the smallest is 0..=4).
+    let target = if (current - 1.0).abs() < 0.5 {
+        3.0
     } else {
-        25.0
+        1.0
     };
     r.ok(json!({"set_value": {"node": sid, "value": target}}));
     let v = r.ok(json!({"read_node": {"node": sid}}));

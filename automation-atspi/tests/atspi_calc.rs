@@ -5,7 +5,6 @@
 
 mod support;
 
-use std::io::{BufRead as _, Write as _};
 use std::time::{Duration, Instant};
 
 use automation_atspi::Output;
@@ -73,27 +72,9 @@ fn oracle_cell(r: &Running, row: u32, col: u32) -> Value {
     oracle(r, json!({ "cell": [row, col] }))
 }
 
-/// One question to pyatspi (`tests/tree_oracle.py`) on the app's buses.
+/// One question to pyatspi (`tests/oracle.py`) on the app's buses.
 fn oracle(r: &Running, question: Value) -> Value {
-    let d = r.launched.display.as_ref().expect("a virtual display");
-    let pid = r.session.target.app().pid.expect("the app's pid");
-    let mut cmd = std::process::Command::new("/usr/bin/python3");
-    cmd.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/tree_oracle.py"))
-        .arg(pid.to_string())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped());
-    d.env_into(&mut cmd);
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let mut child = cmd.spawn().expect("/usr/bin/python3");
-    let mut stdin = child.stdin.take().unwrap();
-    writeln!(stdin, "{question}").unwrap();
-    drop(stdin);
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let _ = child.wait();
-    serde_json::from_str(&line).unwrap_or_else(|e| panic!("the oracle answered {line:?}: {e}"))
+    support::Oracle::start(r).ask(question)
 }
 
 #[test]

@@ -1,84 +1,14 @@
-//! The mirrored tree on real apps, judged by pyatspi on the same bus (`tests/tree_oracle.py`):
+//! The mirrored tree on real apps, judged by pyatspi on the same bus (`tests/oracle.py`):
 //! a GTK3 combo box's popup (its menu re-parented into a new window), bounds that put a
 //! pointer click on its node (GTK3 popups, Qt's screen coordinates).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
 
-use std::io::{BufRead as _, Write as _};
-
 use automation_atspi::Output;
 use automation_core::Reply;
 use serde_json::{Value, json};
-use support::{Running, serial_start};
-
-/// pyatspi on the app's display and buses (`tests/tree_oracle.py`). Ended when dropped.
-pub struct Oracle {
-    child: std::process::Child,
-    stdin: std::process::ChildStdin,
-    out: std::io::BufReader<std::process::ChildStdout>,
-}
-
-/// The system python3 has pyatspi, or the test fails (or skips when AUTOMATION_ALLOW_MISSING
-/// lists it).
-pub fn pyatspi() -> bool {
-    let ok = std::process::Command::new("/usr/bin/python3")
-        .args(["-c", "import pyatspi"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    automation_testkit::require::require(
-        "pyatspi",
-        ok,
-        "/usr/bin/python3 cannot import pyatspi (Debian: python3-pyatspi; scripts/test installs it)",
-    )
-}
-
-impl Oracle {
-    /// The reader for `r`'s app (by pid), on its virtual display's buses.
-    pub fn start(r: &Running) -> Self {
-        let d = r.launched.display.as_ref().expect("a virtual display");
-        let pid = r.session.target.app().pid.expect("the app's pid");
-        let mut cmd = std::process::Command::new("/usr/bin/python3");
-        cmd.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/tree_oracle.py"))
-            .arg(pid.to_string())
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped());
-        d.env_into(&mut cmd);
-        // Not in the display's process group: the oracle is ended here, not with the display.
-        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let mut child = cmd.spawn().expect("/usr/bin/python3");
-        let stdin = child.stdin.take().unwrap();
-        let out = std::io::BufReader::new(child.stdout.take().unwrap());
-        Self { child, stdin, out }
-    }
-
-    /// One command, its answer.
-    pub fn ask(&mut self, cmd: Value) -> Value {
-        writeln!(self.stdin, "{cmd}").unwrap();
-        self.stdin.flush().unwrap();
-        let mut line = String::new();
-        self.out.read_line(&mut line).unwrap();
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("the oracle answered {line:?}: {e}"))
-    }
-
-    /// The first object with this role (pyatspi's name) and name.
-    pub fn find(&mut self, role: &str, name: &str) -> Value {
-        self.ask(json!({"find": {"role": role, "name": name}}))
-    }
-}
-
-impl Drop for Oracle {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn has_state(node: &Value, state: &str) -> bool {
-    node["states"]
-        .as_array()
-        .is_some_and(|s| s.iter().any(|x| x == state))
-}
+use support::{Oracle, Running, has_state, pyatspi, serial_start};
 
 /// Polls `f` (the oracle's view) until it holds or 3 s pass.
 fn eventually(what: &str, mut f: impl FnMut() -> Option<Value>) -> Value {

@@ -9,7 +9,17 @@ answer a line on stdout:
   {"read": ID}     the same fields for one object from the last dump, read again now
   {"focused": true} the object with STATE_FOCUSED (the first found), or null
   {"window": true} the first top-level window's extents, [x, y, w, h] on the screen
-libatspi's caches are cleared before every read, so an answer is what the app says now.
+  {"find": {"role": R, "name": N, "showing": B}}
+                   the first object with that role name ("combo box"), name (omitted: any)
+                   and, with "showing": true, showing: {"role", "name", "states", "screen",
+                   "text"} (screen: [x, y, w, h] on the screen), or null
+  {"cell": [ROW, COL]}  the first table's cell: {"name", "text", "screen"}, or null
+  {"windows": true}     the app's top-level windows: [{"role", "name", "screen"}]
+  {"children": R}       the children of the first showing object with role R (at most 1000):
+                        [{"role", "name"}], or null
+libatspi's caches are cleared before every read, so an answer is what the app says now. No
+walk lists the children of an object that manages its descendants (a spreadsheet counts
+2^31-1 of them), nor more than 1000 children of any.
 """
 
 import json
@@ -18,6 +28,7 @@ import sys
 import pyatspi
 
 TEXT_CAP = 4096
+MAX_CHILDREN = 1000
 
 
 def find_app(which):
@@ -77,7 +88,10 @@ class Oracle:
             seen += 1
             self.objects.append(obj)
             try:
-                kids = [obj.getChildAtIndex(i) for i in range(obj.childCount)]
+                if obj.getState().contains(pyatspi.STATE_MANAGES_DESCENDANTS):
+                    kids = []
+                else:
+                    kids = [obj.getChildAtIndex(i) for i in range(min(obj.childCount, MAX_CHILDREN))]
             except Exception:
                 kids = []
             stack.extend(k for k in reversed(kids) if k is not None)
@@ -117,6 +131,70 @@ class Oracle:
         return None
 
 
+    def find(self, want):
+        self.walk()
+        for obj in self.objects:
+            try:
+                if (
+                    obj.getRoleName() == want["role"]
+                    and ("name" not in want or obj.name == want["name"])
+                    and (not want.get("showing") or obj.getState().contains(pyatspi.STATE_SHOWING))
+                ):
+                    return {"role": obj.getRoleName(), "name": obj.name,
+                            "states": sorted(pyatspi.stateToString(s) for s in obj.getState().getStates()),
+                            "screen": screen(obj), "text": text(obj)}
+            except Exception:
+                continue
+        return None
+
+    def cell(self, row, col):
+        self.walk()
+        for obj in self.objects:
+            try:
+                if obj.getRoleName() == "table":
+                    cell = obj.queryTable().getAccessibleAt(row, col)
+                    cell.clearCache()
+                    return {"name": cell.name, "text": text(cell), "screen": screen(cell)}
+            except Exception:
+                continue
+        return None
+
+    def children(self, role):
+        self.walk()
+        for obj in self.objects:
+            try:
+                if obj.getRoleName() == role and obj.getState().contains(pyatspi.STATE_SHOWING):
+                    kids = [obj.getChildAtIndex(i) for i in range(min(obj.childCount, MAX_CHILDREN))]
+                    return [{"role": k.getRoleName(), "name": k.name} for k in kids if k]
+            except Exception:
+                continue
+        return None
+
+    def windows(self):
+        self.app.clearCache()
+        out = []
+        for i in range(self.app.childCount):
+            w = self.app.getChildAtIndex(i)
+            if w is not None:
+                out.append({"role": w.getRoleName(), "name": w.name, "screen": screen(w)})
+        return out
+
+
+def screen(obj):
+    try:
+        e = obj.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+        return [e.x, e.y, e.width, e.height]
+    except Exception:
+        return None
+
+
+def text(obj):
+    try:
+        return obj.queryText().getText(0, -1)[:TEXT_CAP]
+    except Exception:
+        return None
+
+
 def main():
     oracle = Oracle(find_app(sys.argv[1]))
     print(json.dumps({"ready": True}), flush=True)
@@ -134,6 +212,14 @@ def main():
                 answer = {"focused": oracle.focused()}
             elif "window" in cmd:
                 answer = {"window": oracle.window()}
+            elif "find" in cmd:
+                answer = oracle.find(cmd["find"])
+            elif "cell" in cmd:
+                answer = oracle.cell(*cmd["cell"])
+            elif "children" in cmd:
+                answer = oracle.children(cmd["children"])
+            elif "windows" in cmd:
+                answer = oracle.windows()
             else:
                 answer = {"error": f"unknown command {cmd}"}
         except Exception as e:  # an answer either way: the test reads one line a command

@@ -57,7 +57,7 @@ fn mcp_answers_calc_within_2_s_and_a_typed_cell_reads_back() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/atspi_calc.py");
     let oracle = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../automation-atspi/tests/tree_oracle.py"
+        "/../automation-atspi/tests/oracle.py"
     );
     let out = Command::new(&python)
         .arg(script)

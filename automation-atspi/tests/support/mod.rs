@@ -145,6 +145,8 @@ impl Oracle {
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped());
         d.env_into(&mut cmd);
+        // Not in the display's process group: the oracle is ended here, not with the display.
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child = cmd.spawn().expect("/usr/bin/python3");
         let stdin = child.stdin.take().unwrap();
         let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
@@ -165,6 +167,11 @@ impl Oracle {
             .unwrap_or_else(|e| panic!("the oracle answered {line:?}: {e}"));
         assert!(v.get("error").is_none(), "the oracle failed on {cmd}: {v}");
         v
+    }
+
+    /// The first object with this role (pyatspi's name) and name, or null.
+    pub fn find(&mut self, role: &str, name: &str) -> Value {
+        self.ask(serde_json::json!({"find": {"role": role, "name": name}}))
     }
 
     /// Every object of the app, as pyatspi reads it now.

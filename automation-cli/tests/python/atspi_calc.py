@@ -70,7 +70,7 @@ def oracle_cell(oracle, profile, row, col):
         timeout=30,
     )
     check(out.returncode == 0, f"the oracle failed: {out.stderr}")
-    return json.loads(out.stdout)
+    return json.loads(out.stdout.strip().splitlines()[-1])  # after its {"ready": true}
 
 
 async def calc(session, profile, oracle):
