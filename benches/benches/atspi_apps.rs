@@ -10,7 +10,9 @@
 //!   inside Python).
 //! - `atspi/snapshot/pyatspi_minimal`: pyatspi reading role, name and children only.
 //! - `atspi/click_to_effect/automation`: `invoke_action click` on gnome-calculator's "1" with
-//!   settle `{quiet_ms: 0}`: the op returns at the click's first effect on the tree.
+//!   settle `{quiet_ms: 0}`: the op returns at the click's first effect on the tree (a pointer
+//!   click at the button's centre; `AUTOMATION_ATSPI_NO_POINTER_CLICK=1` measures GTK's click
+//!   action instead).
 //! - `atspi/click_to_effect/dogtail`: dogtail's `click()` on the same button, which sleeps its
 //!   default action delay (`config.actionDelay`, 1 s) after the click.
 //!
