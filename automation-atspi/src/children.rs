@@ -14,7 +14,6 @@
 //!
 //! `#` cannot occur in a D-Bus object path, so a key never collides with a real object.
 
-use std::collections::HashMap;
 use std::sync::MutexGuard;
 
 use atspi::{Interface, State};
@@ -22,6 +21,7 @@ use futures_util::stream::{self, StreamExt};
 use zbus::zvariant::OwnedValue;
 
 use crate::fetch::{CONCURRENCY, Reader};
+use crate::keys::{Aliases, cell_key, is_key, parse_key};
 use crate::node::RawNode;
 use crate::wire::WireRef;
 
@@ -37,39 +37,6 @@ pub const TABLE_COLS: i32 = 6;
 const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 const TABLE: &str = "org.a11y.atspi.Table";
 const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
-
-/// The key of a table's cell.
-pub fn cell_key(table: &str, row: i32, col: i32) -> String {
-    format!("{table}#{row},{col}")
-}
-
-/// A cell key's table, row and column.
-pub fn parse_key(key: &str) -> Option<(&str, i32, i32)> {
-    let (table, cell) = key.split_once('#')?;
-    let (row, col) = cell.split_once(',')?;
-    Some((table, row.parse().ok()?, col.parse().ok()?))
-}
-
-/// Whether `path` is a cell key rather than an object path.
-pub fn is_key(path: &str) -> bool {
-    path.contains('#')
-}
-
-/// Cell keys and the objects that answer for them now, both ways.
-#[derive(Debug, Default)]
-pub struct Aliases {
-    by_key: HashMap<String, String>,
-    by_object: HashMap<String, String>,
-}
-
-impl Aliases {
-    fn set(&mut self, key: String, object: String) {
-        if let Some(old) = self.by_key.insert(key.clone(), object.clone()) {
-            self.by_object.remove(&old);
-        }
-        self.by_object.insert(object, key);
-    }
-}
 
 impl Reader {
     fn aliases(&self) -> MutexGuard<'_, Aliases> {

@@ -336,15 +336,25 @@ impl VirtualDisplay {
         self.spawn(a11y)?;
         let addr = self.session_address.clone();
         let mut last = String::new();
-        wait_until("the accessibility bus", || {
-            match crate::bus::Bus::connect(Some(&addr)) {
-                Ok(_) => true,
+        // Up, and its registry answering: the registry starts by D-Bus activation on the
+        // first call, and an app whose registration meets a registry still starting may never
+        // register (seen with a Qt 5 example under load: never on the bus).
+        wait_until(
+            "the accessibility bus and its registry",
+            || match crate::bus::Bus::connect(Some(&addr)) {
+                Ok(bus) => match bus.apps() {
+                    Ok(_) => true,
+                    Err(e) => {
+                        last = e.to_string();
+                        false
+                    }
+                },
                 Err(e) => {
                     last = e.to_string();
                     false
                 }
-            }
-        })
+            },
+        )
         .map_err(|e| format!("{e}: {last}"))?;
         Ok(())
     }

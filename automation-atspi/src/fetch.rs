@@ -11,7 +11,7 @@
 //! - **Per object**: an object the cache did not hold is one round of four concurrent calls
 //!   (role, states, interfaces, and name, description and child count in one
 //!   `Properties.GetAll`), then its children — never all of a huge or self-managing
-//!   object's ([`crate::children`]); then one call per interface it lists (extents, actions,
+//!   object's (`children.rs`); then one call per interface it lists (extents, actions,
 //!   value in one `GetAll`, text), and the relation set only when it has no name of its own
 //!   (`labelled_by` is only used then).
 //! - **Deadline**: every call carries the connection's ([`crate::dbus::CALL_TIMEOUT`]).
@@ -30,8 +30,8 @@ use futures_util::stream::{FuturesUnordered, StreamExt};
 use zbus::Connection;
 use zbus::zvariant::{DynamicType, OwnedValue, Type};
 
-use crate::children::{self, Aliases};
 use crate::dbus;
+use crate::keys::{self, Aliases};
 use crate::node::RawNode;
 use crate::wire::{self, WireRef};
 
@@ -142,7 +142,7 @@ impl Reader {
         &self.dest
     }
 
-    /// One method call on an object or a cell key ([`crate::children`]), its reply
+    /// One method call on an object or a cell key (`children.rs`), its reply
     /// deserialized. A key whose object fails is resolved afresh and asked once more (Calc's
     /// cell objects come and go).
     pub(crate) async fn call<B, R>(
@@ -156,7 +156,7 @@ impl Reader {
         B: serde::Serialize + DynamicType,
         R: serde::de::DeserializeOwned + Type,
     {
-        if !children::is_key(path) {
+        if !keys::is_key(path) {
             return self.raw_call(path, iface, method, body).await;
         }
         let object = self.resolve(path, false).await?;
@@ -195,7 +195,7 @@ impl Reader {
     }
 
     /// Round one: what every object has (role, states, interfaces, name, description and
-    /// child count) in four concurrent calls, then its children (bounded: [`crate::children`]);
+    /// child count) in four concurrent calls, then its children (bounded: `children.rs`);
     /// `lite`: not the children of an object that is not showing ([`RawNode::lite`]).
     pub async fn base(&self, path: &str, lite: bool) -> zbus::Result<RawNode> {
         let role = self.call::<_, u32>(path, ACCESSIBLE, "GetRole", &());

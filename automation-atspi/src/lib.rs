@@ -18,8 +18,10 @@ pub mod wire;
 
 // The accessibility bus: connecting, switching assistive technology on, finding apps.
 pub mod bus;
-// Which children of an object are read (bounded windows of huge ones), and cell keys.
+// Which children of an object are read (bounded windows of huge ones).
 pub mod children;
+// Cell keys: a table cell's name for the session, and the object answering for it now.
+pub mod keys;
 // D-Bus plumbing: the call deadline, connections, uncached proxies, one-off lookups.
 pub mod dbus;
 // The app's events, drained by one thread into a bounded set of changed objects.

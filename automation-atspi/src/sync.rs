@@ -12,9 +12,9 @@ use std::collections::{HashMap, HashSet};
 use automation_core::TargetError;
 use futures_lite::future::block_on;
 
-use crate::children::is_key;
 use crate::events::Change;
 use crate::fetch::{Bulk, Reader};
+use crate::keys::is_key;
 use crate::node::RawNode;
 use crate::tree::AppTree;
 

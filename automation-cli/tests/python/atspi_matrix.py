@@ -37,6 +37,9 @@ from atspi_matrix_apps import APPS
 async def serve_app(desk, oracle, binary, app, spec, extra):
     """Start the app, attach the kit to it by pid, run the app's cells."""
     argv = spec["argv"](extra)
+    # The registry answering first: it starts by D-Bus activation, and an app that registers
+    # while it is still starting may never show up (seen with a Qt 5 example under load).
+    await oracle.q(cmd="app", pid=0, name=None, timeout=0)
     proc = desk.spawn(argv)
     found = await oracle.q(cmd="app", pid=None if spec.get("by_name") else proc.pid,
                            name=spec.get("by_name"), timeout=spec.get("timeout", 40))
