@@ -8,46 +8,9 @@
 
 mod support;
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use automation_atspi::Output;
 use serde_json::json;
 use support::{serial, session_tools, start};
-
-/// Builds the app with `cargo build --release --locked` into `<target dir>/stock-eframe-app`
-/// (its own workspace, so its own target subdirectory, as `scripts/fuzz` does).
-fn build_release() -> PathBuf {
-    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/stock-eframe-app/Cargo.toml");
-    // This test runs as <target>/debug/deps/atspi_eframe-…: the target dir is three up.
-    let exe = std::env::current_exe().expect("current exe");
-    let target = exe
-        .ancestors()
-        .nth(3)
-        .expect("a test binary under <target>/<profile>/deps")
-        .join("stock-eframe-app");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let t = std::time::Instant::now();
-    let out = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "--locked",
-            "--quiet",
-            "--manifest-path",
-            manifest,
-        ])
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .expect("cargo");
-    assert!(
-        out.status.success(),
-        "building the stock eframe app failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    eprintln!("stock-eframe-app release build: {:?}", t.elapsed());
-    target.join("release/stock-eframe-app")
-}
 
 #[test]
 fn a_release_build_of_a_stock_eframe_app_clicks_and_reads() {
@@ -55,7 +18,7 @@ fn a_release_build_of_a_stock_eframe_app_clicks_and_reads() {
     if !session_tools() {
         return;
     }
-    let bin = build_release();
+    let bin = automation_testkit::stock_app::build_stock_eframe_app();
     let mut r = start(&bin.display().to_string(), Output::Null);
     // Before: the label reads 0 (a Label's text is its value, as in AccessKit).
     let before = r.ok(json!({"find_node": {"role": "Label", "value": "Clicked 0 times"}}));
@@ -100,7 +63,7 @@ fn a_stock_eframe_app_takes_typed_text() {
     if !session_tools() || !support::pyatspi() {
         return;
     }
-    let bin = build_release();
+    let bin = automation_testkit::stock_app::build_stock_eframe_app();
     let mut r = start(&bin.display().to_string(), Output::Null);
     let mut oracle = support::Oracle::start(&r);
     let field = r.ok(json!({"find_node": {"role": "TextInput", "label": "Name"}}));

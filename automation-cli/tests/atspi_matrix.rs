@@ -66,36 +66,6 @@ fn session_ready() -> Option<String> {
     ok.then_some(python)
 }
 
-/// Builds the stock eframe app (`automation-atspi/stock-eframe-app`, its own workspace) in
-/// release into `<target dir>/stock-eframe-app`, as `automation-atspi/tests/atspi_eframe.rs`
-/// does; the first build takes minutes, later ones are no-ops.
-fn build_stock_eframe_app() -> PathBuf {
-    let manifest = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../automation-atspi/stock-eframe-app/Cargo.toml"
-    );
-    let target = target_dir().join("stock-eframe-app");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "--locked",
-            "--quiet",
-            "--manifest-path",
-            manifest,
-        ])
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .expect("cargo");
-    assert!(
-        out.status.success(),
-        "building the stock eframe app failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    target.join("release/stock-eframe-app")
-}
-
 /// The ops, in the docs table's column order.
 const OPS: &[&str] = &[
     "click",
@@ -328,7 +298,7 @@ fn stock_eframe_app_release() {
     if session_ready().is_none() {
         return;
     }
-    let app = build_stock_eframe_app();
+    let app = automation_testkit::stock_app::build_stock_eframe_app();
     run("eframe", &[], Some(app));
 }
 
