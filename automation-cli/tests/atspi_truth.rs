@@ -1,6 +1,6 @@
 //! Issue 22's "Why" cases on gtk3-widget-factory, each its own test: the Python `mcp` SDK
 //! drives `automation --atspi` in a private session (`tests/python/truth_apps.py`), and pyatspi
-//! on the same bus (`tests/python/truth_oracle.py`) judges every effect.
+//! on the same bus (`tests/python/atspi_oracle.py`, the matrix's reader) judges every effect.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::process::{Command, Stdio};

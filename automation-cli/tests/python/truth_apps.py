@@ -1,7 +1,7 @@
 """Issue 22's "Why" cases on real apps, each its own scenario: the official Python `mcp` SDK
 drives `automation --atspi APP` on a private Xvfb and accessibility bus that this script sets
-up (run it inside `dbus-run-session`), and pyatspi on the same bus (truth_oracle.py, the
-system python) judges every effect — never the kit's own read.
+up (run it inside `dbus-run-session`), and pyatspi on the same bus (atspi_oracle.py, the matrix's
+reader, under the system python) judges every effect — never the kit's own read.
 
 Usage: python truth_apps.py PATH_TO_AUTOMATION SCENARIO
 Prints "ok SCENARIO" when every check passed; raises (exit 1) otherwise.
@@ -57,12 +57,22 @@ def start_session():
 
 
 def oracle(app, roles):
+    """What pyatspi (the matrix's reader, atspi_oracle.py, under the system python) reads now:
+    every object of `roles` (comma-separated pyatspi role names) in document order, each with
+    its name, states, value, text and extents; an empty `roles` only waits for the app."""
+    cmds = [{"cmd": "app", "name": app, "timeout": 40}]
+    cmds += [{"cmd": "find_all", "spec": {"role": r}} for r in roles.split(",") if r]
     out = subprocess.run(
-        ["/usr/bin/python3", os.path.join(HERE, "truth_oracle.py"), app, roles],
-        capture_output=True, text=True, timeout=60,
+        ["/usr/bin/python3", os.path.join(HERE, "atspi_oracle.py")],
+        input="".join(json.dumps(c) + "\n" for c in cmds),
+        capture_output=True, text=True, timeout=120,
     )
-    check(out.returncode == 0, f"the oracle failed: {out.stderr}")
-    return json.loads(out.stdout)
+    answers = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    answers = [a for a in answers if not a.get("ready")]  # its greeting
+    check(len(answers) == len(cmds) and all(a.get("ok") for a in answers),
+          f"the oracle failed: {answers} {out.stderr}")
+    # Handles are per process: leave them out, so two reads compare by what they say.
+    return [{k: v for k, v in o.items() if k != "h"} for a in answers[1:] for o in a["all"]]
 
 
 def code(r):
@@ -167,7 +177,7 @@ async def main(binary, scenario):
     proc = subprocess.Popen([app], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     procs.append(proc)
     try:
-        oracle(app, "frame")  # waits until the app is on the bus: --atspi attaches to what is there
+        oracle(app, "")  # waits until the app is on the bus: --atspi attaches to what is there
         params = StdioServerParameters(command=binary, args=["--atspi", app], env=dict(os.environ))
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
