@@ -61,6 +61,8 @@ pub fn read_changes(
         let fresh = read(reader, &paths, classify)?;
         // Cells of the tables just read: their objects were resolved afresh.
         let mut cells: Vec<String> = Vec::new();
+        // Taken as one batch: the focus among them is decided together.
+        let mut batch = Vec::new();
         for (path, node) in fresh {
             cells.extend(node.children.iter().filter(|c| is_key(c)).cloned());
             let Some(old) = tree.nodes.get(&path) else {
@@ -75,9 +77,10 @@ pub fn read_changes(
                     .filter(|c| !tree.nodes.contains_key(*c))
                     .cloned(),
             );
-            tree.take([(path, node)]);
+            batch.push((path, node));
             changed_any = true;
         }
+        tree.take(batch);
         cells.retain(|c| tree.nodes.contains_key(c) && !paths.contains(c));
         paths = cells;
     }

@@ -94,20 +94,20 @@ impl AppTree {
         self.forget_unreachable();
     }
 
-    /// Takes objects read now (without forgetting any). One focus: an object read now as
-    /// focused takes it from those read before — a toolkit need not say the old one lost it
-    /// (Qt does not), and its stale state would keep the focus there.
+    /// Takes objects read now, as one batch (without forgetting any). One focus: when the
+    /// batch has an object read as focused, those read before lose the state — a toolkit need
+    /// not say the old one lost it (Qt does not), and its stale state would keep the focus
+    /// there; among the batch, the deepest focused object is the focus (a sheet and its cell).
     pub fn take(&mut self, fresh: impl IntoIterator<Item = (String, RawNode)>) {
-        for (path, node) in fresh {
-            if node.states.contains(State::Focused) {
-                for (p, n) in &mut self.nodes {
-                    if *p != path {
-                        n.states.remove(State::Focused);
-                    }
+        let fresh: HashMap<String, RawNode> = fresh.into_iter().collect();
+        if fresh.values().any(|n| n.states.contains(State::Focused)) {
+            for (p, n) in &mut self.nodes {
+                if !fresh.contains_key(p) {
+                    n.states.remove(State::Focused);
                 }
             }
-            self.nodes.insert(path, node);
         }
+        self.nodes.extend(fresh);
     }
 
     /// Forgets the objects no parent reachable from the root lists any more.
