@@ -162,8 +162,15 @@ impl AtspiTarget {
     /// An app we attached to (not our child): once it has left the bus and its process is
     /// gone, that it ended — its status and output were never ours to read.
     fn attached_exit(&self) -> Option<AppExit> {
-        self.events.is_gone()?;
         let pid = i32::try_from(self.app.pid?).ok()?;
+        // Left the bus: the events say so, or — before they arrive — its name has no owner
+        // (what made a call on it fail `APP_GONE`). Then its process gets EXIT_GRACE to end.
+        let left = self.events.is_gone().is_some()
+            || !crate::process::is_alive(pid)
+            || !block_on(dbus::has_owner(&self.conn, &self.app.bus_name));
+        if !left {
+            return None;
+        }
         let deadline = std::time::Instant::now() + EXIT_GRACE;
         while crate::process::is_alive(pid) {
             if std::time::Instant::now() >= deadline {
