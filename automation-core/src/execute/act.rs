@@ -94,11 +94,12 @@ fn act_on<T: Target + ?Sized>(
     s: &mut Session<T>,
     node: &NodeTarget,
     action: Action,
+    reach: Reach,
     settle: &SettleSpec,
 ) -> OpResult {
     let resolved = s.resolve(node)?;
     if action != Action::ScrollIntoView {
-        actionable::check(s, resolved.id, Reach::Action)?;
+        actionable::check(s, resolved.id, reach)?;
     }
     let version = s.mirror.version();
     let (watch, already) = {
@@ -126,7 +127,7 @@ pub(super) fn invoke_action<T: Target + ?Sized>(
     settle: &SettleSpec,
 ) -> OpResult {
     let action = parse_action(&a.action)?;
-    act_on(s, &a.node, action, settle)
+    act_on(s, &a.node, action, Reach::Action, settle)
 }
 
 pub(super) fn simple_action<T: Target + ?Sized>(
@@ -135,7 +136,7 @@ pub(super) fn simple_action<T: Target + ?Sized>(
     action: Action,
     settle: &SettleSpec,
 ) -> OpResult {
-    act_on(s, node, action, settle)
+    act_on(s, node, action, Reach::Action, settle)
 }
 
 /// `set_value`: refuses a value the node cannot take, sends it, settles, and checks that the
@@ -226,26 +227,17 @@ fn focus_for_keys<T: Target + ?Sized>(
     let Some(node) = node else {
         return Ok(());
     };
-    let resolved = s.resolve(node)?;
-    actionable::check(s, resolved.id, Reach::Keys)?;
-    if s.mirror.node(resolved.id).is_some_and(|n| n.is_focused()) {
-        return Ok(());
-    }
-    let watch = match s.mirror.node(resolved.id) {
-        Some(n) => Watch::of(&n, Action::Focus, s.mirror.version()),
-        None => return Ok(()),
-    };
-    send(s, &resolved, Action::Focus, None)?;
-    effect::judge(s, watch, settle, json!({})).map_err(|e| {
+    act_on(s, node, Action::Focus, Reach::Keys, settle).map_err(|e| {
         if e.code == ErrorCode::NoEffect {
             OpError::new(
                 ErrorCode::NoEffect,
-                format!(
-                    "the focus did not land on node {}, so nothing was typed",
-                    resolved.id.0
-                ),
+                format!("the focus did not land on {node}, so nothing was typed"),
             )
             .with_hint("click it first (inject_pointer), or focus_node it and read the focus with snapshot_tree")
+            .with_actual_expected(
+                e.actual.map(|v| *v).unwrap_or_default(),
+                e.expected.map(|v| *v).unwrap_or_default(),
+            )
         } else {
             e
         }

@@ -50,8 +50,14 @@ pub(super) struct Watch {
 fn selects_on_click(role: Role) -> bool {
     matches!(
         role,
-        Role::Tab | Role::ListItem | Role::ListBoxOption | Role::TreeItem | Role::Row | Role::Cell
-    ) || role == Role::GridCell
+        Role::Tab
+            | Role::ListItem
+            | Role::ListBoxOption
+            | Role::TreeItem
+            | Role::Row
+            | Role::Cell
+            | Role::GridCell
+    )
 }
 
 impl Watch {
