@@ -43,11 +43,15 @@ async def serve_app(desk, oracle, binary, app, spec, extra):
     proc = desk.spawn(argv)
     found = await oracle.q(cmd="app", pid=None if spec.get("by_name") else proc.pid,
                            name=spec.get("by_name"), timeout=spec.get("timeout", 40))
-    if not found.get("ok") and proc.poll() is not None:
-        # Died before it reached the bus (seen once for a Qt example under load): say so,
-        # and start it once more — what is judged is the kit, not the app's start.
-        print(f"note: {argv[0]} exited ({proc.returncode}) before it was on the bus; starting it again",
-              flush=True)
+    if not found.get("ok"):
+        # Not on the bus, for pyatspi either, before the kit is involved: the Qt calculator,
+        # started right after LibreOffice, sometimes runs and never registers. Say so, and
+        # start it once more — what is judged is the kit, not the app's start.
+        state = "running" if proc.poll() is None else f"exited ({proc.returncode})"
+        print(f"note: {argv[0]} ({state}) was not on the bus; starting it again", flush=True)
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
+            proc.wait()
         proc = desk.spawn(argv)
         found = await oracle.q(cmd="app", pid=None if spec.get("by_name") else proc.pid,
                                name=spec.get("by_name"), timeout=spec.get("timeout", 40))
