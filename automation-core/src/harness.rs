@@ -76,6 +76,12 @@ impl Selector {
         self.author_id = Some(id.into());
         self
     }
+    /// Only nodes inside the one node `scope` picks (one level: `scope` has no `within`).
+    #[must_use]
+    pub fn within(mut self, scope: Selector) -> Self {
+        self.within = Some(Box::new(scope));
+        self
+    }
     /// Picks the n-th match (0-based).
     #[must_use]
     pub fn nth(mut self, n: usize) -> Self {
@@ -146,6 +152,17 @@ impl<T: Target> Harness<T> {
             .filter_map(|id| self.session.mirror.node(id))
             .map(|n| semantic_node(&n, &self.session.mirror.refs))
             .collect())
+    }
+
+    /// The durable selector for the node a reference names (see
+    /// [`Session::durable_selector`]): what a test should say to find it next run.
+    /// `UNSUPPORTED` says why there is none.
+    pub fn selector(&self, node: impl Into<NodeTarget>) -> Result<Selector, OpError> {
+        let id = self.session.resolve(&node.into())?.id;
+        self.session.durable_selector(id).map_err(|why| {
+            OpError::new(ErrorCode::Unsupported, format!("no durable selector: {why}"))
+                .with_hint("give the widget an accessible name or an author id (AccessKit author_id)")
+        })
     }
 
     /// Id of the single matching node.

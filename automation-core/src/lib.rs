@@ -23,7 +23,7 @@ pub use catalog::{Access, CATALOG, Cap, Op, OpSpec, ServedBy};
 pub use error::{Candidate, ErrorCode, Fault, OpError, OpResult};
 pub use execute::limits;
 pub use execute::{
-    Cancel, PointerRecord, Pointers, Resolved, Session, SettleReport, execute, execute_request,
+    Cancel, NoSelector, PointerRecord, Pointers, Resolved, Session, SettleReport, execute, execute_request,
     serve,
 };
 pub use image::Image;

@@ -127,6 +127,29 @@ pub struct Selector {
     /// Pick the n-th match (0-based, document order) when several match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nth: Option<usize>,
+    /// Only nodes inside the one node this selector picks (a named group, dialog or window):
+    /// `{"role": "Button", "label": "OK", "within": {"role": "Dialog", "label": "Save as"}}`.
+    /// One level: a `within` holds no `within` of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schemars", schemars(with = "Option<Anchor>"))]
+    pub within: Option<Box<Selector>>,
+}
+
+/// The schema of a selector's `within` (a selector without a `within` of its own): one level
+/// keeps the schema free of recursion, which some clients cannot read.
+#[cfg(feature = "schemars")]
+#[derive(schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Anchor {
+    /// Role of the node to search inside.
+    role: Option<String>,
+    /// Its exact accessible name.
+    label: Option<String>,
+    /// Its app-given id.
+    author_id: Option<String>,
+    /// The n-th match, when several match.
+    nth: Option<usize>,
 }
 
 /// A selector as written: every field under its canonical name and its alias.
@@ -149,6 +172,8 @@ struct SelectorAsWritten {
     author_id: Option<String>,
     #[serde(default)]
     nth: Option<usize>,
+    #[serde(default)]
+    within: Option<Box<Selector>>,
 }
 
 /// One field given under its name or its alias, not both.
@@ -180,6 +205,19 @@ impl<'de> Deserialize<'de> for Selector {
             value: w.value,
             author_id: w.author_id,
             nth: w.nth,
+            within: match w.within {
+                Some(scope) if scope.within.is_some() => {
+                    return Err(de::Error::custom(
+                        "a `within` holds no `within` of its own (one level); name the outer group by a unique role and label, or add `nth`",
+                    ));
+                }
+                Some(scope) if scope.is_empty() => {
+                    return Err(de::Error::custom(
+                        "`within` needs at least one of role, label, label_contains, value, author_id; e.g. {\"within\": {\"role\": \"Dialog\", \"label\": \"Save as\"}}",
+                    ));
+                }
+                other => other,
+            },
         })
     }
 }
@@ -215,6 +253,9 @@ impl fmt::Display for Selector {
         }
         if let Some(n) = self.nth {
             parts.push(format!("nth={n}"));
+        }
+        if let Some(scope) = &self.within {
+            parts.push(format!("within={scope}"));
         }
         write!(f, "{{{}}}", parts.join(", "))
     }

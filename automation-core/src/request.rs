@@ -102,12 +102,20 @@ pub struct Request {
     /// How to settle after a mutating op.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settle: Option<SettleSpec>,
+    /// Also answer a durable `selector` for the node the op names (taken before it acts), or
+    /// for `find_node`'s match; `selector_note` says why when there is none.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub with_selector: bool,
 }
 
 impl Request {
     /// A request for one op with default settle.
     pub fn new(op: Op) -> Self {
-        Self { op, settle: None }
+        Self {
+            op,
+            settle: None,
+            with_selector: false,
+        }
     }
 
     /// Parses and validates a request: strict fields, and `settle` only on ops that accept it.
@@ -147,6 +155,17 @@ impl Request {
                 )
             })?),
         };
+        let with_selector = match map.remove("with_selector") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => b,
+            Some(other) => {
+                return Err(OpError::new(
+                    ErrorCode::BadRequest,
+                    format!("with_selector must be true or false, got {other}"),
+                )
+                .with_hint(r#"e.g. "with_selector": true"#));
+            }
+        };
         if let Some(field) = map.keys().next() {
             let hint = if field == "window_id" {
                 "no op takes a window id: every window is a subtree of the app's tree; take its node from list_windows and pass it as snapshot_tree's root"
@@ -155,11 +174,15 @@ impl Request {
             };
             return Err(OpError::new(
                 ErrorCode::BadRequest,
-                format!("unknown request field `{field}`, expected `op` or `settle`"),
+                format!("unknown request field `{field}`, expected `op`, `settle` or `with_selector`"),
             )
             .with_hint(hint));
         }
-        let request = Request { op, settle };
+        let request = Request {
+            op,
+            settle,
+            with_selector,
+        };
         request.check_settle()?;
         Ok(request)
     }

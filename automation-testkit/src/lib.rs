@@ -7,6 +7,7 @@
 //! - [`docs`]: the drift check of generated docs sections.
 //! - [`require`]: a test whose real component (Xvfb, node, the Python SDK, …) is missing
 //!   fails, unless the run opted out explicitly; skips are recorded and listed at the end.
+//! - [`selectors`]: the selector generator's coverage of a whole tree.
 //! - [`stock_app`]: the stock eframe app, built in release for the AT-SPI tests.
 //! - [`xvfb`]: a private X server for a test that opens a real window, and a child guard.
 
@@ -19,5 +20,6 @@ pub mod fixture;
 pub mod laggy;
 pub mod require;
 pub mod rig;
+pub mod selectors;
 pub mod stock_app;
 pub mod xvfb;

@@ -6,6 +6,7 @@
 
 mod act;
 mod actionable;
+mod durable;
 mod effect;
 pub mod limits;
 mod outline;
@@ -26,6 +27,7 @@ use crate::settle::SettleSpec;
 use crate::target::{Host, Target};
 use time::Expect;
 
+pub use durable::NoSelector;
 pub use pointer::{PointerRecord, Pointers};
 pub use resolve::Resolved;
 pub use time::SettleReport;
@@ -193,6 +195,13 @@ pub fn serve<T: Target + ?Sized, H: Host<T> + ?Sized>(
     if request.op.spec().served_by != ServedBy::Host {
         return execute_request(session, request);
     }
+    if request.with_selector {
+        let plain = Request {
+            with_selector: false,
+            ..request.clone()
+        };
+        return durable::with_selector(session, &request.op, |s| serve(s, host, &plain));
+    }
     let settle = request.settle_or_default();
     let result = request
         .check_settle()
@@ -242,7 +251,11 @@ pub fn execute_request<T: Target + ?Sized>(session: &mut Session<T>, request: &R
     if let Err(e) = request.check_settle() {
         return Reply::Err(e);
     }
-    execute(session, &request.op, &request.settle_or_default())
+    let settle = request.settle_or_default();
+    if request.with_selector {
+        return durable::with_selector(session, &request.op, |s| execute(s, &request.op, &settle));
+    }
+    execute(session, &request.op, &settle)
 }
 
 fn dispatch<T: Target + ?Sized>(s: &mut Session<T>, op: &Op, settle: &SettleSpec) -> OpResult {

@@ -123,11 +123,16 @@ impl<T: Target + ?Sized> Session<T> {
         let Some(state) = self.mirror.state() else {
             return Ok(Vec::new());
         };
+        let scope = match &sel.within {
+            Some(within) => Some(self.scope_of(within)?),
+            None => None,
+        };
         if let Some(label) = &sel.label {
             let mut found: Vec<NodeRef> = self
                 .mirror
                 .nodes_labelled(label)
                 .iter()
+                .filter(|id| scope.is_none_or(|s| self.is_inside(**id, s)))
                 .filter_map(|id| self.mirror.node(*id))
                 .filter(|n| selector_matches(n, sel))
                 .collect();
@@ -137,13 +142,42 @@ impl<T: Target + ?Sized> Session<T> {
             }
             return Ok(without_labels_of_others(found));
         }
+        // Without a label there is no index: walk the scope's subtree (or the whole tree).
+        let start = match scope {
+            Some(id) => self.mirror.node(id),
+            None => Some(state.root()),
+        };
         let mut out = Vec::new();
-        walk(state.root(), |n| {
-            if selector_matches(n, sel) {
-                out.push(*n);
-            }
-        });
+        if let Some(start) = start {
+            walk(start, |n| {
+                if Some(n.locate().0) != scope && selector_matches(n, sel) {
+                    out.push(*n);
+                }
+            });
+        }
         Ok(without_labels_of_others(out))
+    }
+
+    /// The one node a selector's `within` picks; its failure names it as the `within`.
+    fn scope_of(&self, within: &Selector) -> Result<NodeId, OpError> {
+        self.resolve(&NodeTarget::Select(within.clone()))
+            .map(|r| r.id)
+            .map_err(|mut e| {
+                e.message = format!("the selector's `within`: {}", e.message);
+                e
+            })
+    }
+
+    /// Whether `id` is a descendant of `scope`.
+    pub(crate) fn is_inside(&self, id: NodeId, scope: NodeId) -> bool {
+        let mut cursor = self.mirror.node(id).and_then(|n| n.parent());
+        while let Some(node) = cursor {
+            if node.locate().0 == scope {
+                return true;
+            }
+            cursor = node.parent();
+        }
+        false
     }
 
     /// The node a reference names, or `NOT_FOUND` / `AMBIGUOUS` / `STALE` with candidates.

@@ -1,0 +1,225 @@
+//! The selector generator: for a node of the current tree, the shortest selector that picks
+//! exactly it and names it the way the next build will still name it — never a raw id or a
+//! reply's reference, which mean nothing in the next run.
+//!
+//! By preference: the app's `author_id`; role + accessible name; the same inside the nearest
+//! uniquely named ancestor (`within`), with `nth` only when the ancestor holds several; role +
+//! value for a field whose name is empty; role + `nth` inside a named ancestor for a node with
+//! neither. Every candidate is checked by resolving it (the same `matches` every op uses), so
+//! a selector handed out always picks that node and no other, *in this tree*. When none does,
+//! the answer is why.
+
+use accesskit::NodeId;
+use accesskit_consumer::NodeRef;
+
+use super::Session;
+use crate::node_ref::Selector;
+use crate::snapshot::{accessible_name, role_name};
+use crate::target::Target;
+
+/// Why a node has no durable selector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoSelector {
+    /// One sentence a reader can act on.
+    pub reason: String,
+}
+
+impl std::fmt::Display for NoSelector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for NoSelector {}
+
+fn no(reason: impl Into<String>) -> NoSelector {
+    NoSelector {
+        reason: reason.into(),
+    }
+}
+
+/// A text worth matching on: not empty, not only blanks.
+fn meaningful(text: Option<String>) -> Option<String> {
+    text.filter(|t| !t.trim().is_empty())
+}
+
+impl<T: Target + ?Sized> Session<T> {
+    /// The durable selector for `id` in the current tree (see the module doc), or why there
+    /// is none.
+    ///
+    /// ```
+    /// use automation_core::Session;
+    /// use automation_testkit::fixture::DemoApp;
+    ///
+    /// let mut session = Session::new(DemoApp::new());
+    /// session.sync().unwrap();
+    /// let save = session.matches(&serde_json::from_str(r#"{"label": "Save"}"#).unwrap()).unwrap()[0];
+    /// let sel = session.durable_selector(save).unwrap();
+    /// assert_eq!(sel.to_string(), r#"{role="Button", label="Save"}"#);
+    /// ```
+    pub fn durable_selector(&self, id: NodeId) -> Result<Selector, NoSelector> {
+        let node = self
+            .mirror
+            .node(id)
+            .ok_or_else(|| no("the node is not in the current tree"))?;
+        if let Some(author) = node.author_id() {
+            let sel = Selector {
+                author_id: Some(author.to_string()),
+                ..Selector::default()
+            };
+            if self.picks_only(&sel, id) {
+                return Ok(sel);
+            }
+        }
+        let name = meaningful(accessible_name(&node));
+        let value = if name.is_none() {
+            meaningful(node.value())
+        } else {
+            None
+        };
+        let positional = name.is_none() && value.is_none();
+        let base = Selector {
+            role: Some(role_name(node.role())),
+            label: name,
+            value,
+            ..Selector::default()
+        };
+        if !positional && self.picks_only(&base, id) {
+            return Ok(base);
+        }
+        if let Some(scoped) = self.within_named_ancestor(&node, &base) {
+            return Ok(scoped);
+        }
+        if positional {
+            return Err(no(format!(
+                "the {} has no name, value or author id, and no ancestor with a unique name to count it within",
+                role_name(node.role())
+            )));
+        }
+        // Several nodes share the role and name, none inside a uniquely named group: count
+        // them in document order over the whole tree.
+        let found = self.matches(&base).unwrap_or_default();
+        match found.iter().position(|f| *f == id) {
+            Some(nth) => Ok(Selector {
+                nth: Some(nth),
+                ..base
+            }),
+            None => Err(no(format!(
+                "{base} does not pick the node (a label of another node with the same text wins)"
+            ))),
+        }
+    }
+
+    /// `base` inside the nearest ancestor that has a selector of its own (author id, or role
+    /// and name, unique in the tree), with `nth` when the ancestor holds several matches.
+    fn within_named_ancestor(&self, node: &NodeRef, base: &Selector) -> Option<Selector> {
+        let id = node.locate().0;
+        let mut cursor = node.parent();
+        while let Some(ancestor) = cursor {
+            cursor = ancestor.parent();
+            let Some(anchor) = self.anchor(&ancestor) else {
+                continue;
+            };
+            let scoped = Selector {
+                within: Some(Box::new(anchor)),
+                ..base.clone()
+            };
+            let found = self.matches(&scoped).ok()?;
+            match found.iter().position(|f| *f == id) {
+                Some(0) if found.len() == 1 => return Some(scoped),
+                Some(nth) => {
+                    return Some(Selector {
+                        nth: Some(nth),
+                        ..scoped
+                    });
+                }
+                None => continue,
+            }
+        }
+        None
+    }
+
+    /// A selector for an ancestor to count inside: its author id or its role and name, when
+    /// either picks it alone.
+    fn anchor(&self, node: &NodeRef) -> Option<Selector> {
+        let id = node.locate().0;
+        if let Some(author) = node.author_id() {
+            let sel = Selector {
+                author_id: Some(author.to_string()),
+                ..Selector::default()
+            };
+            if self.picks_only(&sel, id) {
+                return Some(sel);
+            }
+        }
+        let name = meaningful(accessible_name(node))?;
+        let sel = Selector {
+            role: Some(role_name(node.role())),
+            label: Some(name),
+            ..Selector::default()
+        };
+        self.picks_only(&sel, id).then_some(sel)
+    }
+
+    fn picks_only(&self, sel: &Selector, id: NodeId) -> bool {
+        self.matches(sel).is_ok_and(|found| found == [id])
+    }
+}
+
+/// Runs an op with `with_selector`: the durable selector of the node it names, taken on the
+/// tree as it is before the op acts (the node may change or go), or of `find_node`'s match
+/// after it; added to the reply's data as `selector` (or `selector_note`, why there is none).
+/// An error reply is left as it is.
+pub(super) fn with_selector<T: Target + ?Sized>(
+    session: &mut Session<T>,
+    op: &crate::catalog::Op,
+    run: impl FnOnce(&mut Session<T>) -> crate::request::Reply,
+) -> crate::request::Reply {
+    use crate::catalog::Op;
+    use crate::node_ref::NodeTarget;
+    use crate::request::Reply;
+    use serde_json::{Value, json};
+
+    let describe = |s: &Session<T>, target: &NodeTarget| match s.resolve(target) {
+        Ok(node) => match s.durable_selector(node.id) {
+            Ok(sel) => ("selector", json!(sel)),
+            Err(why) => ("selector_note", json!(why.reason)),
+        },
+        Err(e) => ("selector_note", json!(e.message)),
+    };
+    let before = match op {
+        Op::FindNode(_) => None,
+        other => {
+            let target = other
+                .args_json()
+                .get("node")
+                .and_then(|n| serde_json::from_value::<NodeTarget>(n.clone()).ok());
+            match target {
+                Some(target) => match session.sync() {
+                    Ok(()) => Some(describe(session, &target)),
+                    Err(e) => Some(("selector_note", json!(e.message))),
+                },
+                None => Some((
+                    "selector_note",
+                    json!(format!("{} names no node", op.name())),
+                )),
+            }
+        }
+    };
+    let mut reply = run(session);
+    let Reply::Ok(Value::Object(data)) = &mut reply else {
+        return reply;
+    };
+    let (key, value) = match before {
+        Some(found) => found,
+        None => match data
+            .get("node")
+            .and_then(|n| serde_json::from_value::<NodeTarget>(n.clone()).ok())
+        {
+            Some(found) => describe(session, &found),
+            None => ("selector_note", json!("find_node matched no node")),
+        },
+    };
+    data.insert(key.into(), value);
+    reply
+}
