@@ -16,6 +16,7 @@
 //! - [`verbs`]: `op`, `tools`, `eval`, `transpile`.
 //! - [`exec`]: `exec`, any test command as one more kind of flow feeding the runner's sinks.
 //! - [`runner`]: `run` and `execute_sequence`: scripts and steps, live sinks, sharding.
+//! - [`authoring`]: `export_test` — the MCP session's log, planned and written as a test.
 //! - [`docs`]: the generated part of `docs/mcp.md`.
 //! - [`files`]: the one way a file someone else may have touched is read or written, and the
 //!   private directories; [`watchdog`]: what we start ends with us, SIGKILL included.
@@ -23,6 +24,7 @@
 pub mod app;
 #[cfg(feature = "atspi")]
 pub mod atspi_mode;
+pub mod authoring;
 pub mod backend;
 pub mod cli;
 pub mod docs;

@@ -151,8 +151,8 @@ fn reply_outcome(reply: &Reply) -> Outcome {
 /// regular one with `overwrite`; symlinks never followed); the reply says where, and how big,
 /// in place of the pixels.
 fn save_screenshot(image: &Image, path: &str, overwrite: bool) -> Result<Reply, OpError> {
-    let written = crate::tools::save::save_png(path, &image.png, overwrite).map_err(|mut e| {
-        // save_png speaks of the MCP option; here it is the flag.
+    let written = crate::tools::save::save_to(path, &image.png, overwrite).map_err(|mut e| {
+        // save_to speaks of the MCP option; here it is the flag.
         e.message = e.message.replacen("save_to: ", "--out: ", 1);
         e.hint = e.hint.map(|h| {
             h.replace("save_to", "--out")

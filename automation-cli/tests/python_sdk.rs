@@ -38,12 +38,12 @@ fn run_python(script: &str, extra: &[String]) -> Option<String> {
 
 #[test]
 fn python_mcp_sdk_lists_tools_and_drives_the_demo() {
-    // The catalog's core ops (the default caps) and the runner's execute_sequence.
+    // The catalog's core ops (the default caps), execute_sequence and export_test.
     let listed = automation_core::CATALOG
         .iter()
         .filter(|s| s.cap == automation_core::Cap::Core)
         .count()
-        + 1;
+        + 2;
     let Some(stdout) = run_python("mcp_client.py", &[listed.to_string()]) else {
         return;
     };
@@ -57,8 +57,8 @@ fn python_mcp_sdk_meets_the_why_cases_of_issue_10() {
     };
     assert_eq!(
         stdout.trim(),
-        // Every catalog op and the runner's execute_sequence.
-        format!("ok {}", automation_core::CATALOG.len() + 1),
+        // Every catalog op, execute_sequence and export_test.
+        format!("ok {}", automation_core::CATALOG.len() + 2),
         "every tool checked"
     );
 }
@@ -69,4 +69,39 @@ fn python_mcp_sdk_sees_no_ok_that_did_nothing() {
         return;
     };
     assert_eq!(stdout.trim(), "ok");
+}
+
+/// Issue 24's first proof: a 12-call exploration through the Python SDK (a miss and its
+/// corrected retry, reads, a typed name, a click, an assertion, a screenshot) exported as
+/// TypeScript, YAML and JSON; each runs green under `automation run` against a fresh start,
+/// names its nodes by durable selectors only, and leaves the failed call out.
+#[test]
+fn python_mcp_sdk_session_exports_a_test_that_runs_green() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(stdout) = run_python(
+        "authoring_session.py",
+        &[dir.path().to_string_lossy().into_owned()],
+    ) else {
+        return;
+    };
+    let out: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let reference = regex_lite::Regex::new(r#""e\d+"|"\d{4,}""#).unwrap();
+    for format in ["ts", "yaml", "json"] {
+        let e = &out["exports"][format];
+        let source = e["source"].as_str().unwrap();
+        assert_eq!(e["run_exit"], 0, "{format} run:\n{}\n{source}", e["run_output"]);
+        assert!(!reference.is_match(source), "{format} holds a reference or raw id:\n{source}");
+        // The miss (call 6, "Save file") is no step: only the closing comment may name it.
+        let steps = source.split("Left out").next().unwrap();
+        assert!(!steps.contains("Save file"), "{format} runs the failed call:\n{source}");
+        let left: Vec<u64> = e["left_out"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["call"].as_u64().unwrap())
+            .collect();
+        assert!(left.contains(&6), "{format}: {left:?}");
+        assert_eq!(e["inputs"]["name"], "Grace", "{format}: the typed name is an input");
+        assert!(source.contains("Saved") && source.contains("screenshot"), "{source}");
+    }
 }

@@ -81,9 +81,10 @@ fn every_op_is_reachable_through_caps() {
         line.len()
     );
     assert!(n <= ALL_BUDGET, "{n} tokens with --caps all");
-    // Every op of the catalog, and the runner's execute_sequence.
-    assert_eq!(listed.len(), CATALOG.len() + 1);
+    // Every op of the catalog, execute_sequence and export_test.
+    assert_eq!(listed.len(), CATALOG.len() + 2);
     assert!(listed.iter().any(|n| n == "execute_sequence"));
+    assert!(listed.iter().any(|n| n == "export_test"));
     // Each cap alone adds exactly its ops to the core set.
     for cap in Cap::ALL.iter().filter(|c| **c != Cap::Core) {
         let listed = names(&tools_list_line(&["--headless", "--caps", cap.name()]));
@@ -91,7 +92,7 @@ fn every_op_is_reachable_through_caps() {
             .iter()
             .filter(|s| s.cap == Cap::Core || s.cap == *cap)
             .count()
-            + 1;
+            + 2;
         assert_eq!(listed.len(), want, "--caps {}", cap.name());
     }
 }

@@ -71,7 +71,18 @@ pub fn tools(caps: &Caps) -> Vec<Tool> {
         .map(tool)
         .collect();
     tools.push(super::sequence::tool());
+    tools.push(export_tool());
     tools
+}
+
+/// `export_test`, from its typed arguments.
+fn export_tool() -> Tool {
+    Tool::new(
+        crate::tools::EXPORT,
+        crate::authoring::DESCRIPTION,
+        Arc::new(crate::authoring::input_schema()),
+    )
+    .with_annotations(ToolAnnotations::new().read_only(true).open_world(false))
 }
 
 /// The tool for one catalog entry. Annotations carry only what differs from the spec's
@@ -103,10 +114,13 @@ mod tests {
         let tools = tools(&Caps::all());
         assert_eq!(
             tools.len(),
-            CATALOG.len() + 1,
-            "every op and execute_sequence"
+            CATALOG.len() + 2,
+            "every op, execute_sequence and export_test"
         );
-        for t in tools.iter().filter(|t| t.name != crate::tools::SEQUENCE) {
+        for t in tools
+            .iter()
+            .filter(|t| t.name != crate::tools::SEQUENCE && t.name != crate::tools::EXPORT)
+        {
             assert_eq!(
                 t.input_schema.get("additionalProperties"),
                 Some(&json!(false)),
@@ -159,7 +173,7 @@ mod tests {
         assert!(core.len() < CATALOG.len());
         assert!(
             core.iter()
-                .filter(|t| t.name != crate::tools::SEQUENCE)
+                .filter(|t| t.name != crate::tools::SEQUENCE && t.name != crate::tools::EXPORT)
                 .all(|t| spec(&t.name).unwrap().cap == Cap::Core)
         );
         assert!(core.iter().any(|t| t.name == "snapshot_tree"));

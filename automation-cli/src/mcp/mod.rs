@@ -6,9 +6,9 @@ pub mod list;
 pub mod progress;
 pub mod sequence;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use automation_core::{ErrorCode, OpError, Reply};
+use automation_core::{ErrorCode, Op, OpError, Reply};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use rmcp::model::{
@@ -19,9 +19,10 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
+use crate::authoring::{self, SessionLog};
 use crate::backend::TargetHandle;
 use crate::tools::shape::{error_value, shape};
-use crate::tools::{self, Outcome, ParseError, Tool, UnknownTool};
+use crate::tools::{self, Call, Outcome, ParseError, Tool, UnknownTool};
 use list::Caps;
 
 /// What the server tells the model about using it (the `instructions` field).
@@ -40,6 +41,17 @@ tools/list holds the core tools; the server flag --caps (touch, toolkit, input, 
 pub struct AutomationServer {
     target: TargetHandle,
     tools: Arc<Vec<rmcp::model::Tool>>,
+    /// Every op call of the session, for `export_test`.
+    log: Arc<Mutex<SessionLog>>,
+}
+
+/// An op call on its way to the target: the parsed call (asking core for the node's durable
+/// selector whenever it names a node, for the log), the arguments as sent, and whether the
+/// caller asked for the selector itself.
+struct Recording {
+    call: Call,
+    args: rmcp::model::JsonObject,
+    asked: bool,
 }
 
 impl AutomationServer {
@@ -53,6 +65,50 @@ impl AutomationServer {
         Self {
             target,
             tools: Arc::new(list::tools(caps)),
+            log: Arc::new(Mutex::new(SessionLog::default())),
+        }
+    }
+
+    /// Parses an op call for the target and the log.
+    fn prepare(&self, name: &str, args: rmcp::model::JsonObject) -> Result<Recording, ParseError> {
+        let mut sent = args.clone();
+        sent.remove("with_selector");
+        let mut call = tools::parse(name, args)?;
+        let asked = call.request.with_selector;
+        if names_a_node(&call.request.op) {
+            call.request.with_selector = true;
+        }
+        Ok(Recording {
+            call,
+            args: sent,
+            asked,
+        })
+    }
+
+    /// Logs the call and shapes its reply for the caller (the selector only if asked).
+    fn finish(&self, rec: Recording, reply: Reply) -> Outcome {
+        let mut outcome = shape(reply, &rec.call.delivery);
+        if let Ok(mut log) = self.log.lock() {
+            log.record(&rec.call.request.op, rec.args, &outcome);
+        }
+        if !rec.asked
+            && let Outcome::Data(Value::Object(data)) = &mut outcome
+        {
+            data.remove("selector");
+            data.remove("selector_note");
+        }
+        outcome
+    }
+
+    /// `export_test`: the session so far as a test.
+    fn export(&self, args: rmcp::model::JsonObject) -> Outcome {
+        let log = match self.log.lock() {
+            Ok(log) => log,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        match authoring::export(&log, args) {
+            Ok(data) => Outcome::Data(data),
+            Err(e) => Outcome::Failed(e),
         }
     }
 
@@ -62,14 +118,28 @@ impl AutomationServer {
         name: &str,
         arguments: Option<rmcp::model::JsonObject>,
     ) -> Result<CallToolResult, McpError> {
-        let call = match tools::parse(name, arguments.unwrap_or_default()) {
+        let arguments = arguments.unwrap_or_default();
+        if tools::lookup(name) == Some(Tool::Export) {
+            return Ok(result(self.export(arguments)));
+        }
+        let rec = match self.prepare(name, arguments) {
             Ok(c) => c,
             Err(ParseError::Unknown(u)) => return Err(unknown_tool(&u)),
             Err(ParseError::Bad(e)) => return Ok(result(Outcome::Failed(e))),
         };
-        let reply = self.target.call(call.request).await;
-        Ok(result(shape(reply, &call.delivery)))
+        let reply = self.target.call(rec.call.request.clone()).await;
+        Ok(result(self.finish(rec, reply)))
     }
+}
+
+/// Whether an op names one node (a `node` argument, or `find_node`'s match): its log entry
+/// needs that node's durable selector.
+fn names_a_node(op: &Op) -> bool {
+    matches!(op, Op::FindNode(_))
+        || op
+            .args_json()
+            .get("node")
+            .is_some_and(|n| !n.is_null())
 }
 
 fn unknown_tool(u: &UnknownTool) -> McpError {
@@ -97,22 +167,26 @@ impl ServerHandler for AutomationServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let arguments = request.arguments.unwrap_or_default();
-        if tools::lookup(&request.name) == Some(Tool::Sequence) {
-            return sequence::call(self.target.clone(), arguments, context).await;
+        match tools::lookup(&request.name) {
+            Some(Tool::Sequence) => {
+                return sequence::call(self.target.clone(), arguments, context).await;
+            }
+            Some(Tool::Export) => return Ok(result(self.export(arguments)).into()),
+            _ => {}
         }
-        let call = match tools::parse(&request.name, arguments) {
+        let rec = match self.prepare(&request.name, arguments) {
             Ok(c) => c,
             Err(ParseError::Unknown(u)) => return Err(unknown_tool(&u)),
             Err(ParseError::Bad(e)) => return Ok(result(Outcome::Failed(e)).into()),
         };
-        let op = call.request.op.name();
+        let op = rec.call.request.op.name();
         tracing::debug!(op, "tools/call");
-        let pending = self.target.submit(call.request);
+        let pending = self.target.submit(rec.call.request.clone());
         let cancel = pending.cancel_flag();
         tokio::select! {
             reply = pending.reply => {
                 let reply = reply.unwrap_or_else(|_| Reply::Err(OpError::new(ErrorCode::TargetFailed, "the target thread dropped the request")));
-                Ok(result(shape(reply, &call.delivery)).into())
+                Ok(result(self.finish(rec, reply)).into())
             }
             () = context.ct.cancelled() => {
                 cancel.cancel();

@@ -1,11 +1,15 @@
-//! What a tool name names: an op of core's catalog, or `execute_sequence`, the one tool that
-//! is no op (the runner serves it).
+//! What a tool name names: an op of core's catalog, or one of the two tools that are no op:
+//! `execute_sequence` (the runner serves it) and `export_test` (the MCP server's session log).
 
 use automation_core::OpSpec;
 
 /// The tool that runs a test (steps or a script) against the session: not an op of the
 /// catalog, served by the runner.
 pub const SEQUENCE: &str = "execute_sequence";
+
+/// The tool that exports the MCP session as a test: not an op of the catalog, served by the
+/// MCP server from its session log (`crate::authoring`).
+pub const EXPORT: &str = "export_test";
 
 /// What a tool name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,12 +18,17 @@ pub enum Tool {
     Op(&'static OpSpec),
     /// `execute_sequence`: a test run against the session.
     Sequence,
+    /// `export_test`: the session so far, as a test.
+    Export,
 }
 
 /// The tool called `name`, if there is one.
 pub fn lookup(name: &str) -> Option<Tool> {
     if name == SEQUENCE {
         return Some(Tool::Sequence);
+    }
+    if name == EXPORT {
+        return Some(Tool::Export);
     }
     automation_core::catalog::spec(name).map(Tool::Op)
 }

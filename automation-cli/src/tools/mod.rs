@@ -28,7 +28,7 @@ pub mod shape;
 use automation_core::{Reply, Request};
 use serde_json::{Map, Value};
 
-pub use lookup::{SEQUENCE, Tool, UnknownTool, lookup};
+pub use lookup::{EXPORT, SEQUENCE, Tool, UnknownTool, lookup};
 pub use parse::{Call, Delivery, ParseError, ShotOptions, parse};
 pub use shape::{Image, Outcome};
 

@@ -83,12 +83,35 @@ pub fn parse(name: &str, mut args: Map<String, Value>) -> Result<Call, ParseErro
                 .with_hint("list the ops it would run as steps of this flow instead"),
             ));
         }
+        Some(Tool::Export) => {
+            return Err(ParseError::Bad(
+                OpError::new(
+                    ErrorCode::BadRequest,
+                    format!("{name} exports an MCP session as a test; it is no op a test can call"),
+                )
+                .with_hint("call it on the MCP server after the session's calls"),
+            ));
+        }
         None => return Err(ParseError::Unknown(UnknownTool(name.to_string()))),
     };
     let settle = if spec.accepts_settle {
         args.remove("settle").unwrap_or(Value::Null)
     } else {
         Value::Null
+    };
+    let with_selector = if super::schema::offers_selector(spec) {
+        match args.remove("with_selector") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => b,
+            Some(other) => {
+                return Err(ParseError::Bad(
+                    OpError::bad_argument(format!("with_selector must be true or false, got {other}"))
+                        .with_hint(r#"e.g. "with_selector": true"#),
+                ));
+            }
+        }
+    } else {
+        false
     };
     let delivery = match spec.reply {
         ReplyKind::Data => Delivery::Data,
@@ -97,7 +120,7 @@ pub fn parse(name: &str, mut args: Map<String, Value>) -> Result<Call, ParseErro
     };
     let mut op = Map::new();
     op.insert(spec.name.into(), Value::Object(args));
-    let request = Request::from_value(json!({"op": op, "settle": settle}))
+    let request = Request::from_value(json!({"op": op, "settle": settle, "with_selector": with_selector}))
         .map_err(|e| tool_hints(spec.name, e))?;
     Ok(Call { request, delivery })
 }

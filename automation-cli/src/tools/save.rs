@@ -1,4 +1,4 @@
-//! Writing a PNG where a caller asked (`save_to`, `--out`): a new file, or a regular one
+//! Writing a file where a caller asked (`save_to` of a screenshot or an exported test, `--out`): a new file, or a regular one
 //! replaced on request; never through a symlink, never blocking on a FIFO.
 
 use automation_core::{ErrorCode, OpError};
@@ -23,13 +23,13 @@ fn kind_phrase(kind: &str) -> &'static str {
     }
 }
 
-/// Writes a screenshot to `path` (relative paths land in the server's current directory) and
+/// Writes `bytes` (a screenshot, an exported test) to `path` (relative paths land in the server's current directory) and
 /// returns the absolute path written, through [`crate::files`]: a new file is created (nothing
 /// planted at the path is opened); an existing one is replaced only when `overwrite` and it is
 /// a regular file, by writing a fresh file beside it and renaming it over (a full disk leaves
 /// the old one whole). Symlinks are never followed or replaced; a FIFO, socket, device or
 /// directory is refused at once.
-pub fn save_png(path: &str, png: &[u8], overwrite: bool) -> Result<std::path::PathBuf, OpError> {
+pub fn save_to(path: &str, png: &[u8], overwrite: bool) -> Result<std::path::PathBuf, OpError> {
     use crate::files::{self, FileError, REPORT_FILE};
     let given = std::path::Path::new(path);
     let path = if given.is_absolute() {
@@ -111,43 +111,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn save_png_creates_refuses_and_overwrites() {
+    fn save_to_creates_refuses_and_overwrites() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("a.png");
         let ps = p.to_str().unwrap();
-        assert_eq!(save_png(ps, b"one", false).unwrap(), p);
+        assert_eq!(save_to(ps, b"one", false).unwrap(), p);
         assert_eq!(std::fs::read(&p).unwrap(), b"one");
-        let e = save_png(ps, b"two", false).unwrap_err();
+        let e = save_to(ps, b"two", false).unwrap_err();
         assert_eq!(e.code, ErrorCode::BadArgument);
         assert!(e.message.contains("already exists"), "{}", e.message);
         assert!(e.hint.as_deref().unwrap_or_default().contains("overwrite"));
-        save_png(ps, b"2", true).unwrap();
+        save_to(ps, b"2", true).unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"2");
     }
 
     #[cfg(unix)]
     #[test]
-    fn save_png_never_follows_a_symlink() {
+    fn save_to_never_follows_a_symlink() {
         let dir = tempfile::tempdir().unwrap();
         let victim = dir.path().join("victim");
         std::fs::write(&victim, b"precious").unwrap();
         let link = dir.path().join("link.png");
         std::os::unix::fs::symlink(&victim, &link).unwrap();
         for overwrite in [false, true] {
-            let e = save_png(link.to_str().unwrap(), b"x", overwrite).unwrap_err();
+            let e = save_to(link.to_str().unwrap(), b"x", overwrite).unwrap_err();
             assert!(e.message.contains("symbolic link"), "{}", e.message);
         }
         // A dangling link is not followed to create its target either.
         let dangling = dir.path().join("dangling.png");
         std::os::unix::fs::symlink(dir.path().join("created"), &dangling).unwrap();
-        assert!(save_png(dangling.to_str().unwrap(), b"x", false).is_err());
+        assert!(save_to(dangling.to_str().unwrap(), b"x", false).is_err());
         assert!(!dir.path().join("created").exists());
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
     }
 
     #[cfg(unix)]
     #[test]
-    fn save_png_refuses_fifos_devices_and_directories_at_once() {
+    fn save_to_refuses_fifos_devices_and_directories_at_once() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo.png");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
@@ -155,15 +155,15 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
         let start = std::time::Instant::now();
         for overwrite in [false, true] {
-            let e = save_png(fifo.to_str().unwrap(), b"x", overwrite).unwrap_err();
+            let e = save_to(fifo.to_str().unwrap(), b"x", overwrite).unwrap_err();
             assert!(e.message.contains("FIFO"), "{}", e.message);
         }
         assert!(start.elapsed() < std::time::Duration::from_secs(1));
-        let e = save_png("/dev/null", b"x", true).unwrap_err();
+        let e = save_to("/dev/null", b"x", true).unwrap_err();
         assert!(e.message.contains("device"), "{}", e.message);
-        let e = save_png(dir.path().to_str().unwrap(), b"x", true).unwrap_err();
+        let e = save_to(dir.path().to_str().unwrap(), b"x", true).unwrap_err();
         assert!(e.message.contains("directory"), "{}", e.message);
-        let e = save_png(
+        let e = save_to(
             dir.path().join("no/such/dir.png").to_str().unwrap(),
             b"x",
             false,

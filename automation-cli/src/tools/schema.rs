@@ -29,6 +29,12 @@ pub fn input_schema(spec: &OpSpec) -> Map<String, Value> {
     if spec.accepts_settle {
         props.insert("settle".into(), settle_schema(spec.name == "settle"));
     }
+    if offers_selector(spec) {
+        props.insert(
+            "with_selector".into(),
+            json!({"type": "boolean", "description": "Also return `selector`: the durable selector a test should use for this node."}),
+        );
+    }
     if spec.reply == ReplyKind::Image {
         props.insert(
             "max_dimension".into(),
@@ -54,6 +60,27 @@ pub fn input_schema(spec: &OpSpec) -> Map<String, Value> {
     }
     schema.insert("properties".into(), Value::Object(props));
     schema
+}
+
+/// Whether a tool takes `with_selector`: the read-only data tools that name one node (by a
+/// `node` argument, or as `find_node` by being a selector). Every op can be asked for it on
+/// the wire (`Request::with_selector`); the tool list offers it where a reader wants it.
+pub fn offers_selector(spec: &OpSpec) -> bool {
+    use std::collections::HashSet;
+    use std::sync::LazyLock;
+    static OFFERED: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
+        automation_core::CATALOG
+            .iter()
+            .filter(|s| s.access == automation_core::Access::ReadOnly && s.reply == ReplyKind::Data)
+            .filter(|s| {
+                Op::args_schema(s.name)
+                    .and_then(|v| v.get("properties").cloned())
+                    .is_some_and(|p| p.get("node").is_some() || p.get("author_id").is_some())
+            })
+            .map(|s| s.name)
+            .collect()
+    });
+    OFFERED.contains(spec.name)
 }
 
 /// The settle spec in full on the `settle` tool, a pointer to it everywhere else.

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::image;
 use super::parse::{Delivery, ShotOptions};
-use super::save::save_png;
+use super::save::save_to;
 
 /// What one tool call came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -124,7 +124,7 @@ fn screenshot(image: automation_core::Image, shot: &ShotOptions) -> Result<Outco
     let mut meta = image.meta();
     let png = image.png;
     if let Some(path) = &shot.save_to {
-        let written = save_png(path, &png, shot.overwrite)?;
+        let written = save_to(path, &png, shot.overwrite)?;
         meta.insert("path".into(), json!(written.display().to_string()));
         meta.insert("bytes".into(), json!(png.len()));
         return Ok(Outcome::Data(Value::Object(meta)));
