@@ -89,11 +89,21 @@ fn python_mcp_sdk_session_exports_a_test_that_runs_green() {
     for format in ["ts", "yaml", "json"] {
         let e = &out["exports"][format];
         let source = e["source"].as_str().unwrap();
-        assert_eq!(e["run_exit"], 0, "{format} run:\n{}\n{source}", e["run_output"]);
-        assert!(!reference.is_match(source), "{format} holds a reference or raw id:\n{source}");
+        assert_eq!(
+            e["run_exit"], 0,
+            "{format} run:\n{}\n{source}",
+            e["run_output"]
+        );
+        assert!(
+            !reference.is_match(source),
+            "{format} holds a reference or raw id:\n{source}"
+        );
         // The miss (call 6, "Save file") is no step: only the closing comment may name it.
         let steps = source.split("Left out").next().unwrap();
-        assert!(!steps.contains("Save file"), "{format} runs the failed call:\n{source}");
+        assert!(
+            !steps.contains("Save file"),
+            "{format} runs the failed call:\n{source}"
+        );
         let left: Vec<u64> = e["left_out"]
             .as_array()
             .unwrap()
@@ -101,7 +111,13 @@ fn python_mcp_sdk_session_exports_a_test_that_runs_green() {
             .map(|l| l["call"].as_u64().unwrap())
             .collect();
         assert!(left.contains(&6), "{format}: {left:?}");
-        assert_eq!(e["inputs"]["name"], "Grace", "{format}: the typed name is an input");
-        assert!(source.contains("Saved") && source.contains("screenshot"), "{source}");
+        assert_eq!(
+            e["inputs"]["name"], "Grace",
+            "{format}: the typed name is an input"
+        );
+        assert!(
+            source.contains("Saved") && source.contains("screenshot"),
+            "{source}"
+        );
     }
 }

@@ -160,8 +160,11 @@ impl<T: Target> Harness<T> {
     pub fn selector(&self, node: impl Into<NodeTarget>) -> Result<Selector, OpError> {
         let id = self.session.resolve(&node.into())?.id;
         self.session.durable_selector(id).map_err(|why| {
-            OpError::new(ErrorCode::Unsupported, format!("no durable selector: {why}"))
-                .with_hint("give the widget an accessible name or an author id (AccessKit author_id)")
+            OpError::new(
+                ErrorCode::Unsupported,
+                format!("no durable selector: {why}"),
+            )
+            .with_hint("give the widget an accessible name or an author id (AccessKit author_id)")
         })
     }
 

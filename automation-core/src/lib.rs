@@ -23,8 +23,8 @@ pub use catalog::{Access, CATALOG, Cap, Op, OpSpec, ServedBy};
 pub use error::{Candidate, ErrorCode, Fault, OpError, OpResult};
 pub use execute::limits;
 pub use execute::{
-    Cancel, NoSelector, PointerRecord, Pointers, Resolved, Session, SettleReport, execute, execute_request,
-    serve,
+    Cancel, NoSelector, PointerRecord, Pointers, Resolved, Session, SettleReport, execute,
+    execute_request, serve,
 };
 pub use image::Image;
 pub use input::{Key, Modifiers, NamedKey, Platform, Point, PointerButton, PointerKind};

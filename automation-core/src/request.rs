@@ -174,7 +174,9 @@ impl Request {
             };
             return Err(OpError::new(
                 ErrorCode::BadRequest,
-                format!("unknown request field `{field}`, expected `op`, `settle` or `with_selector`"),
+                format!(
+                    "unknown request field `{field}`, expected `op`, `settle` or `with_selector`"
+                ),
             )
             .with_hint(hint));
         }

@@ -1,6 +1,7 @@
 //! The selector generator and the `within` scope: every named node of the fixture gets a
 //! selector that picks exactly it, replies carry one when asked, and a bad `within` is a typed
 //! error.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use automation_core::{NodeTarget, Request, Selector, Session, execute_request};
 use automation_testkit::fixture::DemoApp;
@@ -38,14 +39,22 @@ fn a_selector_never_holds_a_reference_or_an_id() {
 #[test]
 fn within_scopes_the_search_to_one_node() {
     let s = session();
-    let row = sel(json!({"role": "ListItem", "label": "Row 1", "within": {"role": "ScrollView", "label": "Items"}}));
+    let row = sel(
+        json!({"role": "ListItem", "label": "Row 1", "within": {"role": "ScrollView", "label": "Items"}}),
+    );
     assert_eq!(s.matches(&row).unwrap().len(), 1);
-    let elsewhere = sel(json!({"role": "ListItem", "label": "Row 1", "within": {"role": "Button", "label": "Save"}}));
+    let elsewhere = sel(
+        json!({"role": "ListItem", "label": "Row 1", "within": {"role": "Button", "label": "Save"}}),
+    );
     assert!(s.matches(&elsewhere).unwrap().is_empty());
     let missing = sel(json!({"label": "Row 1", "within": {"label": "Nowhere"}}));
     let err = s.resolve(&NodeTarget::Select(missing)).unwrap_err();
     assert_eq!(err.code.as_str(), "NOT_FOUND");
-    assert!(err.message.starts_with("the selector's `within`"), "{}", err.message);
+    assert!(
+        err.message.starts_with("the selector's `within`"),
+        "{}",
+        err.message
+    );
 }
 
 #[test]
@@ -65,10 +74,17 @@ fn replies_carry_a_selector_when_asked() {
     let mut s = session();
     let found = execute_request(
         &mut s,
-        &Request::from_json(r#"{"op": {"find_node": {"label_contains": "sav"}}, "with_selector": true}"#).unwrap(),
+        &Request::from_json(
+            r#"{"op": {"find_node": {"label_contains": "sav"}}, "with_selector": true}"#,
+        )
+        .unwrap(),
     );
     let data = found.data().unwrap();
-    assert_eq!(data["selector"], json!({"role": "Button", "label": "Save"}), "{data}");
+    assert_eq!(
+        data["selector"],
+        json!({"role": "Button", "label": "Save"}),
+        "{data}"
+    );
     // An action's selector is the node as it was before the action (the click renames nothing
     // here, but the selector is taken first either way).
     let node = data["node"].clone();
@@ -76,7 +92,10 @@ fn replies_carry_a_selector_when_asked() {
         &mut s,
         &Request::from_value(json!({"op": {"invoke_action": {"node": node, "action": "click"}}, "with_selector": true})).unwrap(),
     );
-    assert_eq!(clicked.data().unwrap()["selector"], json!({"role": "Button", "label": "Save"}));
+    assert_eq!(
+        clicked.data().unwrap()["selector"],
+        json!({"role": "Button", "label": "Save"})
+    );
     // Not asked: no selector.
     let plain = execute_request(
         &mut s,

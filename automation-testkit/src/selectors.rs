@@ -65,8 +65,8 @@ pub fn coverage<T: Target + ?Sized>(session: &Session<T>) -> Coverage {
             continue;
         }
         let id = node.locate().0;
-        let name = automation_core::snapshot::accessible_name(&node)
-            .filter(|n| !n.trim().is_empty());
+        let name =
+            automation_core::snapshot::accessible_name(&node).filter(|n| !n.trim().is_empty());
         let named = name.is_some();
         if named {
             out.named += 1;
@@ -85,7 +85,9 @@ pub fn coverage<T: Target + ?Sized>(session: &Session<T>) -> Coverage {
                             out.nameless_ok += 1;
                         }
                     }
-                    Ok(r) => out.wrong.push(format!("{sel} picks node {} not {}", r.id.0, id.0)),
+                    Ok(r) => out
+                        .wrong
+                        .push(format!("{sel} picks node {} not {}", r.id.0, id.0)),
                     Err(e) => out.wrong.push(format!("{sel}: {}", e.message)),
                 }
             }

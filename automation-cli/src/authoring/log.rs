@@ -104,8 +104,7 @@ impl SessionLog {
         };
         self.bytes += size_of(&entry);
         self.entries.push_back(entry);
-        while self.entries.len() > MAX_CALLS || (self.bytes > MAX_BYTES && self.entries.len() > 1)
-        {
+        while self.entries.len() > MAX_CALLS || (self.bytes > MAX_BYTES && self.entries.len() > 1) {
             if let Some(old) = self.entries.pop_front() {
                 self.bytes = self.bytes.saturating_sub(size_of(&old));
                 self.dropped += 1;

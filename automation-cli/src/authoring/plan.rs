@@ -206,7 +206,9 @@ fn check_of(node: &Selector, read: Option<&Map<String, Value>>) -> Map<String, V
 pub fn plan<'a>(entries: impl IntoIterator<Item = &'a Entry>, range: &Range) -> Plan {
     let all: Vec<&Entry> = entries
         .into_iter()
-        .filter(|e| range.from.is_none_or(|f| e.index >= f) && range.to.is_none_or(|t| e.index <= t))
+        .filter(|e| {
+            range.from.is_none_or(|f| e.index >= f) && range.to.is_none_or(|t| e.index <= t)
+        })
         .collect();
     let mut out = Plan {
         inputs: Vec::new(),
@@ -224,8 +226,10 @@ pub fn plan<'a>(entries: impl IntoIterator<Item = &'a Entry>, range: &Range) -> 
         };
         if let Recorded::Failed { code, message } = &entry.result {
             let short: String = message.chars().take(120).collect();
-            out.left_out
-                .push(leave(format!("failed with {code}: {}", short.replace('\n', " "))));
+            out.left_out.push(leave(format!(
+                "failed with {code}: {}",
+                short.replace('\n', " ")
+            )));
             continue;
         }
         let node = match durable_node(entry) {
@@ -260,13 +264,13 @@ pub fn plan<'a>(entries: impl IntoIterator<Item = &'a Entry>, range: &Range) -> 
                     _ => used,
                 };
                 if range.no_expect.contains(&entry.index) {
-                    out.left_out.push(leave("no_expect: not turned into a check".into()));
+                    out.left_out
+                        .push(leave("no_expect: not turned into a check".into()));
                     continue;
                 }
                 let Some(sel) = node.as_ref().filter(|_| is_check) else {
                     out.left_out.push(leave(
-                        "exploration: a read no action depended on and no effect it checked"
-                            .into(),
+                        "exploration: a read no action depended on and no effect it checked".into(),
                     ));
                     continue;
                 };

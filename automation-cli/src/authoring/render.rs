@@ -48,9 +48,7 @@ pub fn render(plan: &Plan, format: Format, origin: &Origin) -> String {
     match format {
         Format::Ts => typescript(plan, origin),
         Format::Yaml => yaml(plan, origin),
-        Format::Json => {
-            serde_json::to_string_pretty(&steps_value(plan)).unwrap_or_default() + "\n"
-        }
+        Format::Json => serde_json::to_string_pretty(&steps_value(plan)).unwrap_or_default() + "\n",
     }
 }
 
@@ -121,7 +119,11 @@ fn step_id(name: &str, n: usize) -> String {
         .filter(|p| !p.is_empty())
         .collect::<Vec<_>>()
         .join("-");
-    if n == 0 { slug } else { format!("{slug}-{}", n + 1) }
+    if n == 0 {
+        slug
+    } else {
+        format!("{slug}-{}", n + 1)
+    }
 }
 
 fn steps_value(plan: &Plan) -> Value {

@@ -135,11 +135,7 @@ impl AutomationServer {
 /// Whether an op names one node (a `node` argument, or `find_node`'s match): its log entry
 /// needs that node's durable selector.
 fn names_a_node(op: &Op) -> bool {
-    matches!(op, Op::FindNode(_))
-        || op
-            .args_json()
-            .get("node")
-            .is_some_and(|n| !n.is_null())
+    matches!(op, Op::FindNode(_)) || op.args_json().get("node").is_some_and(|n| !n.is_null())
 }
 
 fn unknown_tool(u: &UnknownTool) -> McpError {

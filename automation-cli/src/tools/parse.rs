@@ -105,8 +105,10 @@ pub fn parse(name: &str, mut args: Map<String, Value>) -> Result<Call, ParseErro
             Some(Value::Bool(b)) => b,
             Some(other) => {
                 return Err(ParseError::Bad(
-                    OpError::bad_argument(format!("with_selector must be true or false, got {other}"))
-                        .with_hint(r#"e.g. "with_selector": true"#),
+                    OpError::bad_argument(format!(
+                        "with_selector must be true or false, got {other}"
+                    ))
+                    .with_hint(r#"e.g. "with_selector": true"#),
                 ));
             }
         }
@@ -120,8 +122,9 @@ pub fn parse(name: &str, mut args: Map<String, Value>) -> Result<Call, ParseErro
     };
     let mut op = Map::new();
     op.insert(spec.name.into(), Value::Object(args));
-    let request = Request::from_value(json!({"op": op, "settle": settle, "with_selector": with_selector}))
-        .map_err(|e| tool_hints(spec.name, e))?;
+    let request =
+        Request::from_value(json!({"op": op, "settle": settle, "with_selector": with_selector}))
+            .map_err(|e| tool_hints(spec.name, e))?;
     Ok(Call { request, delivery })
 }
 
