@@ -314,6 +314,8 @@ pub fn plan<'a>(entries: impl IntoIterator<Item = &'a Entry>, range: &Range) -> 
             },
             _ => None,
         };
+        // Clearing a field is no input: only a text someone might type otherwise is.
+        let typed = typed.filter(|(_, text)| !text.is_empty());
         let input = typed.map(|(field, default)| {
             let name = match out.inputs.iter().find(|(_, d)| *d == default) {
                 Some((k, _)) => k.clone(),
@@ -362,11 +364,27 @@ fn group(calls: Vec<(Planned, Option<Selector>, String)>) -> Vec<Group> {
         acted: bool,
         closed: bool,
     }
+    // The widget of each call's next action, for a check that is the precondition of it.
+    let mut next_action: Vec<Option<Option<Selector>>> = vec![None; calls.len()];
+    let mut upcoming = None;
+    for (i, (call, widget, _)) in calls.iter().enumerate().rev() {
+        next_action[i] = upcoming.clone();
+        if !call.check {
+            upcoming = Some(widget.clone());
+        }
+    }
     let mut groups: Vec<Open> = Vec::new();
-    for (call, widget, name) in calls {
+    for (i, (call, widget, name)) in calls.into_iter().enumerate() {
         let check = call.check;
+        // A check of the widget the next action works on, in a step about another widget,
+        // opens that action's step (read the field, then type into it).
+        let precondition = check
+            && widget.is_some()
+            && next_action[i].as_ref() == Some(&widget)
+            && groups.last().is_some_and(|open| open.widget != widget);
         if let Some(open) = groups.last_mut()
             && !open.closed
+            && !precondition
             && (check || open.widget == widget)
         {
             if !check && !open.acted {

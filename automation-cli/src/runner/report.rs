@@ -140,6 +140,34 @@ pub fn runner_error(code: &str, message: impl Into<String>, hint: &str) -> Value
     serde_json::json!({"code": code, "message": message.into(), "hint": hint})
 }
 
+/// An op error's candidates as one line a person reads in a run's output: the nodes by role,
+/// name and value (their references mean nothing once the run is over), then the hint.
+pub fn candidates_line(error: &Value) -> Option<String> {
+    let candidates = error.get("candidates")?.as_array()?;
+    if candidates.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = candidates
+        .iter()
+        .map(|c| {
+            let role = c.get("role").and_then(Value::as_str).unwrap_or("node");
+            let mut text = role.to_string();
+            if let Some(l) = c.get("label").and_then(Value::as_str) {
+                text.push_str(&format!(" {l:?}"));
+            }
+            if let Some(v) = c.get("value").and_then(Value::as_str) {
+                text.push_str(&format!(" = {v:?}"));
+            }
+            text
+        })
+        .collect();
+    let mut line = format!("candidates: {}", named.join(", "));
+    if let Some(hint) = error.get("hint").and_then(Value::as_str) {
+        line.push_str(&format!("; hint: {hint}"));
+    }
+    Some(line)
+}
+
 /// Where an error happened in the submitted script, from its `location` (and `error_line`):
 /// `save.ts:8:3: await expect(field).toHaveValue('Bob');`, or `None` when it has none.
 pub fn where_line(error: &Value) -> Option<String> {

@@ -436,6 +436,9 @@ fn run_one(
             if let Some(at) = super::report::where_line(e) {
                 text.push_str(&format!("\n  at {at}"));
             }
+            if let Some(candidates) = super::report::candidates_line(e) {
+                text.push_str(&format!("\n  {candidates}"));
+            }
         }
         say(&text);
     }

@@ -5,7 +5,7 @@
 //! By preference: the app's `author_id`; role + accessible name; the same inside the nearest
 //! uniquely named ancestor (`within`), with `nth` only when the ancestor holds several; role +
 //! value for a field whose name is empty; role + `nth` inside a named ancestor for a node with
-//! neither. Every candidate is checked by resolving it (the same `matches` every op uses), so
+//! neither, or over the whole tree for one a person can act on (a nameless container gets none). Every candidate is checked by resolving it (the same `matches` every op uses), so
 //! a selector handed out always picks that node and no other, *in this tree*. When none does,
 //! the answer is why.
 
@@ -14,7 +14,7 @@ use accesskit_consumer::NodeRef;
 
 use super::Session;
 use crate::node_ref::Selector;
-use crate::snapshot::{accessible_name, role_name};
+use crate::snapshot::{ACTIONS, accessible_name, role_name};
 use crate::target::Target;
 
 /// Why a node has no durable selector.
@@ -87,18 +87,21 @@ impl<T: Target + ?Sized> Session<T> {
         if !positional && self.picks_only(&base, id) {
             return Ok(base);
         }
-        if let Some(scoped) = self.within_named_ancestor(&node, &base) {
+        let found = self.matches(&base).unwrap_or_default();
+        if let Some(scoped) = self.within_named_ancestor(&node, &base, found.len()) {
             return Ok(scoped);
         }
-        if positional {
+        // A nameless node a person can act on is still worth a test's step: count it among
+        // its role in document order. One they cannot act on (a container) is not.
+        let acts = ACTIONS.iter().any(|(a, _)| node.data().supports_action(*a));
+        if positional && !acts {
             return Err(no(format!(
-                "the {} has no name, value or author id, and no ancestor with a unique name to count it within",
+                "a {} with no name, value, author id or action, and no uniquely named ancestor to count it within",
                 role_name(node.role())
             )));
         }
-        // Several nodes share the role and name, none inside a uniquely named group: count
+        // Several nodes share the role (and name), none inside a uniquely named group: count
         // them in document order over the whole tree.
-        let found = self.matches(&base).unwrap_or_default();
         match found.iter().position(|f| *f == id) {
             Some(nth) => Ok(Selector {
                 nth: Some(nth),
@@ -111,8 +114,15 @@ impl<T: Target + ?Sized> Session<T> {
     }
 
     /// `base` inside the nearest ancestor that has a selector of its own (author id, or role
-    /// and name, unique in the tree), with `nth` when the ancestor holds several matches.
-    fn within_named_ancestor(&self, node: &NodeRef, base: &Selector) -> Option<Selector> {
+    /// and name, unique in the tree), with `nth` when the ancestor holds several matches. An
+    /// ancestor that holds all `everywhere` matches narrows nothing (the app's root, say), and
+    /// no ancestor above it can: then there is none.
+    fn within_named_ancestor(
+        &self,
+        node: &NodeRef,
+        base: &Selector,
+        everywhere: usize,
+    ) -> Option<Selector> {
         let id = node.locate().0;
         let mut cursor = node.parent();
         while let Some(ancestor) = cursor {
@@ -125,6 +135,9 @@ impl<T: Target + ?Sized> Session<T> {
                 ..base.clone()
             };
             let found = self.matches(&scoped).ok()?;
+            if found.len() >= everywhere {
+                return None;
+            }
             match found.iter().position(|f| *f == id) {
                 Some(0) if found.len() == 1 => return Some(scoped),
                 Some(nth) => {

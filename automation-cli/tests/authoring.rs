@@ -1,0 +1,137 @@
+//! Issue 24 on real GTK3 apps: an agent's session through the Python `mcp` SDK on
+//! `--launch … --virtual-display` is exported with `export_test` and run by `automation run`
+//! against a fresh launch (`tests/python/authoring_apps.py`). On gtk3-widget-factory both
+//! exports pass; on a small GTK3 order form the export passes against the form as shipped and
+//! fails against a build with the check box renamed — `NOT_FOUND`, the renamed box among the
+//! candidates, at the exported file's line.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::{Command, Stdio};
+
+use automation_testkit::require::require;
+use serde_json::Value;
+
+/// One app session at a time: they are heavy, and the machine has two cores.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn on_path(bin: &str) -> bool {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .any(|d| d.join(bin).is_file())
+}
+
+fn run(scenario: &str) -> Option<Value> {
+    let _serial = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
+    let gtk = Command::new("/usr/bin/python3")
+        .args([
+            "-c",
+            "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk",
+        ])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !require(
+        "python-mcp",
+        !python.is_empty(),
+        "AUTOMATION_PYTHON is not set (scripts/test sets up a venv with `mcp`)",
+    ) || !require(
+        "dbus",
+        automation_atspi::display::missing_tools().is_empty(),
+        "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core)",
+    ) || !require(
+        "atspi-apps",
+        on_path("gtk3-widget-factory") && gtk,
+        "gtk3-widget-factory or PyGObject's GTK 3 is missing (Debian: gtk-3-examples python3-gi gir1.2-gtk-3.0)",
+    ) {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/authoring_apps.py"
+    );
+    let out = Command::new(&python)
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_automation"))
+        .arg(dir.path())
+        .arg(scenario)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{scenario} failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    Some(serde_json::from_str(stdout.trim()).unwrap())
+}
+
+fn assert_durable(format: &str, source: &str) {
+    let reference = regex_lite::Regex::new(r#""e\d+"|"\d{4,}"|: e\d+\b"#).unwrap();
+    assert!(
+        !reference.is_match(source),
+        "{format} holds a reference or raw id:\n{source}"
+    );
+}
+
+#[test]
+fn a_widget_factory_session_exports_tests_that_pass_on_a_fresh_launch() {
+    let Some(out) = run("widget-factory") else {
+        return;
+    };
+    for format in ["ts", "yaml"] {
+        let e = &out[format];
+        let source = e["source"].as_str().unwrap();
+        assert_durable(format, source);
+        assert_eq!(
+            e["fresh"]["exit"], 0,
+            "{format} against a fresh launch:\n{}\n{source}",
+            e["fresh"]["output"]
+        );
+        for part in ["checkbutton", "Slider", "hello", "toggled"] {
+            assert!(source.contains(part), "{format} lacks {part}:\n{source}");
+        }
+    }
+}
+
+#[test]
+fn an_exported_test_catches_a_renamed_label_at_its_line() {
+    let Some(out) = run("order-form") else {
+        return;
+    };
+    let ts = &out["ts"];
+    let source = ts["source"].as_str().unwrap();
+    assert_durable("ts", source);
+    assert_eq!(
+        ts["fresh"]["exit"], 0,
+        "{}\n{source}",
+        ts["fresh"]["output"]
+    );
+    assert_eq!(
+        out["yaml"]["fresh"]["exit"], 0,
+        "{}",
+        out["yaml"]["fresh"]["output"]
+    );
+    let renamed = &ts["renamed"];
+    let output = renamed["output"].as_str().unwrap();
+    assert_eq!(renamed["exit"], 1, "{output}");
+    // The first line that names the box is where the run must stop.
+    let line = source
+        .lines()
+        .position(|l| l.contains(r#""label":"Gift wrap""#))
+        .unwrap()
+        + 1;
+    let path = ts["path"].as_str().unwrap();
+    assert!(output.contains("NOT_FOUND"), "{output}");
+    assert!(
+        output.contains(&format!("at {path}:{line}:")),
+        "line {line}:\n{output}"
+    );
+    assert!(
+        output.contains(r#"candidates: CheckBox "Gift wrapping""#),
+        "{output}"
+    );
+}
