@@ -58,22 +58,26 @@ pub fn coverage<T: Target + ?Sized>(session: &Session<T>) -> Coverage {
     let Some(state) = session.mirror.state() else {
         return out;
     };
+    let mut nodes = Vec::new();
     let mut stack = vec![state.root()];
     while let Some(node) = stack.pop() {
         stack.extend(node.children());
         if node.role() == Role::TextRun {
             continue;
         }
-        let id = node.locate().0;
         let name =
             automation_core::snapshot::accessible_name(&node).filter(|n| !n.trim().is_empty());
+        nodes.push((node.locate().0, node.role(), name));
+    }
+    let made = session.durable_selectors(nodes.iter().map(|(id, _, _)| *id));
+    for ((id, role, name), made) in nodes.into_iter().zip(made) {
         let named = name.is_some();
         if named {
             out.named += 1;
         } else {
             out.nameless += 1;
         }
-        match session.durable_selector(id) {
+        match made {
             Ok(sel) => {
                 out.generated += 1;
                 out.total_len += serde_json::to_string(&sel).map_or(0, |s| s.len());
@@ -91,14 +95,12 @@ pub fn coverage<T: Target + ?Sized>(session: &Session<T>) -> Coverage {
                     Err(e) => out.wrong.push(format!("{sel}: {}", e.message)),
                 }
             }
-            Err(why) if named => out.named_failures.push(format!(
-                "{:?} {:?}: {why}",
-                node.role(),
-                name.unwrap_or_default()
-            )),
+            Err(why) if named => out
+                .named_failures
+                .push(format!("{role:?} {:?}: {why}", name.unwrap_or_default())),
             Err(why) => {
-                // The reason names the role first ("the GenericContainer has no name…"): count
-                // by the sentence with the role, so the table says which roles lack names.
+                // The reason names the role ("a GenericContainer with no name…"): the table
+                // says which roles go without.
                 *out.reasons.entry(why.reason).or_default() += 1;
             }
         }

@@ -10,6 +10,9 @@
 //!   `kittest/state_new` and `kittest/state_update_5_changed` are the bare accesskit_consumer
 //!   build and update, the floor under the two `mirror/*` numbers).
 //!
+//! - `selectors/durable_all_10000`: `Session::durable_selectors` for every node of a variant
+//!   whose buttons are named alike (`Button 0` … `Button 9` in every list).
+//!
 //! Run: `cargo bench -p automation-benches --bench core_tree -- --warm-up-time 1 --measurement-time 3`
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -43,7 +46,9 @@ fn rect(x: f64, y: f64, w: f64, h: f64) -> Rect {
     }
 }
 
-/// Builds the tree; `variant` 1 relabels `CHANGED` leaves spread over the tree.
+/// Builds the tree; `variant` 1 relabels `CHANGED` leaves spread over the tree; variant 2
+/// names the buttons `Button 0` … `Button 9` over and over (as real apps repeat OK and
+/// Cancel), for the selector generator.
 /// Returns the update and the label of the last node in document order.
 fn build_tree(variant: u32) -> (TreeUpdate, String) {
     let root = NodeId(1);
@@ -82,7 +87,9 @@ fn build_tree(variant: u32) -> (TreeUpdate, String) {
         next_id += 1;
         let changed = variant == 1 && i % (leaves / CHANGED) == 7;
         let suffix = if changed { " (changed)" } else { "" };
-        let (role, label) = if i % 2 == 0 {
+        let (role, label) = if i % 2 == 0 && variant == 2 {
+            (Role::Button, format!("Button {}", i % 10))
+        } else if i % 2 == 0 {
             (Role::Button, format!("Button {i}{suffix}"))
         } else {
             (Role::Label, format!("Text {i}{suffix}"))
@@ -298,6 +305,28 @@ fn core_tree(c: &mut Criterion) {
     });
     g.bench_function("find_node_last_label", |b| {
         b.iter(|| black_box(execute(&mut session, black_box(&find), &settle)))
+    });
+    g.finish();
+
+    // The selector generator over the whole tree, buttons named alike: each gets the
+    // shortest selector that picks it alone (inside its uniquely named list), checked.
+    let (alike, _) = build_tree(2);
+    let ids: Vec<NodeId> = alike.nodes.iter().map(|(id, _)| *id).collect();
+    let mut named_alike = Session::new(StaticTarget {
+        pending: Some(alike),
+    });
+    named_alike.sync().unwrap();
+    let made = named_alike.durable_selectors(ids.iter().copied());
+    let ok = made.iter().filter(|m| m.is_ok()).count();
+    assert_eq!(ok, NODES, "every node is named");
+    let scoped = made
+        .iter()
+        .filter(|m| m.as_ref().is_ok_and(|s| s.within.is_some()))
+        .count();
+    assert!(scoped > 1000, "{scoped} selectors use `within`");
+    let mut g = c.benchmark_group("selectors");
+    g.bench_function("durable_all_10000", |b| {
+        b.iter(|| black_box(named_alike.durable_selectors(ids.iter().copied())))
     });
     g.finish();
 

@@ -9,13 +9,30 @@
 //! a selector handed out always picks that node and no other, *in this tree*. When none does,
 //! the answer is why.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use accesskit::NodeId;
 use accesskit_consumer::NodeRef;
 
 use super::Session;
 use crate::node_ref::Selector;
-use crate::snapshot::{ACTIONS, accessible_name, role_name};
+use crate::snapshot::{accessible_name, role_name};
 use crate::target::Target;
+
+/// The actions that make a node a widget a person operates (scrolling it into view or
+/// focusing it, which toolkits offer on nearly every node, do not).
+const OPERATED_BY: &[accesskit::Action] = &[
+    accesskit::Action::Click,
+    accesskit::Action::SetValue,
+    accesskit::Action::Expand,
+    accesskit::Action::Collapse,
+    accesskit::Action::Increment,
+    accesskit::Action::Decrement,
+    accesskit::Action::ReplaceSelectedText,
+    accesskit::Action::ShowContextMenu,
+];
 
 /// Why a node has no durable selector.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,7 +75,39 @@ impl<T: Target + ?Sized> Session<T> {
     /// assert_eq!(sel.to_string(), r#"{role="Button", label="Save"}"#);
     /// ```
     pub fn durable_selector(&self, id: NodeId) -> Result<Selector, NoSelector> {
+        Generator::new(self).selector(id)
+    }
+
+    /// [`Self::durable_selector`] for many nodes of one tree at once (a whole tree, a
+    /// session's log): what one node's search learns about the tree, the next one reuses.
+    pub fn durable_selectors(
+        &self,
+        ids: impl IntoIterator<Item = NodeId>,
+    ) -> Vec<Result<Selector, NoSelector>> {
+        let generator = Generator::new(self);
+        ids.into_iter().map(|id| generator.selector(id)).collect()
+    }
+}
+
+/// One run of the generator over one tree, remembering the searches it made.
+struct Generator<'s, T: ?Sized> {
+    session: &'s Session<T>,
+    memo: RefCell<HashMap<String, Rc<Vec<NodeId>>>>,
+    anchors: RefCell<HashMap<NodeId, Option<Selector>>>,
+}
+
+impl<'s, T: Target + ?Sized> Generator<'s, T> {
+    fn new(session: &'s Session<T>) -> Self {
+        Self {
+            session,
+            memo: RefCell::default(),
+            anchors: RefCell::default(),
+        }
+    }
+
+    fn selector(&self, id: NodeId) -> Result<Selector, NoSelector> {
         let node = self
+            .session
             .mirror
             .node(id)
             .ok_or_else(|| no("the node is not in the current tree"))?;
@@ -87,16 +136,20 @@ impl<T: Target + ?Sized> Session<T> {
         if !positional && self.picks_only(&base, id) {
             return Ok(base);
         }
-        let found = self.matches(&base).unwrap_or_default();
+        let found = self.matches(&base);
+        // The only node of its role (the app's one window) needs nothing more.
+        if positional && found.as_slice() == [id] {
+            return Ok(base);
+        }
         if let Some(scoped) = self.within_named_ancestor(&node, &base, found.len()) {
             return Ok(scoped);
         }
-        // A nameless node a person can act on is still worth a test's step: count it among
-        // its role in document order. One they cannot act on (a container) is not.
-        let acts = ACTIONS.iter().any(|(a, _)| node.data().supports_action(*a));
+        // A nameless node a person operates is still worth a test's step: count it among its
+        // role in document order. One they do not (a container) is not.
+        let acts = OPERATED_BY.iter().any(|a| node.data().supports_action(*a));
         if positional && !acts {
             return Err(no(format!(
-                "a {} with no name, value, author id or action, and no uniquely named ancestor to count it within",
+                "a {} with no name, value, author id or action a person performs, and no uniquely named ancestor to count it within",
                 role_name(node.role())
             )));
         }
@@ -134,7 +187,7 @@ impl<T: Target + ?Sized> Session<T> {
                 within: Some(Box::new(anchor)),
                 ..base.clone()
             };
-            let found = self.matches(&scoped).ok()?;
+            let found = self.matches(&scoped);
             if found.len() >= everywhere {
                 return None;
             }
@@ -156,6 +209,15 @@ impl<T: Target + ?Sized> Session<T> {
     /// either picks it alone.
     fn anchor(&self, node: &NodeRef) -> Option<Selector> {
         let id = node.locate().0;
+        if let Some(known) = self.anchors.borrow().get(&id) {
+            return known.clone();
+        }
+        let anchor = self.anchor_uncached(node, id);
+        self.anchors.borrow_mut().insert(id, anchor.clone());
+        anchor
+    }
+
+    fn anchor_uncached(&self, node: &NodeRef, id: NodeId) -> Option<Selector> {
         if let Some(author) = node.author_id() {
             let sel = Selector {
                 author_id: Some(author.to_string()),
@@ -175,7 +237,20 @@ impl<T: Target + ?Sized> Session<T> {
     }
 
     fn picks_only(&self, sel: &Selector, id: NodeId) -> bool {
-        self.matches(sel).is_ok_and(|found| found == [id])
+        self.matches(sel).as_slice() == [id]
+    }
+
+    /// `Session::matches`, remembered: a tree's nodes share roles, names and ancestors, and
+    /// the tree does not change while the generator runs. An error (an unknown role cannot
+    /// happen here) counts as no match.
+    fn matches(&self, sel: &Selector) -> Rc<Vec<NodeId>> {
+        let key = sel.to_string();
+        if let Some(found) = self.memo.borrow().get(&key) {
+            return found.clone();
+        }
+        let found = Rc::new(self.session.matches(sel).unwrap_or_default());
+        self.memo.borrow_mut().insert(key, found.clone());
+        found
     }
 }
 

@@ -128,9 +128,15 @@ impl<T: Target + ?Sized> Session<T> {
             None => None,
         };
         if let Some(label) = &sel.label {
-            let mut found: Vec<NodeRef> = self
-                .mirror
-                .nodes_labelled(label)
+            let hits = self.mirror.nodes_labelled(label);
+            // A scope is usually small (a dialog, a group): walking it beats filtering every
+            // node of the tree with that name, up to a budget; past it, filter.
+            if let Some(scope) = scope
+                && let Some(found) = self.walk_scope(scope, sel, 8 * hits.len() + 64)
+            {
+                return Ok(without_labels_of_others(found));
+            }
+            let mut found: Vec<NodeRef> = hits
                 .iter()
                 .filter(|id| scope.is_none_or(|s| self.is_inside(**id, s)))
                 .filter_map(|id| self.mirror.node(*id))
@@ -166,6 +172,29 @@ impl<T: Target + ?Sized> Session<T> {
                 e.message = format!("the selector's `within`: {}", e.message);
                 e
             })
+    }
+
+    /// The nodes below `scope` that match `sel`, in document order, or `None` when the
+    /// subtree holds more than `budget` nodes.
+    fn walk_scope(&self, scope: NodeId, sel: &Selector, budget: usize) -> Option<Vec<NodeRef<'_>>> {
+        let start = self.mirror.node(scope)?;
+        let mut out = Vec::new();
+        let mut stack: Vec<NodeRef> = start.children().collect();
+        stack.reverse();
+        let mut seen = 0usize;
+        while let Some(node) = stack.pop() {
+            seen += 1;
+            if seen > budget {
+                return None;
+            }
+            if selector_matches(&node, sel) {
+                out.push(node);
+            }
+            let mark = stack.len();
+            stack.extend(node.children());
+            stack[mark..].reverse();
+        }
+        Some(out)
     }
 
     /// Whether `id` is a descendant of `scope`.
@@ -392,7 +421,16 @@ mod roles {
 
     /// `Ok` when `wanted` names a role (case-insensitive); else `BAD_ARGUMENT` with the
     /// closest names.
+    /// The names as spelled, for the common case (a generated selector, a copied one).
+    fn exact() -> &'static std::collections::HashSet<&'static str> {
+        static SET: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
+        SET.get_or_init(|| all().iter().map(String::as_str).collect())
+    }
+
     pub(super) fn check(wanted: &str) -> Result<(), OpError> {
+        if exact().contains(wanted) {
+            return Ok(());
+        }
         let names = all();
         if names.iter().any(|n| n.eq_ignore_ascii_case(wanted.trim())) {
             return Ok(());
