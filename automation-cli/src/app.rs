@@ -77,6 +77,19 @@ where
             emit(&verbs::eval(&expr, vars.as_deref(), strict))
         }
         Some(Verb::Transpile { file, detect }) => emit(&verbs::transpile(&file, detect)),
+        Some(Verb::Export {
+            records,
+            format,
+            name,
+            out,
+            overwrite,
+        }) => emit(&verbs::export(
+            &records,
+            &format,
+            &name,
+            out.as_deref(),
+            overwrite,
+        )),
         Some(Verb::Exec { junit, command }) => crate::exec::run(&command, junit.as_deref()),
         Some(Verb::Run {
             target,

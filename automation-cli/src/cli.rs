@@ -311,6 +311,25 @@ pub enum Verb {
         #[arg(long)]
         strict: bool,
     },
+    /// Write a run's records (`run --records`, `execute_sequence`) as a test: steps become a
+    /// TypeScript script, a script's calls become steps; nodes by durable selectors.
+    Export {
+        /// The directory of one run's records (as `automation run` prints it).
+        #[arg(long, value_name = "DIR")]
+        records: PathBuf,
+        /// ts (a TypeScript script through the JS client), yaml or json (steps).
+        #[arg(long, value_name = "FORMAT", default_value = "ts", value_parser = ["ts", "yaml", "json"])]
+        format: String,
+        /// The test's name (its header).
+        #[arg(long, default_value = "exported run")]
+        name: String,
+        /// Write the test to this new file instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<String>,
+        /// With --out: replace an existing regular file.
+        #[arg(long, requires = "out")]
+        overwrite: bool,
+    },
     /// Transpile a TypeScript script to JavaScript (or, with --detect, say which it is).
     Transpile {
         /// The script.

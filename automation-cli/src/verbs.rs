@@ -231,6 +231,52 @@ pub fn eval(expr: &str, vars: Option<&str>, strict: bool) -> Outcome {
     }
 }
 
+/// `automation export --records DIR`: the run's calls as a test, on stdout or in `out`; what
+/// was left out on stderr.
+pub fn export(
+    records: &Path,
+    format: &str,
+    name: &str,
+    out: Option<&str>,
+    overwrite: bool,
+) -> Outcome {
+    use crate::authoring::{self, Format, Range};
+    let format = match format {
+        "yaml" => Format::Yaml,
+        "json" => Format::Json,
+        _ => Format::Ts,
+    };
+    let log = match authoring::records::log_from_records(records) {
+        Ok(log) => log,
+        Err(e) => return Outcome::error(1, format!("error: {e}")),
+    };
+    let source = format!("the records in {}", records.display());
+    let (plan, text) = authoring::write(&log, &Range::default(), format, name, &source);
+    let left: Vec<String> = plan
+        .left_out
+        .iter()
+        .map(|l| format!("left out: call {} {}: {}", l.index, l.tool, l.why))
+        .collect();
+    match out {
+        None => Outcome {
+            stdout: text.trim_end().to_string(),
+            stderr: left.join("\n"),
+            code: 0,
+        },
+        Some(path) => match crate::tools::save::save_to(path, text.as_bytes(), overwrite) {
+            Ok(written) => Outcome {
+                stdout: written.display().to_string(),
+                stderr: left.join("\n"),
+                code: 0,
+            },
+            Err(e) => Outcome::error(
+                1,
+                format!("error: {}", e.message.replacen("save_to", "--out", 1)),
+            ),
+        },
+    }
+}
+
 /// `automation transpile`.
 pub fn transpile(file: &Path, detect: bool) -> Outcome {
     let source = match std::fs::read_to_string(file) {

@@ -135,3 +135,89 @@ fn an_exported_test_catches_a_renamed_label_at_its_line() {
         "{output}"
     );
 }
+
+/// Runs the binary; (exit code, stdout, stderr).
+fn automation(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .args(args)
+        .env("AUTOMATION_RECORDS", "on")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `automation export --records DIR`: the shipped YAML flow's records become a TypeScript
+/// script and the shipped script's records become YAML steps; both run green, with the
+/// replay snippets and the exports naming nodes by durable selectors.
+#[test]
+fn a_runs_records_export_as_a_test_that_runs_green() {
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !require(
+        "node",
+        node,
+        "node is not on PATH: scripts run under node (apt-get install nodejs)",
+    ) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let examples = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/flows"));
+    for (flow, format) in [("save-name.yaml", "ts"), ("save-name.ts", "yaml")] {
+        let records = tmp.path().join(format!("records-{flow}"));
+        let (code, out, err) = automation(&[
+            "run".as_ref(),
+            examples.join(flow).as_os_str(),
+            "--records".as_ref(),
+            records.as_os_str(),
+        ]);
+        assert_eq!(code, 0, "{flow}:\n{out}\n{err}");
+        let run = std::fs::read_dir(&records)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.join("run.json").is_file())
+            .unwrap();
+        // The replay snippets name nodes by selectors, never by a reply's reference.
+        for entry in std::fs::read_dir(&run).unwrap().flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "mjs") {
+                let snippet = std::fs::read_to_string(&path).unwrap();
+                assert_durable("snippet", &snippet);
+            }
+        }
+        // The records root holds runs, not calls: refused with the run to pass instead.
+        let (code, _, err) =
+            automation(&["export".as_ref(), "--records".as_ref(), records.as_os_str()]);
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains("holds 1 runs, not one"), "{err}");
+        let exported = tmp.path().join(format!("exported-{flow}.{format}"));
+        let (code, out, err) = automation(&[
+            "export".as_ref(),
+            "--records".as_ref(),
+            run.as_os_str(),
+            "--format".as_ref(),
+            format.as_ref(),
+            "--out".as_ref(),
+            exported.as_os_str(),
+        ]);
+        assert_eq!(code, 0, "{out}\n{err}");
+        let source = std::fs::read_to_string(&exported).unwrap();
+        assert_durable(format, &source);
+        assert!(
+            source.contains("Save") && source.contains("Ada"),
+            "{source}"
+        );
+        let (code, out, err) = automation(&["run".as_ref(), exported.as_os_str()]);
+        assert_eq!(
+            code, 0,
+            "{flow} exported as {format}:\n{source}\n{out}\n{err}"
+        );
+    }
+}

@@ -4,13 +4,15 @@
 //! - [`log`]: the MCP session's calls and what they came to, bounded in memory, each node
 //!   named by the durable selector core generated at that call (the tree as it was then);
 //! - [`plan`]: recorded calls → the test's steps, checks, inputs and what is left out;
-//! - [`render`]: a plan → TypeScript, YAML or JSON that `automation run` runs unchanged.
+//! - [`render`]: a plan → TypeScript, YAML or JSON that `automation run` runs unchanged;
+//! - [`records`]: a run's records directory read back as a log (`automation export`).
 //!
 //! [`export`] is the `export_test` tool: arguments in, the test's source (or the file it was
 //! saved to) out.
 
 pub mod log;
 pub mod plan;
+pub mod records;
 pub mod render;
 
 use automation_core::{ErrorCode, OpError};
@@ -96,14 +98,7 @@ pub fn export(log: &SessionLog, args: serde_json::Map<String, Value>) -> Result<
         to: args.to,
         no_expect: args.no_expect.clone(),
     };
-    let plan = plan(log.entries(), &range);
-    let origin = Origin {
-        name: args.name.clone(),
-        source: "an MCP session".into(),
-        total: log.total(),
-        dropped: log.dropped(),
-    };
-    let source = render(&plan, args.format, &origin);
+    let (plan, source) = write(log, &range, args.format, &args.name, "an MCP session");
     let left_out: Vec<Value> = plan
         .left_out
         .iter()
@@ -126,4 +121,24 @@ pub fn export(log: &SessionLog, args: serde_json::Map<String, Value>) -> Result<
         None => reply["source"] = json!(source),
     }
     Ok(reply)
+}
+
+/// Plans `log` over `range` and writes it in `format`: the plan (for what was left out) and
+/// the source.
+pub fn write(
+    log: &SessionLog,
+    range: &Range,
+    format: Format,
+    name: &str,
+    source: &str,
+) -> (Plan, String) {
+    let plan = plan(log.entries(), range);
+    let origin = Origin {
+        name: name.to_string(),
+        source: source.to_string(),
+        total: log.total(),
+        dropped: log.dropped(),
+    };
+    let text = render(&plan, format, &origin);
+    (plan, text)
 }

@@ -62,7 +62,7 @@ fn header(origin: &Origin, plan: &Plan, comment: &str) -> String {
         None => "no calls".into(),
     };
     let mut text = format!(
-        "{comment} {}: exported from {} ({span}) by `automation export_test`.\n",
+        "{comment} {}: exported by automation from {} ({span}).\n",
         one_line(&origin.name),
         one_line(&origin.source)
     );
@@ -187,7 +187,13 @@ fn typescript(plan: &Plan, origin: &Origin) -> String {
         let name = serde_json::to_string(&group.name).unwrap_or_default();
         ts.push_str(&format!("\nawait step({name}, async () => {{\n"));
         for call in &group.calls {
-            let args = Value::Object(args_with_input(call, sentinel)).to_string();
+            let mut args = args_with_input(call, sentinel);
+            // The client takes the settle spec as an option, beside the op's arguments.
+            let options = match args.remove("settle") {
+                Some(settle) => format!(", {{ settle: {settle} }}"),
+                None => String::new(),
+            };
+            let args = Value::Object(args).to_string();
             let args = match &call.input {
                 Some((_, n)) => {
                     let marked = serde_json::to_string(&sentinel(n)).unwrap_or_default();
@@ -196,7 +202,7 @@ fn typescript(plan: &Plan, origin: &Origin) -> String {
                 None => args,
             };
             ts.push_str(&format!(
-                "  await app.op({}, {args}); // call {}\n",
+                "  await app.op({}, {args}{options}); // call {}\n",
                 serde_json::to_string(call.tool).unwrap_or_default(),
                 call.index
             ));

@@ -8,7 +8,7 @@ pub mod sequence;
 
 use std::sync::{Arc, Mutex};
 
-use automation_core::{ErrorCode, Op, OpError, Reply};
+use automation_core::{ErrorCode, OpError, Reply};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use rmcp::model::{
@@ -75,7 +75,7 @@ impl AutomationServer {
         sent.remove("with_selector");
         let mut call = tools::parse(name, args)?;
         let asked = call.request.with_selector;
-        if names_a_node(&call.request.op) {
+        if tools::names_a_node(&call.request.op) {
             call.request.with_selector = true;
         }
         Ok(Recording {
@@ -92,10 +92,9 @@ impl AutomationServer {
             log.record(&rec.call.request.op, rec.args, &outcome);
         }
         if !rec.asked
-            && let Outcome::Data(Value::Object(data)) = &mut outcome
+            && let Outcome::Data(data) = &mut outcome
         {
-            data.remove("selector");
-            data.remove("selector_note");
+            tools::strip_selector(data);
         }
         outcome
     }
@@ -130,12 +129,6 @@ impl AutomationServer {
         let reply = self.target.call(rec.call.request.clone()).await;
         Ok(result(self.finish(rec, reply)))
     }
-}
-
-/// Whether an op names one node (a `node` argument, or `find_node`'s match): its log entry
-/// needs that node's durable selector.
-fn names_a_node(op: &Op) -> bool {
-    matches!(op, Op::FindNode(_)) || op.args_json().get("node").is_some_and(|n| !n.is_null())
 }
 
 fn unknown_tool(u: &UnknownTool) -> McpError {

@@ -596,13 +596,23 @@ fn serve(backend: &mut Box<dyn Backend>, request: Value) -> (Value, CallRecord) 
     };
     let t = Instant::now();
     tracing::debug!(op = %tool, "script request");
+    let mut asked = true;
     let reply = match Request::from_value(request) {
-        Ok(req) => serve_caught(backend, &req, &Cancel::new()),
+        Ok(mut req) => {
+            // The record keeps the durable selector of the node the call names (its replay
+            // snippet uses it); the script gets it only if it asked.
+            asked = req.with_selector;
+            req.with_selector |= crate::tools::names_a_node(&req.op);
+            serve_caught(backend, &req, &Cancel::new())
+        }
         Err(e) => Reply::Err(e),
     };
     // The script's wire is JSON: a screenshot's PNG becomes base64 here, for the script only;
     // the record keeps the bytes (its `.png`) and the image's size as the result.
-    let reply_json = serde_json::to_value(&reply).unwrap_or(Value::Null);
+    let mut reply_json = serde_json::to_value(&reply).unwrap_or(Value::Null);
+    if !asked && let Some(data) = reply_json.get_mut("data") {
+        crate::tools::strip_selector(data);
+    }
     let (is_error, result, image) = match reply {
         Reply::Ok(data) => (false, data, None),
         Reply::Image(image) => (

@@ -475,6 +475,7 @@ fn attempt_all(
         let t = Instant::now();
         // A call record copies the arguments and the result: made only for a sink that
         // reads calls (records, a forwarded stream).
+        let asked = crate::tools::asks_selector(&args);
         let (call_args, recorded) = if sink.wants_calls() {
             (args.clone(), Some(args))
         } else {
@@ -482,11 +483,12 @@ fn attempt_all(
         };
         let out = router.call(&step.tool, call_args);
         let is_error = out.is_error();
-        let (value, image) = match out {
+        let (mut value, image) = match out {
             Outcome::Image(i) => (Value::Object(i.meta), Some(Arc::new(i.png))),
             other => (other.into_value(), None),
         };
         if let Some(args) = recorded {
+            // The record keeps the node's durable selector (its replay snippet uses it).
             sink.event(&RunEvent::Call(CallRecord {
                 step_id: id.to_string(),
                 tool: step.tool.clone(),
@@ -496,6 +498,9 @@ fn attempt_all(
                 duration_ms: ms(t.elapsed()),
                 image: image.clone(),
             }));
+        }
+        if !asked {
+            crate::tools::strip_selector(&mut value);
         }
         if let Some(png) = image {
             sink.event(&RunEvent::Image(png));

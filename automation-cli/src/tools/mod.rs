@@ -34,15 +34,44 @@ pub use shape::{Image, Outcome};
 
 /// One op tool call, start to end: parsed, served by `serve` (which gets the request), shaped.
 /// Bad arguments (and the sequence tool, which is no op) are an [`Outcome::Failed`] like any op
-/// error; only an unknown name is refused.
+/// error; only an unknown name is refused. A call that names a node answers its durable
+/// `selector` too (for records and logs; [`strip_selector`] takes it out of a reply nobody
+/// asked it for).
 pub fn call(
     name: &str,
     args: Map<String, Value>,
     serve: impl FnOnce(&Request) -> Reply,
 ) -> Result<Outcome, UnknownTool> {
     match parse(name, args) {
-        Ok(call) => Ok(shape::shape(serve(&call.request), &call.delivery)),
+        Ok(mut call) => {
+            call.request.with_selector |= names_a_node(&call.request.op);
+            Ok(shape::shape(serve(&call.request), &call.delivery))
+        }
         Err(ParseError::Bad(e)) => Ok(Outcome::Failed(e)),
         Err(ParseError::Unknown(u)) => Err(u),
     }
+}
+
+/// Whether an op names one node (a `node` argument, or `find_node`'s match): a record or a
+/// session log wants that node's durable selector, taken by core at the call.
+pub fn names_a_node(op: &automation_core::Op) -> bool {
+    matches!(op, automation_core::Op::FindNode(_))
+        || op.args_json().get("node").is_some_and(|n| !n.is_null())
+}
+
+/// The reply fields `with_selector` adds.
+pub const SELECTOR_FIELDS: [&str; 2] = ["selector", "selector_note"];
+
+/// Takes the durable selector (or the note why there is none) out of a reply's data.
+pub fn strip_selector(data: &mut Value) {
+    if let Value::Object(m) = data {
+        for field in SELECTOR_FIELDS {
+            m.remove(field);
+        }
+    }
+}
+
+/// Whether a tool call's arguments ask for the selector themselves.
+pub fn asks_selector(args: &Map<String, Value>) -> bool {
+    args.get("with_selector") == Some(&Value::Bool(true))
 }

@@ -180,9 +180,16 @@ impl RecordsSink {
     }
 }
 
-/// A JS-client script that replays one call.
+/// A JS-client script that replays one call, its node named by the durable selector core
+/// generated at the call (a reference like `e12` means nothing in another run).
 pub fn snippet(call: &CallRecord) -> String {
-    let args = serde_json::to_string_pretty(&call.args).unwrap_or_else(|_| "{}".into());
+    let mut args = call.args.clone();
+    if let (Some(selector), Value::Object(m)) = (call.result.get("selector"), &mut args)
+        && m.contains_key("node")
+    {
+        m.insert("node".into(), selector.clone());
+    }
+    let args = serde_json::to_string_pretty(&args).unwrap_or_else(|_| "{}".into());
     format!(
         "// Replays step {step:?} ({tool}); was {status} in {ms:.1} ms.\n\
          // Run against a live debug app: node this-file.mjs\n\
