@@ -138,12 +138,12 @@ async fn mcp_over_attach_with_screenshot_budgets() {
         c.args(["--attach-pid", &pid]).env("XDG_RUNTIME_DIR", &base);
     });
     let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
-    // The catalog's core ops (the default caps) and the runner's execute_sequence.
+    // The catalog's core ops (the default caps), execute_sequence and export_test.
     let core = CATALOG
         .iter()
         .filter(|s| s.cap == automation_core::Cap::Core)
         .count();
-    assert_eq!(client.list_all_tools().await.unwrap().len(), core + 1);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), core + 2);
 
     let found = client
         .call_tool(

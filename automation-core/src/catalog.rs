@@ -169,7 +169,7 @@ catalog! {
     ReadNode(NodeArgs) = "read_node", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
         "One node's full record (role, label, value, states, bounds, actions, text).";
     FindNode(FindNode) = "find_node", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
-        "First node matching a selector (role, label, label_contains, value, author_id, nth); null when none.";
+        "First node matching a selector (role, label, label_contains, value, author_id, nth, within); null when none.";
     AssertNode(AssertNode) = "assert_node", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
         "Check one fact about a node; false is ASSERTION_FAILED with actual and expected.";
     ListWindows(NoArgs) = "list_windows", ReadOnly, Host, Data, settle: false, idempotent: true, Core,

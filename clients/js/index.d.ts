@@ -121,6 +121,8 @@ export interface Selector {
   /** The n-th match (0-based). */
   nth?: number;
   index?: number;
+  /** Only nodes inside the one node this selector picks (one level: no `within` of its own). */
+  within?: Omit<Selector, 'within'>;
 }
 
 /** Core's selector, as sent on the wire. */

@@ -22,6 +22,9 @@
 #[doc = include_str!("../../docs/atspi.md")]
 pub mod atspi_md {}
 
+#[doc = include_str!("../../docs/authoring.md")]
+pub mod authoring_md {}
+
 #[doc = include_str!("../../docs/cli.md")]
 pub mod cli_md {}
 

@@ -123,21 +123,7 @@ fn durable_node(entry: &Entry) -> Result<Option<Selector>, String> {
 fn input_name(widget: Option<&Selector>, index: usize, taken: &[(String, String)]) -> String {
     let base: String = widget
         .and_then(|s| s.label.as_deref().or(s.value.as_deref()))
-        .map(|l| {
-            l.chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() {
-                        c.to_ascii_lowercase()
-                    } else {
-                        '_'
-                    }
-                })
-                .collect::<String>()
-                .split('_')
-                .filter(|p| !p.is_empty())
-                .collect::<Vec<_>>()
-                .join("_")
-        })
+        .map(|l| slug(l, '_'))
         .filter(|s| !s.is_empty() && s.len() <= 32 && !s.starts_with(|c: char| c.is_ascii_digit()))
         .unwrap_or_else(|| format!("text_{index}"));
     let mut name = base.clone();
@@ -147,6 +133,16 @@ fn input_name(widget: Option<&Selector>, index: usize, taken: &[(String, String)
         n += 1;
     }
     name
+}
+
+/// `text` in lower-case ASCII letters and digits, each other run of characters one `sep`:
+/// `Save as…` → `save_as`.
+pub(super) fn slug(text: &str, sep: char) -> String {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|p| !p.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect::<Vec<_>>()
+        .join(&sep.to_string())
 }
 
 /// How a widget is called in a step name.

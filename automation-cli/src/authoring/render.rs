@@ -105,20 +105,7 @@ fn args_with_input(call: &Planned, placeholder: impl Fn(&str) -> String) -> Map<
 }
 
 fn step_id(name: &str, n: usize) -> String {
-    let slug: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect::<String>()
-        .split('-')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("-");
+    let slug = super::plan::slug(name, '-');
     if n == 0 {
         slug
     } else {
@@ -177,9 +164,11 @@ fn typescript(plan: &Plan, origin: &Origin) -> String {
             .iter()
             .map(|(k, v)| (k.clone(), json!(v)))
             .collect();
+        // `{"name":"Ada"}` without its braces: the defaults, then what the run passes.
+        let defaults = Value::Object(defaults).to_string();
+        let fields = &defaults[1..defaults.len() - 1];
         ts.push_str(&format!(
-            "const inputs = {{ ...{}, ...JSON.parse(process.env.AUTOMATION_INPUTS ?? '{{}}') }};\n",
-            Value::Object(defaults)
+            "const inputs = {{ {fields}, ...JSON.parse(process.env.AUTOMATION_INPUTS ?? '{{}}') }};\n"
         ));
     }
     ts.push_str("const app = await connect();\n");

@@ -16,22 +16,7 @@ import sys
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-
-def g(obj, snake, camel):
-    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
-
-
-def err(r):
-    return bool(g(r, "is_error", "isError"))
-
-
-def sc(r):
-    return g(r, "structured_content", "structuredContent") or {}
-
-
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
+from mcp_client import check, err, sc
 
 
 async def explore(binary: str, out_dir: str) -> dict:

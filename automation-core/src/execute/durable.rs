@@ -111,14 +111,8 @@ impl<'s, T: Target + ?Sized> Generator<'s, T> {
             .mirror
             .node(id)
             .ok_or_else(|| no("the node is not in the current tree"))?;
-        if let Some(author) = node.author_id() {
-            let sel = Selector {
-                author_id: Some(author.to_string()),
-                ..Selector::default()
-            };
-            if self.picks_only(&sel, id) {
-                return Ok(sel);
-            }
+        if let Some(sel) = self.by_author(&node, id) {
+            return Ok(sel);
         }
         let name = meaningful(accessible_name(&node));
         let value = if name.is_none() {
@@ -218,19 +212,22 @@ impl<'s, T: Target + ?Sized> Generator<'s, T> {
     }
 
     fn anchor_uncached(&self, node: &NodeRef, id: NodeId) -> Option<Selector> {
-        if let Some(author) = node.author_id() {
-            let sel = Selector {
-                author_id: Some(author.to_string()),
-                ..Selector::default()
-            };
-            if self.picks_only(&sel, id) {
-                return Some(sel);
-            }
+        if let Some(sel) = self.by_author(node, id) {
+            return Some(sel);
         }
         let name = meaningful(accessible_name(node))?;
         let sel = Selector {
             role: Some(role_name(node.role())),
             label: Some(name),
+            ..Selector::default()
+        };
+        self.picks_only(&sel, id).then_some(sel)
+    }
+
+    /// `{"author_id": …}` when the node has one that no other node shares.
+    fn by_author(&self, node: &NodeRef, id: NodeId) -> Option<Selector> {
+        let sel = Selector {
+            author_id: Some(node.author_id()?.to_string()),
             ..Selector::default()
         };
         self.picks_only(&sel, id).then_some(sel)
