@@ -3,8 +3,8 @@
 //! The data's path, one module each:
 //! - [`log`]: the MCP session's calls and what they came to, bounded in memory, each node
 //!   named by the durable selector core generated at that call (the tree as it was then);
-//! - [`plan`]: recorded calls → the test's steps, checks, inputs and what is left out;
-//! - [`render`]: a plan → TypeScript, YAML or JSON that `automation run` runs unchanged;
+//! - [`plan`](mod@plan): recorded calls → the test's steps, checks, inputs and what is left out;
+//! - [`render`](mod@render): a plan → TypeScript, YAML or JSON that `automation run` runs unchanged;
 //! - [`records`]: a run's records directory read back as a log (`automation export`).
 //!
 //! [`export`] is the `export_test` tool: arguments in, the test's source (or the file it was
