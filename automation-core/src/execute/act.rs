@@ -12,7 +12,7 @@ use crate::node_ref::NodeTarget;
 use crate::ops::{InjectKey, InvokeAction, KeyPhase, SetValue, TypeIme, TypeText};
 use crate::settle::SettleSpec;
 use crate::snapshot::{ACTIONS, action_name};
-use crate::target::{ActionOutcome, Target};
+use crate::target::{ActionOutcome, ClockKind, Target};
 use crate::text_match;
 
 /// Aliases agents reach for, mapped to AccessKit actions.
@@ -267,7 +267,11 @@ pub(super) fn type_text<T: Target + ?Sized>(
     }
     let data = json!({ "keys": strokes.len() / 2, "node": s.reference(receiver) });
     let mut reply = super::settled(s, settle, before, data)?;
-    let after = s.mirror.node(receiver).and_then(|n| n.value());
+    let value_of = |s: &Session<T>| s.mirror.node(receiver).and_then(|n| n.value());
+    if !a.text.is_empty() && value_of(s) == value_before && s.target.clock() == ClockKind::Real {
+        effect::wait_until(s, settle, |s| value_of(s) != value_before)?;
+    }
+    let after = value_of(s);
     if !a.text.is_empty() && (after.is_some() || value_before.is_some()) && after == value_before {
         let name = s
             .reference(receiver)

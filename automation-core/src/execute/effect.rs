@@ -198,9 +198,20 @@ fn late_state<T: Target + ?Sized>(
     watch: &Watch,
     settle: &SettleSpec,
 ) -> Result<(), OpError> {
+    wait_until(s, settle, |s| watch.holds(s))
+}
+
+/// Waits (bounded by the settle budget and [`LATE_STATE_MS`]) until `holds`: an app on the
+/// real clock may show an effect after the first change settling saw (Calc moves its cell
+/// cursor on Enter before the cell's new text reads back).
+pub(super) fn wait_until<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    settle: &SettleSpec,
+    holds: impl Fn(&Session<T>) -> bool,
+) -> Result<(), OpError> {
     let budget = settle.settle_timeout_ms.min(LATE_STATE_MS);
     let deadline = Instant::now() + Duration::from_millis(budget);
-    while !watch.holds(s) {
+    while !holds(s) {
         let now = Instant::now();
         if now >= deadline {
             break;
