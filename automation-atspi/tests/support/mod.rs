@@ -55,7 +55,17 @@ pub struct Running {
 
 pub fn start(command: &str, output: Output) -> Running {
     let display = VirtualDisplay::start_in(DISPLAYS).expect("virtual display");
-    let (target, launched) = launch(command, Some(display), output).expect("launch");
+    let (target, launched) = match launch(command, Some(display), output) {
+        Ok(started) => started,
+        // A Qt 5 example now and then runs and never registers: nothing at all on the bus.
+        // The kit is not what these tests judge; one whole new display and its buses.
+        Err(e) if e.to_string().contains("apps there: []") => {
+            eprintln!("note: {command} never reached the accessibility bus ({e}); once more");
+            let display = VirtualDisplay::start_in(DISPLAYS).expect("virtual display");
+            launch(command, Some(display), output).expect("launch")
+        }
+        Err(e) => panic!("launch: {e:?}"),
+    };
     Running {
         session: Session::new(target),
         launched,
