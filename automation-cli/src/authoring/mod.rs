@@ -96,7 +96,7 @@ pub fn export(log: &SessionLog, args: serde_json::Map<String, Value>) -> Result<
     let range = Range {
         from: args.from,
         to: args.to,
-        no_expect: args.no_expect.clone(),
+        no_expect: args.no_expect.iter().copied().collect(),
     };
     let (plan, source) = write(log, &range, args.format, &args.name, "an MCP session");
     let left_out: Vec<Value> = plan

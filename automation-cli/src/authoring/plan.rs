@@ -28,8 +28,9 @@ pub struct Range {
     pub from: Option<usize>,
     /// Last call (inclusive); default the last.
     pub to: Option<usize>,
-    /// Reads not to turn into checks.
-    pub no_expect: Vec<usize>,
+    /// Reads not to turn into checks (a set: the list an agent sends has no bound but its
+    /// message's size, and every call is looked up in it).
+    pub no_expect: std::collections::BTreeSet<usize>,
 }
 
 /// A test, before it is written in a format.

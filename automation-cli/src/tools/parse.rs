@@ -74,22 +74,20 @@ impl From<OpError> for ParseError {
 pub fn parse(name: &str, mut args: Map<String, Value>) -> Result<Call, ParseError> {
     let spec = match lookup(name) {
         Some(Tool::Op(spec)) => spec,
-        Some(Tool::Sequence) => {
-            return Err(ParseError::Bad(
-                OpError::new(
-                    ErrorCode::BadRequest,
-                    format!("{name} runs a test; it cannot be one call of a test"),
+        Some(tool @ (Tool::Sequence | Tool::Export)) => {
+            let (what, fix) = if tool == Tool::Sequence {
+                (
+                    "runs a test; it cannot be one call of a test",
+                    "list the ops it would run as steps of this flow instead",
                 )
-                .with_hint("list the ops it would run as steps of this flow instead"),
-            ));
-        }
-        Some(Tool::Export) => {
-            return Err(ParseError::Bad(
-                OpError::new(
-                    ErrorCode::BadRequest,
-                    format!("{name} exports an MCP session as a test; it is no op a test can call"),
+            } else {
+                (
+                    "exports an MCP session as a test; it is no op a test can call",
+                    "call it on the MCP server after the session's calls",
                 )
-                .with_hint("call it on the MCP server after the session's calls"),
+            };
+            return Err(ParseError::Bad(
+                OpError::new(ErrorCode::BadRequest, format!("{name} {what}")).with_hint(fix),
             ));
         }
         None => return Err(ParseError::Unknown(UnknownTool(name.to_string()))),
