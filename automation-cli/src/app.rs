@@ -43,6 +43,11 @@ where
                 mode.unwrap_or(Mode::Headless),
                 wait,
                 &cli.caps.unwrap_or_default(),
+                crate::tools::Snapshots::new(
+                    cli.snapshots
+                        .unwrap_or_else(|| crate::runner::flow::DEFAULT_SNAPSHOTS_DIR.into()),
+                    cli.update_snapshots,
+                ),
             ),
             Err(e) => emit(&usage(&e)),
         },
@@ -98,6 +103,7 @@ where
             partition,
             jobs,
             timeout,
+            update_snapshots,
             flows,
         }) => {
             let (mode, wait) = match resolve_target(&cli.target, Some(("run", &target))) {
@@ -116,6 +122,7 @@ where
                 partition,
                 jobs: usize::from(jobs),
                 timeout,
+                update_snapshots: update_snapshots || cli.update_snapshots,
             })
         }
     };
@@ -156,7 +163,12 @@ fn init_tracing() {
 }
 
 /// No verb: `--list`, or the MCP server on stdio.
-fn serve(mode: Mode, wait: Option<Duration>, caps: &crate::mcp::list::Caps) -> u8 {
+fn serve(
+    mode: Mode,
+    wait: Option<Duration>,
+    caps: &crate::mcp::list::Caps,
+    snapshots: crate::tools::Snapshots,
+) -> u8 {
     if mode == Mode::List {
         return match mode::list() {
             Ok(apps) => emit(&Outcome::ok(
@@ -192,7 +204,7 @@ fn serve(mode: Mode, wait: Option<Duration>, caps: &crate::mcp::list::Caps) -> u
             ));
         }
     };
-    let result = rt.block_on(crate::mcp::serve_stdio(target, caps));
+    let result = rt.block_on(crate::mcp::serve_stdio(target, caps, snapshots));
     rt.shutdown_timeout(Duration::from_millis(200));
     match result {
         Ok(()) => 0,
@@ -210,7 +222,7 @@ It is meant to be started by an MCP client, which speaks JSON-RPC on its stdin/s
 For a one-shot op from a shell: automation op '{{\"find_node\": {{\"label\": \"Save\"}}}}'\n\
 Waiting for a client on stdin (Ctrl-D to quit).",
         v = env!("CARGO_PKG_VERSION"),
-        n = automation_core::CATALOG.len() + 1,
+        n = crate::mcp::list::tools(&crate::mcp::list::Caps::all()).len(),
     )
 }
 

@@ -29,6 +29,16 @@ pub struct Cli {
     #[arg(long, value_name = "LIST", value_parser = crate::mcp::list::Caps::parse)]
     pub caps: Option<crate::mcp::list::Caps>,
 
+    /// The MCP server's directory for `assert_screenshot` baselines (and for inline
+    /// `execute_sequence` flows) [default: ./snapshots].
+    #[arg(long, value_name = "DIR")]
+    pub snapshots: Option<PathBuf>,
+
+    /// `assert_screenshot` makes a differing capture the new baseline (also
+    /// AUTOMATION_UPDATE_SNAPSHOTS=1).
+    #[arg(long)]
+    pub update_snapshots: bool,
+
     /// What to do (none: serve MCP on stdio).
     #[command(subcommand)]
     pub verb: Option<Verb>,
@@ -364,6 +374,10 @@ pub enum Verb {
         /// stopped and fails with RUN_TIMEOUT.
         #[arg(long, value_name = "SECONDS", value_parser = parse_run_timeout)]
         timeout: Option<std::time::Duration>,
+        /// `assert_screenshot` makes a differing capture the new baseline in the flow's
+        /// `<file>-snapshots/` directory (also AUTOMATION_UPDATE_SNAPSHOTS=1).
+        #[arg(long)]
+        update_snapshots: bool,
         /// Flow files or directories of them.
         #[arg(value_name = "FLOW", required = true)]
         flows: Vec<PathBuf>,

@@ -138,12 +138,15 @@ async fn mcp_over_attach_with_screenshot_budgets() {
         c.args(["--attach-pid", &pid]).env("XDG_RUNTIME_DIR", &base);
     });
     let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
-    // The catalog's core ops (the default caps), execute_sequence and export_test.
+    // The catalog's core ops (the default caps) and the tools that are no op.
     let core = CATALOG
         .iter()
         .filter(|s| s.cap == automation_core::Cap::Core)
         .count();
-    assert_eq!(client.list_all_tools().await.unwrap().len(), core + 2);
+    assert_eq!(
+        client.list_all_tools().await.unwrap().len(),
+        core + automation_cli::tools::NOT_OPS.len()
+    );
 
     let found = client
         .call_tool(

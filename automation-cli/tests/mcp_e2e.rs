@@ -69,11 +69,11 @@ async fn the_demo_is_driven_over_mcp() {
             .contains("snapshot")
     );
 
-    // One tool per core op of the catalog (the default caps), the runner's execute_sequence
-    // and export_test, strict, annotated.
+    // One tool per core op of the catalog (the default caps) and the tools that are no op
+    // (execute_sequence, export_test, assert_screenshot), strict, annotated.
     let tools = client.list_all_tools().await.expect("tools/list");
     let core = CATALOG.iter().filter(|s| s.cap == Cap::Core).count();
-    assert_eq!(tools.len(), core + 2);
+    assert_eq!(tools.len(), core + automation_cli::tools::NOT_OPS.len());
     for t in &tools {
         assert_eq!(
             t.input_schema.get("additionalProperties"),

@@ -646,7 +646,7 @@ fn run_cancelled_after(
     let started = std::time::Instant::now();
     let run = StepsRun::start(
         seq,
-        &flow.inputs,
+        &flow,
         target,
         RunReport::new("c", "c"),
         (),

@@ -10,6 +10,7 @@ mod common;
 
 use std::process::Command;
 
+use automation_cli::tools::NOT_OPS;
 use automation_core::{CATALOG, Cap};
 use common::Server;
 use serde_json::{Value, json};
@@ -81,8 +82,9 @@ fn every_op_is_reachable_through_caps() {
         line.len()
     );
     assert!(n <= ALL_BUDGET, "{n} tokens with --caps all");
-    // Every op of the catalog, execute_sequence and export_test.
-    assert_eq!(listed.len(), CATALOG.len() + 2);
+    // Every op of the catalog and the tools that are no op.
+    assert_eq!(listed.len(), CATALOG.len() + NOT_OPS.len());
+    assert!(listed.iter().any(|n| n == "assert_screenshot"));
     assert!(listed.iter().any(|n| n == "execute_sequence"));
     assert!(listed.iter().any(|n| n == "export_test"));
     // Each cap alone adds exactly its ops to the core set.
@@ -92,7 +94,7 @@ fn every_op_is_reachable_through_caps() {
             .iter()
             .filter(|s| s.cap == Cap::Core || s.cap == *cap)
             .count()
-            + 2;
+            + NOT_OPS.len();
         assert_eq!(listed.len(), want, "--caps {}", cap.name());
     }
 }

@@ -515,8 +515,55 @@ export interface Expectation {
   toBeEnabled(options?: ExpectOptions): Promise<void>;
   toBeExpanded(options?: ExpectOptions): Promise<void>;
   toHaveCount(n: number, options?: ExpectOptions): Promise<void>;
+  /** This node's screenshot matches its baseline `<name>.png` (see `AppExpectation.toMatchScreenshot`). */
+  toMatchScreenshot(name: string, options?: ScreenshotOptions): Promise<ScreenshotMatch>;
 }
 
+/** Options of `toMatchScreenshot` (the `assert_screenshot` tool's arguments). */
+export interface ScreenshotOptions {
+  /** Per-pixel colour distance (YIQ, 0–1) a pixel may change by and still match (default 0.1). */
+  threshold?: number;
+  /** Pass with at most this many differing pixels (default 0). */
+  maxDiffPixels?: number;
+  /** Pass with at most this share (0–1) of pixels differing. */
+  maxDiffRatio?: number;
+  /** Nodes whose bounds are left out of the comparison (a clock, a spinner). */
+  mask?: Array<Locator | NodeTarget>;
+  /** Identical captures in a row before comparing (default 2). */
+  stableFrames?: number;
+  /** How long to wait for stable captures (default 5000 ms). */
+  timeoutMs?: number;
+}
+
+/** What a passing `toMatchScreenshot` answers. */
+export interface ScreenshotMatch {
+  name: string;
+  /** created (first run), matched, updated or resized (with --update-snapshots). */
+  result: 'created' | 'matched' | 'updated' | 'resized';
+  /** The baseline's path. */
+  baseline: string;
+  width: number;
+  height: number;
+  /** Captures taken until `stableFrames` were identical. */
+  frames: number;
+  diff_pixels?: number;
+  compared_pixels?: number;
+  masked_pixels?: number;
+  allowed?: number;
+}
+
+/** Golden screenshots of the app's window. */
+export interface AppExpectation {
+  /**
+   * The window's screenshot matches its baseline `<name>.png` in the flow's `<file>-snapshots/`
+   * directory; the first run creates it, `--update-snapshots` replaces a differing one. A
+   * mismatch is an ASSERTION_FAILED `AutomationError` whose `actual` holds the diff pixel count
+   * and the actual/diff PNG paths.
+   */
+  toMatchScreenshot(name: string, options?: ScreenshotOptions): Promise<ScreenshotMatch>;
+}
+
+export declare function expect(app: App): AppExpectation;
 export declare function expect(locator: Locator): Expectation;
 
 // ---------------------------------------------------------------------------------------------

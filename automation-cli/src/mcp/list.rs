@@ -63,7 +63,7 @@ impl Caps {
 }
 
 /// The tools `tools/list` shows for `caps`: the catalog's, in its order, then
-/// `execute_sequence`.
+/// `execute_sequence`, `export_test` and `assert_screenshot`.
 pub fn tools(caps: &Caps) -> Vec<Tool> {
     let mut tools: Vec<Tool> = CATALOG
         .iter()
@@ -72,7 +72,25 @@ pub fn tools(caps: &Caps) -> Vec<Tool> {
         .collect();
     tools.push(super::sequence::tool());
     tools.push(export_tool());
+    tools.push(golden_tool());
     tools
+}
+
+/// `assert_screenshot`, from its typed arguments. Not read-only: it writes baselines and
+/// diff images.
+fn golden_tool() -> Tool {
+    Tool::new(
+        crate::tools::ASSERT_SCREENSHOT,
+        crate::tools::golden::DESCRIPTION,
+        Arc::new(crate::tools::golden::input_schema()),
+    )
+    .with_annotations(
+        ToolAnnotations::new()
+            .read_only(false)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false),
+    )
 }
 
 /// `export_test`, from its typed arguments.
@@ -114,12 +132,12 @@ mod tests {
         let tools = tools(&Caps::all());
         assert_eq!(
             tools.len(),
-            CATALOG.len() + 2,
-            "every op, execute_sequence and export_test"
+            CATALOG.len() + crate::tools::NOT_OPS.len(),
+            "every op and the tools that are no op"
         );
         for t in tools
             .iter()
-            .filter(|t| t.name != crate::tools::SEQUENCE && t.name != crate::tools::EXPORT)
+            .filter(|t| !crate::tools::NOT_OPS.contains(&t.name.as_ref()))
         {
             assert_eq!(
                 t.input_schema.get("additionalProperties"),
@@ -173,7 +191,7 @@ mod tests {
         assert!(core.len() < CATALOG.len());
         assert!(
             core.iter()
-                .filter(|t| t.name != crate::tools::SEQUENCE && t.name != crate::tools::EXPORT)
+                .filter(|t| !crate::tools::NOT_OPS.contains(&t.name.as_ref()))
                 .all(|t| spec(&t.name).unwrap().cap == Cap::Core)
         );
         assert!(core.iter().any(|t| t.name == "snapshot_tree"));

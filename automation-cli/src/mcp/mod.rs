@@ -8,7 +8,7 @@ pub mod sequence;
 
 use std::sync::{Arc, Mutex};
 
-use automation_core::{ErrorCode, OpError, Reply};
+use automation_core::{Cancel, ErrorCode, OpError, Reply};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use rmcp::model::{
@@ -20,9 +20,9 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use crate::authoring::{self, SessionLog};
-use crate::backend::TargetHandle;
+use crate::backend::{TargetHandle, serve_caught};
 use crate::tools::shape::{error_value, shape};
-use crate::tools::{self, Call, Outcome, ParseError, Tool, UnknownTool};
+use crate::tools::{self, Call, Outcome, ParseError, Snapshots, Tool, UnknownTool};
 use list::Caps;
 
 /// What the server tells the model about using it (the `instructions` field).
@@ -43,6 +43,8 @@ pub struct AutomationServer {
     tools: Arc<Vec<rmcp::model::Tool>>,
     /// Every op call of the session, for `export_test`.
     log: Arc<Mutex<SessionLog>>,
+    /// Where `assert_screenshot` keeps baselines (and inline `execute_sequence` flows too).
+    snapshots: Arc<Snapshots>,
 }
 
 /// An op call on its way to the target: the parsed call (asking core for the node's durable
@@ -66,6 +68,40 @@ impl AutomationServer {
             target,
             tools: Arc::new(list::tools(caps)),
             log: Arc::new(Mutex::new(SessionLog::default())),
+            snapshots: Arc::new(Snapshots::new(
+                crate::runner::flow::DEFAULT_SNAPSHOTS_DIR,
+                false,
+            )),
+        }
+    }
+
+    /// The server with its baselines in `snapshots`.
+    pub fn with_snapshots(mut self, snapshots: Snapshots) -> Self {
+        self.snapshots = Arc::new(snapshots);
+        self
+    }
+
+    /// The snapshots directory of this server.
+    pub fn snapshots(&self) -> &Snapshots {
+        &self.snapshots
+    }
+
+    /// `assert_screenshot`, composed on the target thread (its captures and reads are served
+    /// there one after another, cancelled with the call).
+    async fn golden(&self, args: rmcp::model::JsonObject, cancel: Cancel) -> Outcome {
+        let snapshots = Arc::clone(&self.snapshots);
+        let done = self.target.run_task(move |backend| {
+            tools::golden::assert_screenshot(args, &snapshots, &mut |r| {
+                serve_caught(backend, r, &cancel)
+            })
+        });
+        match done.await {
+            Ok(Ok(data)) => Outcome::Data(data),
+            Ok(Err(e)) => Outcome::Failed(e),
+            Err(_) => Outcome::Failed(OpError::new(
+                ErrorCode::TargetFailed,
+                "the target thread stopped during assert_screenshot",
+            )),
         }
     }
 
@@ -118,8 +154,10 @@ impl AutomationServer {
         arguments: Option<rmcp::model::JsonObject>,
     ) -> Result<CallToolResult, McpError> {
         let arguments = arguments.unwrap_or_default();
-        if tools::lookup(name) == Some(Tool::Export) {
-            return Ok(result(self.export(arguments)));
+        match tools::lookup(name) {
+            Some(Tool::Export) => return Ok(result(self.export(arguments))),
+            Some(Tool::Golden) => return Ok(result(self.golden(arguments, Cancel::new()).await)),
+            _ => {}
         }
         let rec = match self.prepare(name, arguments) {
             Ok(c) => c,
@@ -158,9 +196,21 @@ impl ServerHandler for AutomationServer {
         let arguments = request.arguments.unwrap_or_default();
         match tools::lookup(&request.name) {
             Some(Tool::Sequence) => {
-                return sequence::call(self.target.clone(), arguments, context).await;
+                return sequence::call(self.target.clone(), arguments, &self.snapshots, context)
+                    .await;
             }
             Some(Tool::Export) => return Ok(result(self.export(arguments)).into()),
+            Some(Tool::Golden) => {
+                let cancel = Cancel::new();
+                let flag = cancel.clone();
+                return tokio::select! {
+                    outcome = self.golden(arguments, cancel) => Ok(result(outcome).into()),
+                    () = context.ct.cancelled() => {
+                        flag.cancel();
+                        Err(McpError::internal_error("request cancelled", None))
+                    }
+                };
+            }
             _ => {}
         }
         let rec = match self.prepare(&request.name, arguments) {
@@ -211,9 +261,14 @@ pub fn result(outcome: Outcome) -> CallToolResult {
 
 /// Serves MCP on stdin/stdout until stdin closes, behind the [`lines`] layer: every line
 /// that rmcp would drop without a reply (not JSON, over-long, invalid params) is answered.
-pub async fn serve_stdio(target: TargetHandle, caps: &Caps) -> Result<(), String> {
+pub async fn serve_stdio(
+    target: TargetHandle,
+    caps: &Caps,
+    snapshots: Snapshots,
+) -> Result<(), String> {
     let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
-    serve_lines(AutomationServer::with_caps(target, caps), stdin, stdout).await
+    let server = AutomationServer::with_caps(target, caps).with_snapshots(snapshots);
+    serve_lines(server, stdin, stdout).await
 }
 
 /// [`serve_stdio`] over any byte streams (tests drive it in memory).

@@ -67,16 +67,21 @@ pub fn tool() -> Tool {
 }
 
 /// Handles one `tools/call execute_sequence`.
+/// An inline flow keeps its `assert_screenshot` baselines in the server's `snapshots`.
 pub async fn call(
     target: TargetHandle,
     args: JsonObject,
+    snapshots: &crate::tools::Snapshots,
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, McpError> {
     // A `file` is read here: on a blocking thread, never on a runtime worker (a slow or
     // hostile file must not keep the server from answering anything else).
     let parsed = tokio::task::spawn_blocking(move || flow::from_owned_arguments(args)).await;
     let flow = match parsed {
-        Ok(Ok(f)) => f,
+        Ok(Ok(mut f)) => {
+            f.snapshots.get_or_insert_with(|| snapshots.clone());
+            f
+        }
         Ok(Err(e)) => return Ok(CallToolResult::structured_error(e).into()),
         Err(e) => {
             return Err(McpError::internal_error(
@@ -161,7 +166,7 @@ impl Run<'_> {
         let report = RunReport::new(&self.flow.name, &self.execution_id);
         let run = StepsRun::start_until(
             seq,
-            &self.flow.inputs,
+            self.flow,
             target,
             report,
             kept,

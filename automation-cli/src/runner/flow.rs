@@ -14,6 +14,20 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::budget;
+use crate::tools::Snapshots;
+
+/// Where an inline flow's (and the MCP server's) baselines live unless `--snapshots` says:
+/// `snapshots/` in the current directory.
+pub const DEFAULT_SNAPSHOTS_DIR: &str = "snapshots";
+
+impl Flow {
+    /// Where this flow's baselines live.
+    pub fn snapshots(&self) -> Snapshots {
+        self.snapshots
+            .clone()
+            .unwrap_or_else(|| Snapshots::new(DEFAULT_SNAPSHOTS_DIR, false))
+    }
+}
 use super::report::runner_error;
 
 /// One flow.
@@ -27,6 +41,10 @@ pub struct Flow {
     pub body: FlowBody,
     /// Its time limit (`None`: [`DEFAULT_RUN_TIMEOUT`](super::budget::DEFAULT_RUN_TIMEOUT)).
     pub timeout: Option<Duration>,
+    /// Where its `assert_screenshot` baselines live: `<file>-snapshots/` beside a flow file;
+    /// `None` for an inline flow, which uses its front door's (the MCP server's `--snapshots`,
+    /// else [`DEFAULT_SNAPSHOTS_DIR`]).
+    pub snapshots: Option<Snapshots>,
 }
 
 /// A script or steps.
@@ -161,6 +179,7 @@ pub fn from_file(path: &Path) -> Result<Flow, Value> {
     let text =
         crate::files::read_text(path, crate::files::MAX_FLOW_BYTES).map_err(|e| e.to_json())?;
     let mut flow = from_text(kind, text, &shown)?;
+    flow.snapshots = Some(Snapshots::beside(path, false));
     if let FlowBody::Script(s) = &mut flow.body {
         s.dir = path
             .parent()
@@ -222,6 +241,7 @@ pub fn from_text(kind: FileKind, text: String, name: &str) -> Result<Flow, Value
         inputs: Map::new(),
         body,
         timeout: None,
+        snapshots: None,
     })
 }
 
@@ -392,6 +412,7 @@ pub fn from_owned_arguments(mut args: Map<String, Value>) -> Result<Flow, Value>
                     dir: None,
                 }),
                 timeout: None,
+                snapshots: None,
             }
         }
         Some("file") => {
@@ -416,6 +437,7 @@ pub fn from_owned_arguments(mut args: Map<String, Value>) -> Result<Flow, Value>
                 inputs: Map::new(),
                 body: FlowBody::Steps(Arc::new(steps_from_value(Value::Object(doc), "steps")?)),
                 timeout: None,
+                snapshots: None,
             }
         }
     };

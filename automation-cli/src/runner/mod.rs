@@ -85,26 +85,11 @@ pub fn run_flow(
     match &flow.body {
         FlowBody::Steps(seq) => {
             let forward = on_target::Forward::All;
-            (report, _) = on_target::StepsRun::start_until(
-                seq,
-                &flow.inputs,
-                target,
-                report,
-                (),
-                forward,
-                deadline,
-            )
-            .drive_blocking(sink, cancelled);
+            (report, _) =
+                on_target::StepsRun::start_until(seq, flow, target, report, (), forward, deadline)
+                    .drive_blocking(sink, cancelled);
         }
-        FlowBody::Script(s) => script::run(
-            s,
-            &flow.inputs,
-            target,
-            sink,
-            &mut report,
-            cancelled,
-            deadline,
-        ),
+        FlowBody::Script(s) => script::run(flow, s, target, sink, &mut report, cancelled, deadline),
     }
     finish_run(report, started, sink)
 }

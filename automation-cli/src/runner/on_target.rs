@@ -8,12 +8,11 @@
 use std::sync::Arc;
 
 use automation_core::Cancel;
-use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use super::budget::{DEFAULT_RUN_TIMEOUT, Deadline};
 use super::events::{RunEvent, Sink};
-use super::flow::Sequence;
+use super::flow::{Flow, Sequence};
 use super::report::{RunReport, runner_error};
 use super::router::OnTarget;
 use super::steps;
@@ -46,14 +45,14 @@ impl<L: Sink + 'static> StepsRun<L> {
     /// also comes to [`StepsRun::events`]. Its time limit is the default one.
     pub fn start(
         seq: &Arc<Sequence>,
-        inputs: &Map<String, Value>,
+        flow: &Flow,
         target: &TargetHandle,
         report: RunReport,
         local: L,
         forward: Forward,
     ) -> Self {
         let deadline = Deadline::after(DEFAULT_RUN_TIMEOUT, "default");
-        Self::start_until(seq, inputs, target, report, local, forward, deadline)
+        Self::start_until(seq, flow, target, report, local, forward, deadline)
     }
 
     /// [`StepsRun::start`], ending at `deadline` (`RUN_TIMEOUT`): the engine stops between
@@ -61,7 +60,7 @@ impl<L: Sink + 'static> StepsRun<L> {
     /// the run's cancel flag at the deadline).
     pub fn start_until(
         seq: &Arc<Sequence>,
-        inputs: &Map<String, Value>,
+        flow: &Flow,
         target: &TargetHandle,
         report: RunReport,
         local: L,
@@ -71,7 +70,8 @@ impl<L: Sink + 'static> StepsRun<L> {
         let (tx, events) = mpsc::unbounded_channel();
         let cancel = Cancel::new();
         let lost = RunReport::new(&report.flow, &report.execution_id);
-        let (seq, inputs, flag) = (Arc::clone(seq), inputs.clone(), cancel.clone());
+        let (seq, inputs, flag) = (Arc::clone(seq), flow.inputs.clone(), cancel.clone());
+        let snapshots = flow.snapshots();
         let tx = (forward == Forward::All).then_some(tx);
         // The timer: woken by the run's end (its sender dropped) or by the deadline, when it
         // stops the op that is running through the run's flag (the engine checks the
@@ -90,7 +90,7 @@ impl<L: Sink + 'static> StepsRun<L> {
         let done = target.run_task(move |backend| {
             let _ended = ended;
             let mut report = report;
-            let mut router = OnTarget::new(backend, flag.clone());
+            let mut router = OnTarget::new(backend, flag.clone(), &snapshots);
             let mut sink = Local { local, tx };
             steps::run(
                 &seq,

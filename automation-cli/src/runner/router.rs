@@ -6,7 +6,7 @@ use automation_core::{Cancel, ErrorCode, OpError};
 use serde_json::{Map, Value};
 
 use crate::backend::{Backend, serve_caught};
-use crate::tools::{self, Outcome};
+use crate::tools::{self, Outcome, Snapshots};
 
 /// Anything that answers tool calls ([`OnTarget`], or a test double in unit tests).
 pub trait Router {
@@ -19,28 +19,39 @@ pub trait Router {
 pub struct OnTarget<'a> {
     backend: &'a mut Box<dyn Backend>,
     cancel: Cancel,
+    snapshots: &'a Snapshots,
 }
 
 impl<'a> OnTarget<'a> {
-    /// Calls served by `backend`, stopped by `cancel`.
-    pub fn new(backend: &'a mut Box<dyn Backend>, cancel: Cancel) -> Self {
-        Self { backend, cancel }
+    /// Calls served by `backend`, stopped by `cancel`; `assert_screenshot` keeps its
+    /// baselines in `snapshots`.
+    pub fn new(
+        backend: &'a mut Box<dyn Backend>,
+        cancel: Cancel,
+        snapshots: &'a Snapshots,
+    ) -> Self {
+        Self {
+            backend,
+            cancel,
+            snapshots,
+        }
     }
 }
 
 impl Router for OnTarget<'_> {
     fn call(&mut self, tool: &str, args: Map<String, Value>) -> Outcome {
         let (backend, cancel) = (&mut *self.backend, &self.cancel);
-        tools::call(tool, args, |request| serve_caught(backend, request, cancel)).unwrap_or_else(
-            |unknown| {
-                Outcome::Failed(
-                    OpError::new(
-                        ErrorCode::BadRequest,
-                        format!("unknown tool {:?}", unknown.0),
-                    )
-                    .with_hint("list the tools with tools/list"),
+        tools::call(tool, args, self.snapshots, |request| {
+            serve_caught(backend, request, cancel)
+        })
+        .unwrap_or_else(|unknown| {
+            Outcome::Failed(
+                OpError::new(
+                    ErrorCode::BadRequest,
+                    format!("unknown tool {:?}", unknown.0),
                 )
-            },
-        )
+                .with_hint("list the tools with tools/list"),
+            )
+        })
     }
 }

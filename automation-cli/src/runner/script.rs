@@ -25,13 +25,13 @@ use std::time::{Duration, Instant};
 use automation_core::{Cancel, Reply, Request};
 use automation_wire::events::{EventKind, EventPipe, LogLevel, LogRecord, LogSource, PipeItem};
 use automation_wire::server::{BridgeServer, JsonProtocol, PendingRequest, ServerOptions};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::budget::{self, Deadline, MAX_EVENTS, MAX_STEPS};
 use super::child::GroupChild;
 use super::child::{self, Line};
 use super::events::{CallRecord, RunEvent, Sink};
-use super::flow::{Script, TYPESCRIPT_EXTS};
+use super::flow::{Flow, Script, TYPESCRIPT_EXTS};
 use super::poll::Coalesce;
 use super::report::{RunReport, runner_error};
 use super::runtime;
@@ -40,6 +40,7 @@ use super::step_events::StepEvents;
 use super::verdict;
 use crate::backend::{Backend, TargetHandle, serve_caught};
 use crate::files::dirs::RunDir;
+use crate::tools::Snapshots;
 
 /// Env var: the bridge endpoint handed to the child.
 pub const ENDPOINT_ENV: &str = "AUTOMATION_ENDPOINT";
@@ -74,8 +75,8 @@ pub fn script_timeout() -> Result<Option<Duration>, String> {
 /// Runs one script to its end, or to `deadline` (the earlier of it and
 /// `AUTOMATION_SCRIPT_TIMEOUT`).
 pub fn run(
+    flow: &Flow,
     script: &Script,
-    inputs: &Map<String, Value>,
     target: &TargetHandle,
     sink: &mut dyn Sink,
     report: &mut RunReport,
@@ -169,6 +170,7 @@ pub fn run(
         ),
         calls: AtomicU64::new(0),
         served: served_tx,
+        snapshots: flow.snapshots(),
     });
     let mut opts = ServerOptions::new(format!("automation run {}", report.execution_id));
     opts.publish_descriptor = false;
@@ -202,7 +204,7 @@ pub fn run(
         .env(ENDPOINT_ENV, server.address())
         .env(TOKEN_ENV, server.token())
         .env(EXECUTION_ID_ENV, &report.execution_id)
-        .env(INPUTS_ENV, Value::Object(inputs.clone()).to_string());
+        .env(INPUTS_ENV, Value::Object(flow.inputs.clone()).to_string());
     for (k, v) in pipe.env() {
         cmd.env(k, v);
     }
@@ -371,6 +373,8 @@ struct ScriptOps {
     /// Calls served so far (the markers' numbers).
     calls: AtomicU64,
     served: mpsc::Sender<Served>,
+    /// Where `assert_screenshot` keeps the flow's baselines.
+    snapshots: Snapshots,
 }
 
 impl ScriptOps {
@@ -382,7 +386,7 @@ impl ScriptOps {
     fn serve(&self, backend: &mut Box<dyn Backend>, pending: PendingRequest<JsonProtocol>) {
         let (request, responder) = pending.into_parts();
         let started = Instant::now();
-        let (reply, call) = serve(backend, request);
+        let (reply, call) = serve(backend, request, &self.snapshots);
         let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let _ = self.served.send(Served::Call(n, call, started));
         let marked = self
@@ -584,7 +588,11 @@ fn output_line((stderr, line): Line, sink: &mut dyn Sink, state: &mut State) {
 /// Serves one bridge request with the backend (on the target thread): the reply, and its
 /// record.
 /// Answers one bridge request on the caller's target thread: the reply, and its record.
-fn serve(backend: &mut Box<dyn Backend>, request: Value) -> (Value, CallRecord) {
+fn serve(
+    backend: &mut Box<dyn Backend>,
+    request: Value,
+    snapshots: &Snapshots,
+) -> (Value, CallRecord) {
     let (tool, args) = match request.get("op") {
         Some(Value::String(name)) => (name.clone(), json!({})),
         Some(Value::Object(m)) if m.len() == 1 => m
@@ -597,7 +605,17 @@ fn serve(backend: &mut Box<dyn Backend>, request: Value) -> (Value, CallRecord) 
     let t = Instant::now();
     tracing::debug!(op = %tool, "script request");
     let mut asked = true;
+    let golden = tool == crate::tools::ASSERT_SCREENSHOT;
     let reply = match Request::from_value(request) {
+        // Not an op: its ops are served here, with the flow's baselines.
+        _ if golden => {
+            let args = args.as_object().cloned().unwrap_or_default();
+            let cancel = Cancel::new();
+            crate::tools::golden::assert_screenshot(args, snapshots, &mut |r| {
+                serve_caught(backend, r, &cancel)
+            })
+            .map_or_else(Reply::Err, Reply::Ok)
+        }
         Ok(mut req) => {
             // The record keeps the durable selector of the node the call names (its replay
             // snippet uses it); the script gets it only if it asked.

@@ -43,6 +43,8 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Each flow's time limit (`None`: the default).
     pub timeout: Option<Duration>,
+    /// `assert_screenshot` replaces a differing baseline (`--update-snapshots`).
+    pub update_snapshots: bool,
 }
 
 const FLOW_EXTS: &[&str] = &["ts", "mts", "js", "mjs", "json", "yaml", "yml"];
@@ -390,6 +392,7 @@ fn run_one(
     let flow = match flow::from_file(path) {
         Ok(mut f) => {
             f.timeout = opts.timeout;
+            f.snapshots = Some(crate::tools::Snapshots::beside(path, opts.update_snapshots));
             f
         }
         Err(e) => return failed_before_start(&name, &execution_id, e, &mut sinks, prefix),

@@ -2,23 +2,13 @@
 //! (base64) size before they reach a client (clients reject images over 8000 px, or 2000 px when
 //! a conversation holds many, and results over 1 MB).
 
-use std::io::Cursor;
-
 /// Longest side, in pixels, of a returned image by default.
 pub const DEFAULT_MAX_DIMENSION: u32 = 2000;
 /// Largest base64 payload of a returned image by default (bytes).
 pub const DEFAULT_MAX_BYTES: usize = 1_000_000;
 
-/// A decoded RGBA8 image.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rgba {
-    /// Width in pixels.
-    pub width: u32,
-    /// Height in pixels.
-    pub height: u32,
-    /// `width * height * 4` bytes.
-    pub pixels: Vec<u8>,
-}
+/// Decoded images and PNG bytes: the golden-screenshot crate's, so a capture is decoded one way.
+pub use automation_golden::{Rgba, decode_png, encode_png};
 
 /// An image as it will be returned.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,60 +21,6 @@ pub struct Fitted {
     pub height: u32,
     /// Returned pixels per source pixel (1.0 when untouched).
     pub factor: f64,
-}
-
-/// Decodes any PNG to RGBA8.
-pub fn decode_png(bytes: &[u8]) -> Result<Rgba, String> {
-    let mut decoder = png::Decoder::new(Cursor::new(bytes));
-    decoder.set_transformations(png::Transformations::normalize_to_color8());
-    let mut reader = decoder.read_info().map_err(|e| format!("not a PNG: {e}"))?;
-    let size = reader
-        .output_buffer_size()
-        .ok_or("PNG too large to decode")?;
-    let mut buf = vec![0u8; size];
-    let info = reader
-        .next_frame(&mut buf)
-        .map_err(|e| format!("PNG decode: {e}"))?;
-    buf.truncate(info.buffer_size());
-    let (w, h) = (info.width, info.height);
-    let px = (w as usize) * (h as usize);
-    let pixels = match info.color_type {
-        png::ColorType::Rgba => buf,
-        png::ColorType::Rgb => buf
-            .chunks_exact(3)
-            .flat_map(|c| [c[0], c[1], c[2], 255])
-            .collect(),
-        png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g, 255]).collect(),
-        png::ColorType::GrayscaleAlpha => buf
-            .chunks_exact(2)
-            .flat_map(|c| [c[0], c[0], c[0], c[1]])
-            .collect(),
-        png::ColorType::Indexed => return Err("indexed PNG was not expanded".into()),
-    };
-    if pixels.len() != px * 4 {
-        return Err("PNG has an unexpected buffer size".into());
-    }
-    Ok(Rgba {
-        width: w,
-        height: h,
-        pixels,
-    })
-}
-
-/// Encodes RGBA8 as PNG.
-pub fn encode_png(img: &Rgba) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    {
-        let mut enc = png::Encoder::new(&mut out, img.width, img.height);
-        enc.set_color(png::ColorType::Rgba);
-        enc.set_depth(png::BitDepth::Eight);
-        let mut writer = enc.write_header().map_err(|e| format!("PNG encode: {e}"))?;
-        writer
-            .write_image_data(&img.pixels)
-            .map_err(|e| format!("PNG encode: {e}"))?;
-        writer.finish().map_err(|e| format!("PNG encode: {e}"))?;
-    }
-    Ok(out)
 }
 
 /// Area-average downscale to exactly `w × h` (both ≥ 1, not larger than the source).

@@ -1,5 +1,6 @@
-//! What a tool name names: an op of core's catalog, or one of the two tools that are no op:
-//! `execute_sequence` (the runner serves it) and `export_test` (the MCP server's session log).
+//! What a tool name names: an op of core's catalog, or one of the tools that are no op:
+//! `execute_sequence` (the runner serves it), `export_test` (the MCP server's session log) and
+//! `assert_screenshot` (ops composed with a baseline file, [`super::golden`]).
 
 use automation_core::OpSpec;
 
@@ -11,6 +12,10 @@ pub const SEQUENCE: &str = "execute_sequence";
 /// MCP server from its session log (`crate::authoring`).
 pub const EXPORT: &str = "export_test";
 
+/// The tools that are no op of the catalog, in the order the tool list shows them after the
+/// ops.
+pub const NOT_OPS: [&str; 3] = [SEQUENCE, EXPORT, super::golden::ASSERT_SCREENSHOT];
+
 /// What a tool name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tool {
@@ -20,6 +25,8 @@ pub enum Tool {
     Sequence,
     /// `export_test`: the session so far, as a test.
     Export,
+    /// `assert_screenshot`: a capture against its baseline.
+    Golden,
 }
 
 /// The tool called `name`, if there is one.
@@ -29,6 +36,9 @@ pub fn lookup(name: &str) -> Option<Tool> {
     }
     if name == EXPORT {
         return Some(Tool::Export);
+    }
+    if name == super::golden::ASSERT_SCREENSHOT {
+        return Some(Tool::Golden);
     }
     automation_core::catalog::spec(name).map(Tool::Op)
 }

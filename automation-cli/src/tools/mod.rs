@@ -18,6 +18,7 @@
 //! (moving the request to the target thread rather than copying it).
 
 pub mod compact;
+pub mod golden;
 pub mod image;
 pub mod lookup;
 pub mod parse;
@@ -28,20 +29,26 @@ pub mod shape;
 use automation_core::{Reply, Request};
 use serde_json::{Map, Value};
 
-pub use lookup::{EXPORT, SEQUENCE, Tool, UnknownTool, lookup};
+pub use golden::{ASSERT_SCREENSHOT, Snapshots};
+pub use lookup::{EXPORT, NOT_OPS, SEQUENCE, Tool, UnknownTool, lookup};
 pub use parse::{Call, Delivery, ParseError, ShotOptions, parse};
 pub use shape::{Image, Outcome};
 
-/// One op tool call, start to end: parsed, served by `serve` (which gets the request), shaped.
+/// One tool call, start to end: parsed, served by `serve` (which gets each request), shaped.
 /// Bad arguments (and the sequence tool, which is no op) are an [`Outcome::Failed`] like any op
 /// error; only an unknown name is refused. A call that names a node answers its durable
 /// `selector` too (for records and logs; [`strip_selector`] takes it out of a reply nobody
-/// asked it for).
+/// asked it for). `assert_screenshot` is served from its ops with `snapshots`.
 pub fn call(
     name: &str,
     args: Map<String, Value>,
-    serve: impl FnOnce(&Request) -> Reply,
+    snapshots: &Snapshots,
+    mut serve: impl FnMut(&Request) -> Reply,
 ) -> Result<Outcome, UnknownTool> {
+    if lookup(name) == Some(Tool::Golden) {
+        return Ok(golden::assert_screenshot(args, snapshots, &mut serve)
+            .map_or_else(Outcome::Failed, Outcome::Data));
+    }
     match parse(name, args) {
         Ok(mut call) => {
             call.request.with_selector |= names_a_node(&call.request.op);

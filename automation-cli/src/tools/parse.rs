@@ -74,17 +74,20 @@ impl From<OpError> for ParseError {
 pub fn parse(name: &str, mut args: Map<String, Value>) -> Result<Call, ParseError> {
     let spec = match lookup(name) {
         Some(Tool::Op(spec)) => spec,
-        Some(tool @ (Tool::Sequence | Tool::Export)) => {
-            let (what, fix) = if tool == Tool::Sequence {
-                (
+        Some(tool @ (Tool::Sequence | Tool::Export | Tool::Golden)) => {
+            let (what, fix) = match tool {
+                Tool::Sequence => (
                     "runs a test; it cannot be one call of a test",
                     "list the ops it would run as steps of this flow instead",
-                )
-            } else {
-                (
+                ),
+                Tool::Export => (
                     "exports an MCP session as a test; it is no op a test can call",
                     "call it on the MCP server after the session's calls",
-                )
+                ),
+                _ => (
+                    "checks a screenshot against a baseline file; it is served with a snapshots directory, not as one op",
+                    "call it as a tool (MCP, a flow's step, the JS client's toMatchScreenshot), not through `automation op`",
+                ),
             };
             return Err(ParseError::Bad(
                 OpError::new(ErrorCode::BadRequest, format!("{name} {what}")).with_hint(fix),

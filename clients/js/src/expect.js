@@ -3,10 +3,10 @@
 // and the selector — so a model reading the failure knows what was there instead.
 // `.not` negates any of them.
 
-import { DEFAULT_TIMEOUT_MS } from './app.js';
+import { App, DEFAULT_TIMEOUT_MS } from './app.js';
 import { AutomationError } from './errors.js';
 import { Locator, hasBox, textOf } from './locator.js';
-import { describeSelector } from './selector.js';
+import { describeSelector, toSelector } from './selector.js';
 
 function matches(expected, actual) {
   if (expected instanceof RegExp) return typeof actual === 'string' && expected.test(actual);
@@ -160,7 +160,56 @@ class Expectation {
   }
 }
 
-/** Assertions on a locator: `await expect(app.find({name: 'Status'})).toHaveText('Saved')`. */
-export function expect(locator) {
-  return new Expectation(locator, false);
+/**
+ * `assert_screenshot`'s arguments from `toMatchScreenshot`'s options (camelCase → the tool's
+ * names; mask locators → selectors).
+ */
+function screenshotArgs(name, node, options = {}) {
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new AutomationError('BAD_ARGUMENT', 'toMatchScreenshot(name, options?) needs a name: its baseline is <name>.png, e.g. toMatchScreenshot("settings")');
+  }
+  const known = { threshold: 'threshold', maxDiffPixels: 'max_diff_pixels', maxDiffRatio: 'max_diff_ratio', stableFrames: 'stable_frames', timeoutMs: 'timeout_ms', mask: 'mask' };
+  const args = { name };
+  if (node !== undefined) args.node = node;
+  for (const [k, v] of Object.entries(options ?? {})) {
+    const wire = known[k];
+    if (!wire) {
+      throw new AutomationError('BAD_ARGUMENT', `toMatchScreenshot: unknown option ${JSON.stringify(k)}; known: ${Object.keys(known).join(', ')}`);
+    }
+    if (v === undefined) continue;
+    args[wire] = wire === 'mask' ? [].concat(v).map((m) => toSelector(m instanceof Locator ? m.selector : m)) : v;
+  }
+  return args;
+}
+
+/** Golden screenshots of the whole window: `await expect(app).toMatchScreenshot('main')`. */
+class AppExpectation {
+  constructor(app) {
+    this.app = app;
+  }
+
+  /**
+   * The window's screenshot matches its baseline `<name>.png` (in the flow's
+   * `<file>-snapshots/` directory; the first run creates it). A mismatch is ASSERTION_FAILED
+   * with the diff pixel count and the expected/actual/diff PNG paths in `actual`/`expected`.
+   */
+  toMatchScreenshot(name, options) {
+    return this.app.op('assert_screenshot', screenshotArgs(name, undefined, options));
+  }
+}
+
+Expectation.prototype.toMatchScreenshot = function toMatchScreenshot(name, options) {
+  if (this.negate) {
+    throw new AutomationError('BAD_ARGUMENT', 'toMatchScreenshot cannot be negated: a screenshot either matches its baseline or fails with its diff');
+  }
+  return this.locator.app.op('assert_screenshot', screenshotArgs(name, this.locator.selector, options));
+};
+
+/**
+ * Assertions on a locator: `await expect(app.find({name: 'Status'})).toHaveText('Saved')`;
+ * on the app, its window's golden screenshot: `await expect(app).toMatchScreenshot('main')`.
+ */
+export function expect(target) {
+  if (target instanceof App) return new AppExpectation(target);
+  return new Expectation(target, false);
 }
