@@ -32,8 +32,10 @@ where
     };
     init_tracing();
     // A verb that drives no app still refuses a mode line that makes no sense.
-    if !matches!(cli.verb, None | Some(Verb::Op { .. } | Verb::Run { .. }))
-        && let Err(e) = resolve_target(&cli.target, None)
+    if !matches!(
+        cli.verb,
+        None | Some(Verb::Op { .. } | Verb::Run { .. } | Verb::Inspect { .. })
+    ) && let Err(e) = resolve_target(&cli.target, None)
     {
         return emit(&usage(&e));
     }
@@ -96,10 +98,22 @@ where
             overwrite,
         )),
         Some(Verb::Exec { junit, command }) => crate::exec::run(&command, junit.as_deref()),
+        Some(Verb::Inspect { target, port }) => {
+            let mode = match resolve_target(&cli.target, Some(("inspect", &target))) {
+                Ok((m, w)) => (m.unwrap_or(Mode::Headless), w),
+                Err(e) => return emit(&usage(&e)),
+            };
+            if mode.0 == Mode::List {
+                return emit(&usage("--list cannot be combined with `inspect`"));
+            }
+            inspect(mode.0, mode.1, port)
+        }
+        Some(Verb::ShowReport { dir, port }) => show_report(dir, port),
         Some(Verb::Run {
             target,
             junit,
             records,
+            report,
             partition,
             jobs,
             timeout,
@@ -119,6 +133,7 @@ where
                 wait,
                 junit,
                 records,
+                report,
                 partition,
                 jobs: usize::from(jobs),
                 timeout,
@@ -206,6 +221,63 @@ fn serve(
     };
     let result = rt.block_on(crate::mcp::serve_stdio(target, caps, snapshots));
     rt.shutdown_timeout(Duration::from_millis(200));
+    match result {
+        Ok(()) => 0,
+        Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
+    }
+}
+
+/// A runtime for a loopback web server.
+fn web_runtime() -> Result<tokio::runtime::Runtime, Outcome> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Outcome::error(1, format!("error: cannot start the async runtime: {e}")))
+}
+
+/// Prints `line` on stdout at once (a script reads the URL from it).
+fn announce(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// `inspect`: the inspector over the app, until stopped.
+fn inspect(mode: Mode, wait: Option<Duration>, port: u16) -> u8 {
+    let target = match mode::resolve_with_wait(&mode, wait).and_then(|r| {
+        let describe = r.describe.clone();
+        TargetHandle::spawn(r.factory).map(|t| (t, describe))
+    }) {
+        Ok(t) => t,
+        Err(e) => return emit(&Outcome::error(1, format!("error: {e}"))),
+    };
+    let rt = match web_runtime() {
+        Ok(rt) => rt,
+        Err(o) => return emit(&o),
+    };
+    let result = rt.block_on(async {
+        let inspector = crate::seeing::inspect::Inspector::bind(target.0, port).await?;
+        announce(&format!("inspector: {} ({})", inspector.url, target.1));
+        inspector.serve().await
+    });
+    match result {
+        Ok(()) => 0,
+        Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
+    }
+}
+
+/// `show-report DIR`: the report on loopback, until stopped.
+fn show_report(dir: std::path::PathBuf, port: u16) -> u8 {
+    let rt = match web_runtime() {
+        Ok(rt) => rt,
+        Err(o) => return emit(&o),
+    };
+    let result = rt.block_on(async {
+        let server = crate::seeing::show::ShowReport::bind(dir, port).await?;
+        announce(&format!("report: {}", server.url));
+        server.serve().await
+    });
     match result {
         Ok(()) => 0,
         Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),

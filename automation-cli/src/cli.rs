@@ -364,6 +364,11 @@ pub enum Verb {
         /// automation/executions; AUTOMATION_RECORDS=off turns them off].
         #[arg(long, value_name = "DIR")]
         records: Option<PathBuf>,
+        /// Write an HTML report of the run here (`DIR/index.html`, screenshots in `DIR/img`;
+        /// opens from file://, or with `automation show-report DIR`). Each action is
+        /// captured with its node outlined, and a failure with the app's tree.
+        #[arg(long, value_name = "DIR")]
+        report: Option<PathBuf>,
         /// Run one shard, as cargo-nextest: slice:M/N or hash:M/N.
         #[arg(long, value_name = "KIND:M/N")]
         partition: Option<crate::runner::partition::Partition>,
@@ -381,6 +386,28 @@ pub enum Verb {
         /// Flow files or directories of them.
         #[arg(value_name = "FLOW", required = true)]
         flows: Vec<PathBuf>,
+    },
+    /// Open a live inspector of the app in the browser: its tree, its screenshot with the
+    /// selected node outlined, the node's record and durable selector, a test's call for it.
+    /// Loopback only; prints the URL (with its token) and serves until stopped.
+    Inspect {
+        /// Which app (the same modes as the server, before or after `inspect`; default
+        /// headless).
+        #[command(flatten)]
+        target: TargetArgs,
+        /// The port on 127.0.0.1 [default: a free one].
+        #[arg(long, value_name = "PORT", default_value_t = 0)]
+        port: u16,
+    },
+    /// Serve a report written by `run --report DIR` on loopback and print its URL (the report
+    /// also opens from file:// without it).
+    ShowReport {
+        /// The report's directory.
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+        /// The port on 127.0.0.1 [default: a free one].
+        #[arg(long, value_name = "PORT", default_value_t = 0)]
+        port: u16,
     },
     /// Run a test command with the event pipe in its environment; show its events live,
     /// write JUnit, exit with its code.

@@ -17,6 +17,7 @@
 //! - [`exec`]: `exec`, any test command as one more kind of flow feeding the runner's sinks.
 //! - [`runner`]: `run` and `execute_sequence`: scripts and steps, live sinks, sharding.
 //! - [`authoring`]: `export_test` — the MCP session's log, planned and written as a test.
+//! - [`seeing`]: the HTML report of a run, and the live inspector.
 //! - [`docs`]: the generated part of `docs/mcp.md`.
 //! - [`files`]: the one way a file someone else may have touched is read or written, and the
 //!   private directories; [`watchdog`]: what we start ends with us, SIGKILL included.
@@ -33,6 +34,7 @@ pub mod files;
 pub mod mcp;
 pub mod mode;
 pub mod runner;
+pub mod seeing;
 pub mod tools;
 pub mod verbs;
 pub mod watchdog;

@@ -374,7 +374,7 @@ fn as_log(event: &RunEvent) -> Option<(LoggingLevel, String)> {
             Some((level, text))
         }
         RunEvent::Log(r) => Some((level_of(r.level), r.message.clone())),
-        RunEvent::Call(_) | RunEvent::Image(_) | RunEvent::Poll(_) => None,
+        RunEvent::Call(_) | RunEvent::Image(_) | RunEvent::Poll(_) | RunEvent::Failure(_) => None,
     }
 }
 

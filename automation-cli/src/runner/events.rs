@@ -11,6 +11,7 @@ use std::sync::Arc;
 use automation_wire::events::{EventKind, LogRecord};
 use serde_json::Value;
 
+use super::evidence::Evidence;
 use super::report::RunReport;
 
 /// One item on the stream.
@@ -26,6 +27,8 @@ pub enum RunEvent {
     Image(Arc<Vec<u8>>),
     /// One poll: the same call tried again and again (an `expect`, a wait), as one item.
     Poll(Poll),
+    /// The app as it was when the flow failed (a report asked for it).
+    Failure(Arc<Evidence>),
 }
 
 /// A script's poll: the same op with the same arguments tried until it passed or its time ran
@@ -63,6 +66,8 @@ pub struct CallRecord {
     /// A PNG the call returned (screenshots): bytes, shared with the [`RunEvent::Image`]
     /// the call raised.
     pub image: Option<Arc<Vec<u8>>>,
+    /// The app right after the call acted on a node (a report asked for it).
+    pub evidence: Option<Arc<Evidence>>,
 }
 
 /// A consumer of the run's stream.
@@ -74,6 +79,12 @@ pub trait Sink: Send {
     /// records copy a call's arguments and result, so they are made only when some sink does).
     fn wants_calls(&self) -> bool {
         true
+    }
+
+    /// Whether this sink shows what the app looked like (a screenshot after each action, and
+    /// at a failure): the runner takes them only when some sink does.
+    fn wants_evidence(&self) -> bool {
+        false
     }
 
     /// The run ended with this report; write files, flush. The error names what failed.
@@ -116,6 +127,10 @@ impl Sink for Fanout {
 
     fn wants_calls(&self) -> bool {
         self.sinks.iter().any(|s| s.wants_calls())
+    }
+
+    fn wants_evidence(&self) -> bool {
+        self.sinks.iter().any(|s| s.wants_evidence())
     }
 
     /// Finishes every sink (each one, even after another failed); the errors joined.

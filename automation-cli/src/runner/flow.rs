@@ -45,6 +45,8 @@ pub struct Flow {
     /// `None` for an inline flow, which uses its front door's (the MCP server's `--snapshots`,
     /// else [`DEFAULT_SNAPSHOTS_DIR`]).
     pub snapshots: Option<Snapshots>,
+    /// Capture the app after each action and at a failure, for a report (`--report`).
+    pub evidence: bool,
 }
 
 /// A script or steps.
@@ -242,6 +244,7 @@ pub fn from_text(kind: FileKind, text: String, name: &str) -> Result<Flow, Value
         body,
         timeout: None,
         snapshots: None,
+        evidence: false,
     })
 }
 
@@ -413,6 +416,7 @@ pub fn from_owned_arguments(mut args: Map<String, Value>) -> Result<Flow, Value>
                 }),
                 timeout: None,
                 snapshots: None,
+                evidence: false,
             }
         }
         Some("file") => {
@@ -438,6 +442,7 @@ pub fn from_owned_arguments(mut args: Map<String, Value>) -> Result<Flow, Value>
                 body: FlowBody::Steps(Arc::new(steps_from_value(Value::Object(doc), "steps")?)),
                 timeout: None,
                 snapshots: None,
+                evidence: false,
             }
         }
     };

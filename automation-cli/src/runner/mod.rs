@@ -9,7 +9,8 @@
 //!   ([`child`]: its process group and its output; `verdict`: its end made a report);
 //!   [`sourcemap`] maps its stack frames back; [`runtime`] finds node and the JS client.
 //! - [`step_events`]: a child's step events (a script's, `exec`'s command's) → step reports.
-//! - [`events`]: the stream and the `Sink` trait; [`sinks`]: the live display, JUnit and
+//! - [`events`]: the stream and the `Sink` trait; [`evidence`]: what a report shows of the
+//!   app; [`sinks`]: the live display, JUnit, the HTML report and
 //!   records (MCP's notifications are a sink kept with the MCP server). `exec` feeds them too.
 //! - [`report`]: the per-step report and the failing step's error.
 //! - [`partition`]: `--partition slice:M/N | hash:M/N`; [`suite`]: `automation run`.
@@ -20,6 +21,7 @@
 pub mod budget;
 pub mod child;
 pub mod events;
+pub mod evidence;
 pub mod flow;
 pub mod on_target;
 pub mod partition;
@@ -40,7 +42,7 @@ pub mod yaml_depth;
 use std::time::Instant;
 
 use crate::backend::TargetHandle;
-use events::Sink;
+use events::{RunEvent, Sink};
 use flow::{Flow, FlowBody};
 use report::RunReport;
 
@@ -90,6 +92,12 @@ pub fn run_flow(
                     .drive_blocking(sink, cancelled);
         }
         FlowBody::Script(s) => script::run(flow, s, target, sink, &mut report, cancelled, deadline),
+    }
+    if flow.evidence
+        && !report.passed()
+        && let Some(shot) = evidence::at_failure(target)
+    {
+        sink.event(&RunEvent::Failure(std::sync::Arc::new(shot)));
     }
     finish_run(report, started, sink)
 }

@@ -72,6 +72,7 @@ impl<L: Sink + 'static> StepsRun<L> {
         let lost = RunReport::new(&report.flow, &report.execution_id);
         let (seq, inputs, flag) = (Arc::clone(seq), flow.inputs.clone(), cancel.clone());
         let snapshots = flow.snapshots();
+        let evidence = flow.evidence;
         let tx = (forward == Forward::All).then_some(tx);
         // The timer: woken by the run's end (its sender dropped) or by the deadline, when it
         // stops the op that is running through the run's flag (the engine checks the
@@ -91,6 +92,7 @@ impl<L: Sink + 'static> StepsRun<L> {
             let _ended = ended;
             let mut report = report;
             let mut router = OnTarget::new(backend, flag.clone(), &snapshots);
+            router.evidence = evidence;
             let mut sink = Local { local, tx };
             steps::run(
                 &seq,

@@ -169,6 +169,7 @@ mod tests {
             is_error: false,
             duration_ms: 1.0,
             image: None,
+            evidence: None,
         }
     }
 

@@ -5,13 +5,21 @@
 use automation_core::{Cancel, ErrorCode, OpError};
 use serde_json::{Map, Value};
 
+use super::evidence::{self, Evidence};
 use crate::backend::{Backend, serve_caught};
 use crate::tools::{self, Outcome, Snapshots};
+use std::sync::Arc;
 
 /// Anything that answers tool calls ([`OnTarget`], or a test double in unit tests).
 pub trait Router {
     /// Runs one tool call to completion.
     fn call(&mut self, tool: &str, args: Map<String, Value>) -> Outcome;
+
+    /// What the app looked like right after the last call, when it acted on a node and
+    /// evidence is on (taken once).
+    fn take_evidence(&mut self) -> Option<Arc<Evidence>> {
+        None
+    }
 }
 
 /// The router of steps that run on the target thread: each call served in place, stoppable
@@ -20,6 +28,9 @@ pub struct OnTarget<'a> {
     backend: &'a mut Box<dyn Backend>,
     cancel: Cancel,
     snapshots: &'a Snapshots,
+    /// Capture the app after each call that acts on a node (a report asked for it).
+    pub evidence: bool,
+    last: Option<Arc<Evidence>>,
 }
 
 impl<'a> OnTarget<'a> {
@@ -34,17 +45,32 @@ impl<'a> OnTarget<'a> {
             backend,
             cancel,
             snapshots,
+            evidence: false,
+            last: None,
         }
     }
 }
 
 impl Router for OnTarget<'_> {
+    fn take_evidence(&mut self) -> Option<Arc<Evidence>> {
+        self.last.take()
+    }
+
     fn call(&mut self, tool: &str, args: Map<String, Value>) -> Outcome {
-        let (backend, cancel) = (&mut *self.backend, &self.cancel);
-        tools::call(tool, args, self.snapshots, |request| {
-            serve_caught(backend, request, cancel)
-        })
-        .unwrap_or_else(|unknown| {
+        let (backend, cancel, wanted) = (&mut *self.backend, &self.cancel, self.evidence);
+        // The last request and reply, kept only when evidence is on (a reply can be large).
+        let mut acted = None;
+        let outcome = tools::call(tool, args, self.snapshots, |request| {
+            let reply = serve_caught(backend, request, cancel);
+            if wanted {
+                acted = Some((request.clone(), reply.clone()));
+            }
+            reply
+        });
+        self.last = acted.and_then(|(request, reply)| {
+            evidence::after_action(backend, &request, &reply, cancel).map(Arc::new)
+        });
+        outcome.unwrap_or_else(|unknown| {
             Outcome::Failed(
                 OpError::new(
                     ErrorCode::BadRequest,

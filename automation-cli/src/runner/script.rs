@@ -171,6 +171,7 @@ pub fn run(
         calls: AtomicU64::new(0),
         served: served_tx,
         snapshots: flow.snapshots(),
+        evidence: flow.evidence,
     });
     let mut opts = ServerOptions::new(format!("automation run {}", report.execution_id));
     opts.publish_descriptor = false;
@@ -375,6 +376,8 @@ struct ScriptOps {
     served: mpsc::Sender<Served>,
     /// Where `assert_screenshot` keeps the flow's baselines.
     snapshots: Snapshots,
+    /// Capture the app after each call that acts on a node (a report asked for it).
+    evidence: bool,
 }
 
 impl ScriptOps {
@@ -386,7 +389,7 @@ impl ScriptOps {
     fn serve(&self, backend: &mut Box<dyn Backend>, pending: PendingRequest<JsonProtocol>) {
         let (request, responder) = pending.into_parts();
         let started = Instant::now();
-        let (reply, call) = serve(backend, request, &self.snapshots);
+        let (reply, call) = serve(backend, request, &self.snapshots, self.evidence);
         let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let _ = self.served.send(Served::Call(n, call, started));
         let marked = self
@@ -592,6 +595,7 @@ fn serve(
     backend: &mut Box<dyn Backend>,
     request: Value,
     snapshots: &Snapshots,
+    evidence: bool,
 ) -> (Value, CallRecord) {
     let (tool, args) = match request.get("op") {
         Some(Value::String(name)) => (name.clone(), json!({})),
@@ -605,25 +609,32 @@ fn serve(
     let t = Instant::now();
     tracing::debug!(op = %tool, "script request");
     let mut asked = true;
-    let golden = tool == crate::tools::ASSERT_SCREENSHOT;
-    let reply = match Request::from_value(request) {
+    let mut shown = None;
+    let reply = if tool == crate::tools::ASSERT_SCREENSHOT {
         // Not an op: its ops are served here, with the flow's baselines.
-        _ if golden => {
-            let args = args.as_object().cloned().unwrap_or_default();
-            let cancel = Cancel::new();
-            crate::tools::golden::assert_screenshot(args, snapshots, &mut |r| {
-                serve_caught(backend, r, &cancel)
-            })
-            .map_or_else(Reply::Err, Reply::Ok)
+        let args = args.as_object().cloned().unwrap_or_default();
+        let cancel = Cancel::new();
+        crate::tools::golden::assert_screenshot(args, snapshots, &mut |r| {
+            serve_caught(backend, r, &cancel)
+        })
+        .map_or_else(Reply::Err, Reply::Ok)
+    } else {
+        match Request::from_value(request) {
+            Ok(mut req) => {
+                // The record keeps the durable selector of the node the call names (its
+                // replay snippet uses it); the script gets it only if it asked.
+                asked = req.with_selector;
+                req.with_selector |= crate::tools::names_a_node(&req.op);
+                let cancel = Cancel::new();
+                let reply = serve_caught(backend, &req, &cancel);
+                if evidence {
+                    shown =
+                        super::evidence::after_action(backend, &req, &reply, &cancel).map(Arc::new);
+                }
+                reply
+            }
+            Err(e) => Reply::Err(e),
         }
-        Ok(mut req) => {
-            // The record keeps the durable selector of the node the call names (its replay
-            // snippet uses it); the script gets it only if it asked.
-            asked = req.with_selector;
-            req.with_selector |= crate::tools::names_a_node(&req.op);
-            serve_caught(backend, &req, &Cancel::new())
-        }
-        Err(e) => Reply::Err(e),
     };
     // The script's wire is JSON: a screenshot's PNG becomes base64 here, for the script only;
     // the record keeps the bytes (its `.png`) and the image's size as the result.
@@ -648,6 +659,7 @@ fn serve(
         is_error,
         duration_ms: t.elapsed().as_secs_f64() * 1000.0,
         image,
+        evidence: shown,
     };
     (reply_json, call)
 }

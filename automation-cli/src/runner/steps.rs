@@ -497,6 +497,7 @@ fn attempt_all(
                 is_error,
                 duration_ms: ms(t.elapsed()),
                 image: image.clone(),
+                evidence: router.take_evidence(),
             }));
         }
         if !asked {

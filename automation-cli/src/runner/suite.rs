@@ -20,9 +20,11 @@ use super::flow;
 use super::partition::Partition;
 use super::report::{RunReport, StepStatus};
 use super::sinks::display::DisplaySink;
+use super::sinks::html::{Flows, HtmlSink};
 use super::sinks::junit::{JunitSink, Suites};
 use super::sinks::records::{self, RecordsSink};
 use super::steps::one_line;
+use crate::seeing::report::ReportDir;
 
 /// What `automation run` was given.
 #[derive(Debug, Clone)]
@@ -37,6 +39,8 @@ pub struct RunOptions {
     pub junit: Option<PathBuf>,
     /// Records root (default: the user's data directory).
     pub records: Option<PathBuf>,
+    /// The HTML report's directory.
+    pub report: Option<PathBuf>,
     /// The shard to run.
     pub partition: Option<Partition>,
     /// Flows at once, each on its own headless target.
@@ -289,7 +293,19 @@ pub fn run(opts: &RunOptions) -> u8 {
     } else {
         None
     };
-    let suites = Suites::default();
+    let report = match opts.report.as_deref().map(ReportDir::prepare).transpose() {
+        Ok(dir) => dir.map(|d| (d, Flows::default())),
+        Err(e) => {
+            say(&format!("error: --report: {e}"));
+            return 2;
+        }
+    };
+    let outputs = Outputs {
+        records_root,
+        suites: Suites::default(),
+        report,
+    };
+    let started_at = automation_wire::events::iso8601_now();
     let tty = std::io::stderr().is_terminal() && opts.jobs <= 1;
     let prefixes = prefixes(&selected, opts.jobs.min(selected.len()));
     let next = AtomicUsize::new(0);
@@ -302,15 +318,7 @@ pub fn run(opts: &RunOptions) -> u8 {
                 break;
             };
             let prefix = prefixes.get(k).map_or("", String::as_str);
-            let report = run_one(
-                *index,
-                path,
-                opts,
-                records_root.as_deref(),
-                &suites,
-                tty,
-                prefix,
-            );
+            let report = run_one(*index, path, opts, &outputs, tty, prefix);
             if let Ok(mut r) = reports.lock() {
                 r.push((*index, report));
             }
@@ -339,8 +347,18 @@ pub fn run(opts: &RunOptions) -> u8 {
         started.elapsed().as_secs_f64()
     ));
     let mut code = u8::from(failed > 0);
+    if let Some((dir, flows)) = &outputs.report {
+        let ms = started.elapsed().as_millis().try_into().unwrap_or(u64::MAX);
+        match flows.write(dir, &started_at, ms) {
+            Ok(page) => say(&format!("report: {}", page.display())),
+            Err(e) => {
+                say(&format!("error: {e}"));
+                code = 1;
+            }
+        }
+    }
     if let Some(path) = &opts.junit {
-        match suites.write(path, "automation run") {
+        match outputs.suites.write(path, "automation run") {
             Ok(()) => say(&format!("junit: {}", path.display())),
             Err(e) => {
                 say(&format!("error: {e}"));
@@ -348,7 +366,7 @@ pub fn run(opts: &RunOptions) -> u8 {
             }
         }
     }
-    if let Some(root) = &records_root
+    if let Some(root) = &outputs.records_root
         && !reports.is_empty()
     {
         say(&format!("records: {}", root.display()));
@@ -356,12 +374,18 @@ pub fn run(opts: &RunOptions) -> u8 {
     code
 }
 
+/// Where a run's reports go, shared by its flows.
+struct Outputs {
+    records_root: Option<PathBuf>,
+    suites: Suites,
+    report: Option<(ReportDir, Flows)>,
+}
+
 fn run_one(
     index: usize,
     path: &Path,
     opts: &RunOptions,
-    records_root: Option<&Path>,
-    suites: &Suites,
+    outputs: &Outputs,
     tty: bool,
     prefix: &str,
 ) -> RunReport {
@@ -377,10 +401,13 @@ fn run_one(
     let mut sinks = Fanout::new().with(Box::new(display));
     // The JUnit suite is built only when it is written.
     if opts.junit.is_some() {
-        sinks.push(Box::new(JunitSink::new(index, suites.clone())));
+        sinks.push(Box::new(JunitSink::new(index, outputs.suites.clone())));
+    }
+    if let Some((dir, flows)) = &outputs.report {
+        sinks.push(Box::new(HtmlSink::new(index, dir.clone(), flows.clone())));
     }
     let mut records_dir = None;
-    if let Some(root) = records_root {
+    if let Some(root) = outputs.records_root.as_deref() {
         match RecordsSink::create(root, &execution_id) {
             Ok(r) => {
                 records_dir = Some(r.dir().to_path_buf());
@@ -393,6 +420,7 @@ fn run_one(
         Ok(mut f) => {
             f.timeout = opts.timeout;
             f.snapshots = Some(crate::tools::Snapshots::beside(path, opts.update_snapshots));
+            f.evidence = outputs.report.is_some();
             f
         }
         Err(e) => return failed_before_start(&name, &execution_id, e, &mut sinks, prefix),
@@ -429,6 +457,15 @@ fn run_one(
             "✗ {name}: {verdict}: {p} passed, {f} failed, {s} skipped ({} ms)",
             report.duration_ms,
         );
+        // The report first: the run's whole story, with screenshots, at this flow.
+        if let Some((dir, _)) = &outputs.report {
+            let page = std::path::absolute(dir.page()).unwrap_or_else(|_| dir.page());
+            text.push_str(&format!(
+                "
+  report: {}#flow-{index}",
+                page.display()
+            ));
+        }
         // A failed step's error was shown when it failed (`step failed: …`): said once. The
         // whole error is in the JUnit and the records' run.json.
         let shown = report.steps.iter().any(|s| s.status == StepStatus::Failed);

@@ -182,7 +182,7 @@ impl Sink for DisplaySink {
         match event {
             RunEvent::Event(kind) => self.show(kind),
             RunEvent::Log(record) => self.log(record),
-            RunEvent::Call(_) | RunEvent::Image(_) | RunEvent::Poll(_) => {}
+            RunEvent::Call(_) | RunEvent::Image(_) | RunEvent::Poll(_) | RunEvent::Failure(_) => {}
         }
     }
 

@@ -166,7 +166,7 @@ impl Sink for JunitSink {
                 p.settles,
                 if p.last.is_error { " last failed" } else { "" }
             )),
-            RunEvent::Event(_) | RunEvent::Image(_) => {}
+            RunEvent::Event(_) | RunEvent::Image(_) | RunEvent::Failure(_) => {}
         }
     }
 

@@ -224,7 +224,7 @@ impl Sink for RecordsSink {
             RunEvent::Event(automation_wire::events::EventKind::Log { level, message, .. }) => {
                 self.logs.push(format!("[{}] {message}", level.as_str()));
             }
-            RunEvent::Event(_) | RunEvent::Image(_) => {}
+            RunEvent::Event(_) | RunEvent::Image(_) | RunEvent::Failure(_) => {}
         }
     }
 
@@ -288,6 +288,7 @@ mod tests {
             is_error: false,
             duration_ms: 1.0,
             image: None,
+            evidence: None,
         };
         for _ in 0..MAX_RECORDS_PER_STEP + 5 {
             for _ in 0..1000 {
@@ -341,6 +342,7 @@ mod tests {
             is_error: false,
             duration_ms: 2.0,
             image: Some(png),
+            evidence: None,
         }));
         sink.finish(&RunReport::new("t", "x")).unwrap();
         let names: Vec<String> = std::fs::read_dir(sink.dir())
