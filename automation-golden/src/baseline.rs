@@ -181,12 +181,15 @@ pub fn check(
             write_diff: None,
         }),
         Ok(c) => {
-            let diff = encode_png(&c.diff).map_err(CheckError::Encode)?;
+            let diff = match &c.diff {
+                Some(d) => Some(encode_png(d).map_err(CheckError::Encode)?),
+                None => None,
+            };
             Ok(Check {
                 verdict: Verdict::Differs(c),
                 write_baseline: None,
                 write_actual: Some(actual_png.to_vec()),
-                write_diff: Some(diff),
+                write_diff: diff,
             })
         }
         Err(CompareError::SizeDiffers { expected, .. }) if updating => Ok(Check {

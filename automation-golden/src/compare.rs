@@ -120,9 +120,9 @@ pub struct Comparison {
     pub masked_pixels: u64,
     /// How many differing pixels the limits allow.
     pub allowed: u64,
-    /// The diff image: the expected image faded to grey, differing pixels red, masked ones
-    /// blue.
-    pub diff: Rgba,
+    /// The diff image of a failed comparison: the expected image faded to grey, differing
+    /// pixels red, masked ones blue (`None` when it passed).
+    pub diff: Option<Rgba>,
 }
 
 impl Comparison {
@@ -175,7 +175,9 @@ pub const DIFF_COLOR: [u8; 4] = [255, 0, 0, 255];
 /// Colour of a masked pixel in the diff image.
 pub const MASK_COLOR: [u8; 4] = [96, 128, 255, 255];
 
-/// Compares `actual` with `expected`, leaving out `masks`.
+/// Compares `actual` with `expected`, leaving out `masks`. Identical pixels are skipped
+/// with one comparison each; the colour distance is computed only where bytes differ, and
+/// the diff image is drawn only when the comparison fails (the one time it is looked at).
 pub fn compare(
     expected: &Rgba,
     actual: &Rgba,
@@ -193,38 +195,57 @@ pub fn compare(
     let total = w as usize * h as usize;
     let masked = mask_bitmap(w, h, masks);
     let max_delta = MAX_YIQ_DELTA * limits.threshold * limits.threshold;
-    let mut diff = Vec::with_capacity(total * 4);
-    let (mut diff_pixels, mut masked_pixels) = (0u64, 0u64);
+    let is_masked = |i: usize| masked.as_ref().is_some_and(|m| m.get(i) == Some(&true));
+    let differs = |e: &[u8], a: &[u8]| e != a && yiq_delta(e, a) > max_delta;
+    let mut diff_pixels = 0u64;
     for (i, (e, a)) in expected
         .pixels
         .chunks_exact(4)
         .zip(actual.pixels.chunks_exact(4))
         .enumerate()
     {
-        if masked.as_ref().is_some_and(|m| m.get(i) == Some(&true)) {
-            masked_pixels += 1;
-            diff.extend_from_slice(&MASK_COLOR);
-        } else if e != a && yiq_delta(e, a) > max_delta {
+        if e != a && !is_masked(i) && differs(e, a) {
             diff_pixels += 1;
-            diff.extend_from_slice(&DIFF_COLOR);
-        } else {
-            let grey = faded_grey(e);
-            diff.extend_from_slice(&[grey, grey, grey, 255]);
         }
     }
+    let masked_pixels = masked
+        .as_ref()
+        .map_or(0, |m| m.iter().filter(|b| **b).count() as u64);
     let compared_pixels = total as u64 - masked_pixels;
+    let allowed = limits.allowed(compared_pixels);
+    let diff = if diff_pixels > allowed {
+        let mut pixels = Vec::with_capacity(total * 4);
+        for (i, (e, a)) in expected
+            .pixels
+            .chunks_exact(4)
+            .zip(actual.pixels.chunks_exact(4))
+            .enumerate()
+        {
+            if is_masked(i) {
+                pixels.extend_from_slice(&MASK_COLOR);
+            } else if differs(e, a) {
+                pixels.extend_from_slice(&DIFF_COLOR);
+            } else {
+                let grey = faded_grey(e);
+                pixels.extend_from_slice(&[grey, grey, grey, 255]);
+            }
+        }
+        Some(Rgba {
+            width: w,
+            height: h,
+            pixels,
+        })
+    } else {
+        None
+    };
     Ok(Comparison {
         width: w,
         height: h,
         diff_pixels,
         compared_pixels,
         masked_pixels,
-        allowed: limits.allowed(compared_pixels),
-        diff: Rgba {
-            width: w,
-            height: h,
-            pixels: diff,
-        },
+        allowed,
+        diff,
     })
 }
 
@@ -305,7 +326,7 @@ mod tests {
         assert!(!c.passed());
         for y in 0..6 {
             for x in 0..8 {
-                let red = c.diff.pixel(x, y) == Some(DIFF_COLOR);
+                let red = c.diff.as_ref().unwrap().pixel(x, y) == Some(DIFF_COLOR);
                 assert_eq!(red, (x, y) == (5, 4), "({x}, {y})");
             }
         }
@@ -374,7 +395,17 @@ mod tests {
             (c.diff_pixels, c.masked_pixels, c.compared_pixels),
             (0, 2, 98)
         );
-        assert_eq!(c.diff.pixel(0, 0), Some(MASK_COLOR));
+        assert_eq!(c.diff, None, "a pass draws no diff image");
+        let strict = Limits {
+            threshold: 0.0,
+            ..Limits::default()
+        };
+        let mut d = b.clone();
+        d.set_pixel(5, 5, [0, 0, 0, 255]);
+        let c = compare(&a, &d, &strict, &masks).unwrap();
+        let diff = c.diff.unwrap();
+        assert_eq!(diff.pixel(0, 0), Some(MASK_COLOR));
+        assert_eq!(diff.pixel(5, 5), Some(DIFF_COLOR));
     }
 
     #[test]

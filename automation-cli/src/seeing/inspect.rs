@@ -39,6 +39,8 @@ struct Shared {
     token: String,
     /// The `Host` values a request may carry (`127.0.0.1:PORT`, `localhost:PORT`).
     hosts: Vec<String>,
+    /// The last screenshot's size and scale (what `/api/shot-meta` answers).
+    last_meta: std::sync::Mutex<Option<Map<String, Value>>>,
 }
 
 type Ctx = State<Arc<Shared>>;
@@ -74,6 +76,7 @@ impl Inspector {
                 format!("localhost:{}", addr.port()),
             ],
             token: token.clone(),
+            last_meta: std::sync::Mutex::new(None),
         });
         let app = Router::new()
             .route("/", get(page))
@@ -201,11 +204,23 @@ async fn tree(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap) 
     }
 }
 
-/// The window's pixels, full size, with their metadata.
+/// The window's pixels as they are now, full size, with their metadata. A short settle: the
+/// page shows the app, it does not wait for a spinner to stop.
 async fn capture(shared: &Shared) -> Result<automation_core::Image, Response> {
-    let request = Request::new(automation_core::Op::Screenshot(Default::default()));
+    let mut request = Request::new(automation_core::Op::Screenshot(Default::default()));
+    request.settle = Some(automation_core::SettleSpec {
+        max_anim_frames: 1,
+        settle_timeout_ms: 150,
+        quiet_ms: 30,
+        ..automation_core::SettleSpec::default()
+    });
     match shared.target.call(request).await {
-        Reply::Image(image) => Ok(image),
+        Reply::Image(image) => {
+            if let Ok(mut last) = shared.last_meta.lock() {
+                *last = Some(image.meta());
+            }
+            Ok(image)
+        }
         Reply::Err(e) => Err(op_error(&e)),
         Reply::Ok(_) => Err(refuse(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -237,9 +252,14 @@ async fn shot_meta(State(shared): Ctx, Query(auth): Query<Auth>, headers: Header
     if let Err(refused) = check(&shared, &auth, &headers) {
         return refused;
     }
-    match capture(&shared).await {
-        Ok(image) => {
-            let mut meta = image.meta();
+    // The meta of the last capture the page loaded; a capture of its own only before any.
+    let cached = shared.last_meta.lock().ok().and_then(|m| m.clone());
+    let meta = match cached {
+        Some(meta) => Ok(meta),
+        None => capture(&shared).await.map(|image| image.meta()),
+    };
+    match meta {
+        Ok(mut meta) => {
             if let Ok(v) = data(
                 &shared,
                 "snapshot_tree",

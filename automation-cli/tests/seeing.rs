@@ -1,0 +1,300 @@
+//! The report and the inspector in a real browser: headless Chromium (Debian's chromium and
+//! chromium-driver) through Selenium's Python client (`tests/python/report_browser.py`,
+//! `tests/python/inspect_browser.py`), against the real `automation` binary.
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "support/hostile.rs"]
+mod hostile;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use automation_testkit::require::require;
+use serde_json::Value;
+
+/// One browser at a time: Chromium and an app on a two-core machine.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn on_path(bin: &str) -> bool {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .any(|d| d.join(bin).is_file())
+}
+
+/// The venv's Python with Selenium, when Chromium and its driver are here too.
+fn browser_python() -> Option<String> {
+    let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
+    let selenium = !python.is_empty()
+        && Command::new(&python)
+            .args(["-c", "import selenium"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+    let ok = require(
+        "chromium",
+        on_path("chromium") && on_path("chromedriver"),
+        "chromium or chromedriver is missing (Debian: chromium chromium-driver)",
+    ) && require(
+        "python-selenium",
+        selenium,
+        "AUTOMATION_PYTHON is unset or has no selenium (scripts/test installs it in the venv)",
+    );
+    ok.then_some(python)
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Runs a browser check script; its JSON line.
+fn browse(python: &str, script: &str, args: &[&str]) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/python")
+        .join(script);
+    let out = Command::new(python)
+        .arg(&path)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{script} failed ({:?})\nstdout:\n{stdout}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.trim().lines().last().unwrap_or_default()).unwrap()
+}
+
+fn automation(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_automation"))
+        .args(args)
+        .current_dir(dir)
+        .env("AUTOMATION_RECORDS", "off")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn size_of(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let m = e.metadata().unwrap();
+            if m.is_dir() {
+                size_of(&e.path())
+            } else {
+                m.len()
+            }
+        })
+        .sum()
+}
+
+const FAILING: &str = "import { connect, step } from '@automation-kit/client';\n\
+const app = await connect({ settle: { settle_timeout_ms: 5000 } });\n\
+await step('type a name', async () => {\n\
+  await app.find({ role: 'TextInput', name: 'Name' }).typeText('Ada');\n\
+}, { id: 'type' });\n\
+await step('click Sav', async () => {\n\
+  await app.find({ role: 'Button', name: 'Sav' }).click();\n\
+}, { id: 'click' });\n\
+app.close();\n";
+
+/// Must-show 1: a run with one passing flow (the shipped example) and one failing flow,
+/// reported; the page loads from file:// with the network cut, lists both flows and every
+/// step, shows the failing line and the error code, every image loads, and the outlined node
+/// sits on its bounds. The shipped examples' report stays under 2 MB.
+#[test]
+fn the_report_of_a_run_opens_offline_in_chromium() {
+    if !hostile::node_present() {
+        return;
+    }
+    let Some(python) = browser_python() else {
+        return;
+    };
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        repo().join("examples/flows/save-name.ts"),
+        dir.path().join("save-name.ts"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("failing.ts"), FAILING).unwrap();
+    let out = automation(
+        &["run", "save-name.ts", "failing.ts", "--report", "report"],
+        dir.path(),
+    );
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    // The failing flow's message points at its place in the report first.
+    let failed_at = text.find("✗ failing.ts").expect(&text);
+    let report_line = text[failed_at..].lines().nth(1).unwrap_or_default();
+    assert!(
+        report_line.trim_start().starts_with("report: ")
+            && report_line.ends_with("index.html#flow-1"),
+        "{text}"
+    );
+    let shot = dir.path().join("page.png");
+    let seen = browse(
+        &python,
+        "report_browser.py",
+        &[
+            dir.path().join("report").to_str().unwrap(),
+            shot.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(seen["flows"], 2, "{seen}");
+    assert_eq!(seen["code"], "NOT_FOUND", "{seen}");
+    assert!(seen["outlined"].as_u64().unwrap() >= 1, "{seen}");
+    assert!(
+        std::fs::metadata(&shot).unwrap().len() > 10_000,
+        "a page screenshot was taken"
+    );
+    if let Ok(keep) = std::env::var("AUTOMATION_KEEP_PAGE_SHOTS") {
+        std::fs::copy(&shot, Path::new(&keep).join("report.png")).unwrap();
+    }
+
+    // The shipped examples, reported: small.
+    let examples = automation(
+        &[
+            "run",
+            repo().join("examples/flows").to_str().unwrap(),
+            "--report",
+            "examples-report",
+        ],
+        dir.path(),
+    );
+    assert!(examples.status.success(), "{examples:?}");
+    let bytes = size_of(&dir.path().join("examples-report"));
+    assert!(
+        bytes <= 2 * 1024 * 1024,
+        "the examples' report is {bytes} bytes"
+    );
+}
+
+/// `automation inspect …` started; its URL (the first stdout line) and the child.
+fn inspector(args: &[&str]) -> (String, Child) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .arg("inspect")
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no URL in {line:?}"))
+        .to_string();
+    (url, child)
+}
+
+/// Ends the inspector (and what it launched) however the test ends.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // SIGTERM: the inspector tears down a launched app and its display.
+        // SAFETY: kill(2) on a pid we spawned.
+        unsafe { libc::kill(self.0.id() as i32, libc::SIGTERM) };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn inspect_with(python: &str, args: &[&str], checks: [&str; 5]) -> Value {
+    let (url, child) = inspector(args);
+    let _running = Running(child);
+    let shot = tempfile::NamedTempFile::with_suffix(".png").unwrap();
+    let mut all = vec![url.as_str()];
+    all.extend(checks);
+    all.push(shot.path().to_str().unwrap());
+    let seen = browse(python, "inspect_browser.py", &all);
+    if let Ok(keep) = std::env::var("AUTOMATION_KEEP_PAGE_SHOTS") {
+        let name = if args.contains(&"--launch") {
+            "inspect-gtk.png"
+        } else {
+            "inspect.png"
+        };
+        std::fs::copy(shot.path(), Path::new(&keep).join(name)).unwrap();
+    }
+    seen
+}
+
+/// Must-show 2 on the headless demo: the tree lists the app's nodes; pressing Save through
+/// the kit shows "Saved" on the page within 1 s; clicking Save in the tree outlines its box
+/// within 2 px; no token, a wrong token or a foreign Host is refused.
+#[test]
+fn the_inspector_over_the_headless_demo_in_chromium() {
+    let Some(python) = browser_python() else {
+        return;
+    };
+    let _one = serial();
+    let seen = inspect_with(
+        &python,
+        &["--headless"],
+        ["Button", "Save", "Saved", "Button", "Save"],
+    );
+    assert!(seen["update_s"].as_f64().unwrap() <= 1.0, "{seen}");
+}
+
+/// Must-show 2 on gtk3-widget-factory (`--launch … --virtual-display`): pressing "Page 2"
+/// through the kit shows page 2's status text within 1 s; its toolbar's Save is outlined
+/// where AT-SPI says it is.
+#[test]
+fn the_inspector_over_gtk3_widget_factory_in_chromium() {
+    let Some(python) = browser_python() else {
+        return;
+    };
+    if !require(
+        "dbus",
+        automation_atspi::display::missing_tools().is_empty(),
+        "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core)",
+    ) || !require(
+        "atspi-apps",
+        on_path("gtk3-widget-factory"),
+        "gtk3-widget-factory is missing (Debian: gtk-3-examples)",
+    ) {
+        return;
+    }
+    let _one = serial();
+    let seen = inspect_with(
+        &python,
+        &["--launch", "gtk3-widget-factory", "--virtual-display"],
+        [
+            "RadioButton",
+            "Page 2",
+            "All systems are operating normally.",
+            "Button",
+            "Save",
+        ],
+    );
+    assert!(seen["update_s"].as_f64().unwrap() <= 1.0, "{seen}");
+}
