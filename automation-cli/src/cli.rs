@@ -464,6 +464,9 @@ mod tests {
         match &cli.verb {
             Some(Verb::Op { target, .. }) => resolve_target(&cli.target, Some(("op", target))),
             Some(Verb::Run { target, .. }) => resolve_target(&cli.target, Some(("run", target))),
+            Some(Verb::Inspect { target, .. }) => {
+                resolve_target(&cli.target, Some(("inspect", target)))
+            }
             _ => Err("not a verb that drives an app".into()),
         }
     }
@@ -502,13 +505,17 @@ mod tests {
                 driving.push(sub.get_name().to_string());
             }
         }
-        assert_eq!(driving, ["op", "run"]);
+        assert_eq!(driving, ["op", "run", "inspect"]);
     }
 
     #[test]
     fn run_virtual_display_parses_on_either_side_of_the_verb() {
         // The new user's line, and every mode line, before and after each verb: the same app.
-        for (verb, rest) in [("op", vec!["snapshot_tree"]), ("run", vec!["flows/"])] {
+        for (verb, rest) in [
+            ("op", vec!["snapshot_tree"]),
+            ("run", vec!["flows/"]),
+            ("inspect", vec![]),
+        ] {
             for line in mode_lines() {
                 let mut before = vec!["automation"];
                 before.extend(&line);

@@ -428,6 +428,19 @@ fn layers_import_downward_only() {
             "the tool layer imports {needle}"
         );
     }
+    // Seeing shows runs and apps: it writes what the runner collected and serves an app
+    // through the tool layer; it runs no flow and speaks no MCP.
+    for needle in ["crate::runner", "crate::exec", "crate::mcp", "rmcp"] {
+        assert_eq!(
+            mentions("seeing", needle),
+            Vec::<String>::new(),
+            "seeing imports {needle}"
+        );
+    }
+    assert!(
+        !mentions("seeing", "crate::tools").is_empty(),
+        "the inspector goes through the tool layer"
+    );
     // Authoring writes tests from calls; it runs none.
     for needle in ["crate::runner", "crate::exec"] {
         assert_eq!(

@@ -9,6 +9,9 @@ pub mod target;
 #[cfg(feature = "screenshot")]
 pub mod screenshot;
 
+#[cfg(feature = "golden")]
+pub mod golden;
+
 #[cfg(feature = "live")]
 pub mod live;
 

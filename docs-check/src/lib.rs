@@ -37,11 +37,20 @@ pub mod egui_md {}
 #[doc = include_str!("../../docs/events.md")]
 pub mod events_md {}
 
+#[doc = include_str!("../../docs/golden.md")]
+pub mod golden_md {}
+
+#[doc = include_str!("../../docs/inspect.md")]
+pub mod inspect_md {}
+
 #[doc = include_str!("../../docs/expressions.md")]
 pub mod expressions_md {}
 
 #[doc = include_str!("../../docs/mcp.md")]
 pub mod mcp_md {}
+
+#[doc = include_str!("../../docs/report.md")]
+pub mod report_md {}
 
 #[doc = include_str!("../../docs/security.md")]
 pub mod security_md {}
