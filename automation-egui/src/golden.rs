@@ -87,18 +87,12 @@ impl ExpectScreenshot for Harness<EguiTarget<'_>> {
             dir.join(&files.diff),
         );
         let baseline = read(&base)?;
-        let check = automation_golden::check(
-            baseline.as_deref(),
-            &actual,
-            &shot.png,
-            limits,
-            &[],
-            update,
-        )
-        .map_err(|e| {
-            OpError::bad_argument(format!("expect_screenshot: {}: {e}", base.display()))
-                .with_hint(format!("delete it, or rerun with {UPDATE_ENV}=1"))
-        })?;
+        let check =
+            automation_golden::check(baseline.as_deref(), &actual, &shot.png, limits, &[], update)
+                .map_err(|e| {
+                    OpError::bad_argument(format!("expect_screenshot: {}: {e}", base.display()))
+                        .with_hint(format!("delete it, or rerun with {UPDATE_ENV}=1"))
+                })?;
         for (bytes, path) in [
             (&check.write_baseline, &base),
             (&check.write_actual, &actual_path),
@@ -173,7 +167,9 @@ fn write(dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), OpError> {
     }
     let tmp = dir.join(format!(
         ".{}.{}.tmp",
-        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+        path.file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default(),
         std::process::id()
     ));
     let mut opts = std::fs::OpenOptions::new();

@@ -21,7 +21,10 @@ fn the_demo_matches_its_baseline_until_a_label_changes() {
         Verdict::Created
     );
     let again = h.expect_screenshot_in(dir.path(), "demo", &strict).unwrap();
-    assert!(matches!(again, Verdict::Matched(ref c) if c.diff_pixels == 0), "{again:?}");
+    assert!(
+        matches!(again, Verdict::Matched(ref c) if c.diff_pixels == 0),
+        "{again:?}"
+    );
 
     h.click(by_role("Button").label("Save")).unwrap();
     let e = h
@@ -30,7 +33,11 @@ fn the_demo_matches_its_baseline_until_a_label_changes() {
     assert_eq!(e.code, ErrorCode::AssertionFailed, "{e:?}");
     assert!(e.message.contains("differs"), "{}", e.message);
     let read = |n: &str| decode_png(&std::fs::read(dir.path().join(n)).unwrap()).unwrap();
-    let (base, actual, diff) = (read("demo.png"), read("demo.actual.png"), read("demo.diff.png"));
+    let (base, actual, diff) = (
+        read("demo.png"),
+        read("demo.actual.png"),
+        read("demo.diff.png"),
+    );
     let changed: Vec<usize> = (0..base.pixels.len() / 4)
         .filter(|i| base.pixels[i * 4..i * 4 + 4] != actual.pixels[i * 4..i * 4 + 4])
         .collect();

@@ -196,48 +196,46 @@ pub fn compare(
     let masked = mask_bitmap(w, h, masks);
     let max_delta = MAX_YIQ_DELTA * limits.threshold * limits.threshold;
     let is_masked = |i: usize| masked.as_ref().is_some_and(|m| m.get(i) == Some(&true));
-    let differs = |e: &[u8], a: &[u8]| e != a && yiq_delta(e, a) > max_delta;
-    let mut diff_pixels = 0u64;
+    // One pass computes each distance once; the differing pixels are kept (by index) for the
+    // diff image, which is drawn only if the comparison fails.
+    let mut differing: Vec<usize> = Vec::new();
     for (i, (e, a)) in expected
         .pixels
         .chunks_exact(4)
         .zip(actual.pixels.chunks_exact(4))
         .enumerate()
     {
-        if e != a && !is_masked(i) && differs(e, a) {
-            diff_pixels += 1;
+        if e != a && !is_masked(i) && yiq_delta(e, a) > max_delta {
+            differing.push(i);
         }
     }
+    let diff_pixels = differing.len() as u64;
     let masked_pixels = masked
         .as_ref()
         .map_or(0, |m| m.iter().filter(|b| **b).count() as u64);
     let compared_pixels = total as u64 - masked_pixels;
     let allowed = limits.allowed(compared_pixels);
-    let diff = if diff_pixels > allowed {
+    let diff = (diff_pixels > allowed).then(|| {
         let mut pixels = Vec::with_capacity(total * 4);
-        for (i, (e, a)) in expected
-            .pixels
-            .chunks_exact(4)
-            .zip(actual.pixels.chunks_exact(4))
-            .enumerate()
-        {
+        for (i, e) in expected.pixels.chunks_exact(4).enumerate() {
             if is_masked(i) {
                 pixels.extend_from_slice(&MASK_COLOR);
-            } else if differs(e, a) {
-                pixels.extend_from_slice(&DIFF_COLOR);
             } else {
                 let grey = faded_grey(e);
                 pixels.extend_from_slice(&[grey, grey, grey, 255]);
             }
         }
-        Some(Rgba {
+        for i in differing {
+            if let Some(p) = pixels.get_mut(i * 4..i * 4 + 4) {
+                p.copy_from_slice(&DIFF_COLOR);
+            }
+        }
+        Rgba {
             width: w,
             height: h,
             pixels,
-        })
-    } else {
-        None
-    };
+        }
+    });
     Ok(Comparison {
         width: w,
         height: h,

@@ -114,11 +114,15 @@ fn bench(c: &mut Criterion) {
     // Where the time goes: the engine alone (no MCP), against the router alone.
     let target = TargetHandle::spawn(headless_factory()).unwrap();
     let flow = automation_cli::runner::flow::from_arguments(&seq).unwrap();
+    let snapshots = automation_cli::tools::Snapshots::new("snapshots", false);
     g.bench_function("router_find_node", |b| {
         b.iter(|| {
-            automation_cli::tools::call("find_node", find.clone(), |request| {
-                target.call_blocking(request.clone())
-            })
+            automation_cli::tools::call(
+                "find_node",
+                find.clone(),
+                &snapshots,
+                |request: &automation_core::Request| target.call_blocking(request.clone()),
+            )
             .unwrap()
         })
     });

@@ -112,19 +112,31 @@ fn refuse(status: StatusCode, code: &str, message: &str, hint: &str) -> Response
         .into_response()
 }
 
+/// A request refused before it reached the app (403).
+struct Refused {
+    code: &'static str,
+    message: &'static str,
+    hint: &'static str,
+}
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        refuse(StatusCode::FORBIDDEN, self.code, self.message, self.hint)
+    }
+}
+
 /// Checks the token (`?token=` or `Authorization: Bearer`) and the `Host`.
-fn check(shared: &Shared, auth: &Auth, headers: &HeaderMap) -> Result<(), Response> {
+fn check(shared: &Shared, auth: &Auth, headers: &HeaderMap) -> Result<(), Refused> {
     let host_ok = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .is_some_and(|h| shared.hosts.iter().any(|ok| ok == h));
     if !host_ok {
-        return Err(refuse(
-            StatusCode::FORBIDDEN,
-            "BAD_HOST",
-            "the inspector answers only requests addressed to its loopback address",
-            "open the URL automation inspect printed",
-        ));
+        return Err(Refused {
+            code: "BAD_HOST",
+            message: "the inspector answers only requests addressed to its loopback address",
+            hint: "open the URL automation inspect printed",
+        });
     }
     let bearer = headers
         .get(header::AUTHORIZATION)
@@ -134,12 +146,11 @@ fn check(shared: &Shared, auth: &Auth, headers: &HeaderMap) -> Result<(), Respon
     if automation_wire::handshake::tokens_match(given.as_bytes(), shared.token.as_bytes()) {
         Ok(())
     } else {
-        Err(refuse(
-            StatusCode::FORBIDDEN,
-            "BAD_TOKEN",
-            "missing or wrong token",
-            "open the URL automation inspect printed: it carries the token",
-        ))
+        Err(Refused {
+            code: "BAD_TOKEN",
+            message: "missing or wrong token",
+            hint: "open the URL automation inspect printed: it carries the token",
+        })
     }
 }
 
@@ -181,7 +192,7 @@ async fn data(shared: &Shared, tool: &str, args: Value) -> Result<Value, Respons
 
 async fn page(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap) -> Response {
     if let Err(refused) = check(&shared, &auth, &headers) {
-        return refused;
+        return refused.into_response();
     }
     (
         [
@@ -195,7 +206,7 @@ async fn page(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap) 
 
 async fn tree(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap) -> Response {
     if let Err(refused) = check(&shared, &auth, &headers) {
-        return refused;
+        return refused.into_response();
     }
     let args = json!({"format": "json", "max_nodes": MAX_NODES});
     match data(&shared, "snapshot_tree", args).await {
@@ -233,7 +244,7 @@ async fn capture(shared: &Shared) -> Result<automation_core::Image, Response> {
 
 async fn screenshot(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap) -> Response {
     if let Err(refused) = check(&shared, &auth, &headers) {
-        return refused;
+        return refused.into_response();
     }
     match capture(&shared).await {
         Ok(image) => (
@@ -250,7 +261,7 @@ async fn screenshot(State(shared): Ctx, Query(auth): Query<Auth>, headers: Heade
 
 async fn shot_meta(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap) -> Response {
     if let Err(refused) = check(&shared, &auth, &headers) {
-        return refused;
+        return refused.into_response();
     }
     // The meta of the last capture the page loaded; a capture of its own only before any.
     let cached = shared.last_meta.lock().ok().and_then(|m| m.clone());
@@ -285,7 +296,7 @@ async fn node(
     headers: HeaderMap,
 ) -> Response {
     if let Err(refused) = check(&shared, &auth, &headers) {
-        return refused;
+        return refused.into_response();
     }
     let mut record = match data(
         &shared,
@@ -360,7 +371,7 @@ async fn act(
     body: axum::body::Bytes,
 ) -> Response {
     if let Err(refused) = check(&shared, &auth, &headers) {
-        return refused;
+        return refused.into_response();
     }
     let act: Act = match serde_json::from_slice(&body) {
         Ok(a) => a,
@@ -393,7 +404,7 @@ async fn act(
 /// `changed` events with the tree's version whenever it moves.
 async fn events(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap) -> Response {
     if let Err(refused) = check(&shared, &auth, &headers) {
-        return refused;
+        return refused.into_response();
     }
     let stream =
         futures_util::stream::unfold((shared, None::<Value>), |(shared, last)| async move {
