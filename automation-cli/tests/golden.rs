@@ -138,8 +138,27 @@ fn demo_baselines_match_then_a_change_fails_with_a_diff_of_just_that() {
              const r = await expect(app).toMatchScreenshot('main', {{ threshold: 0 }});"
         ),
     );
-    let changed = run(&flow, &[]);
+    let changed = run(&flow, &["--report", "report"]);
     assert!(!changed.status.success(), "{}", text(&changed));
+    // The report shows the baseline, the capture and the diff side by side.
+    let page = std::fs::read_to_string(dir.path().join("report/index.html")).unwrap();
+    let at = page
+        .find("\"golden\":{")
+        .expect("the report carries the golden images");
+    let golden: Value = serde_json::Deserializer::from_str(&page[at + 9..])
+        .into_iter::<Value>()
+        .next()
+        .unwrap()
+        .unwrap();
+    for kind in ["expected", "actual", "diff"] {
+        let rel = golden[kind]
+            .as_str()
+            .unwrap_or_else(|| panic!("{kind}: {golden}"));
+        assert!(
+            dir.path().join("report").join(rel).is_file(),
+            "{kind}: {rel}"
+        );
+    }
     let out = output(&changed);
     assert!(out.contains("ASSERTION_FAILED"), "{out}");
     assert!(out.contains("differs from its baseline"), "{out}");

@@ -129,6 +129,23 @@ pub struct CallEntry {
     /// A screenshot: the one the call returned, or the app right after it acted.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub shot: Option<Shot>,
+    /// A golden screenshot that did not match: its three images.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub golden: Option<Golden>,
+}
+
+/// A failed golden screenshot's images, relative to the page.
+#[derive(Debug, Clone, Serialize)]
+pub struct Golden {
+    /// The baseline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// The capture.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// The diff image.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
 }
 
 /// A screenshot in `img/`, and the node to outline on it.

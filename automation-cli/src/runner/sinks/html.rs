@@ -13,7 +13,7 @@ use crate::runner::events::{CallRecord, RunEvent, Sink};
 use crate::runner::evidence::Evidence;
 use crate::runner::report::{RunReport, StepStatus};
 use crate::seeing::report::{
-    CallEntry, Counts, FlowEntry, Report, ReportDir, Shot, StepEntry, excerpt,
+    CallEntry, Counts, FlowEntry, Golden, Report, ReportDir, Shot, StepEntry, excerpt,
 };
 
 /// Screenshots one flow may put in the report; past it, calls are listed without one.
@@ -124,6 +124,11 @@ impl HtmlSink {
         } else {
             None
         };
+        let golden = if call.tool == crate::tools::ASSERT_SCREENSHOT && call.is_error {
+            self.golden(&call.result)
+        } else {
+            None
+        };
         let entry = CallEntry {
             tool: call.tool.clone(),
             args: call.args.clone(),
@@ -132,11 +137,36 @@ impl HtmlSink {
             duration_ms: call.duration_ms,
             tries,
             shot,
+            golden,
         };
         self.calls
             .entry(call.step_id.clone())
             .or_default()
             .push(entry);
+    }
+
+    /// A failed `assert_screenshot`'s baseline, capture and diff (the paths its error names),
+    /// copied into the report so it shows them side by side.
+    fn golden(&mut self, error: &Value) -> Option<Golden> {
+        // A step's error is the op error; a script's call keeps the reply (`{status, …}`).
+        let path = |section: &str, key: &str| -> Option<String> {
+            error
+                .get(section)
+                .and_then(|v| v.get(key))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let mut copy = |p: Option<String>| -> Option<String> {
+            use automation_wire::fsguard::{Follow, read_regular};
+            let png = read_regular(std::path::Path::new(&p?), 64 * 1024 * 1024, Follow::No).ok()?;
+            self.shot(&png, ShotMeta::of_result(&Value::Null))?.image
+        };
+        let golden = Golden {
+            expected: copy(path("expected", "baseline")),
+            actual: copy(path("actual", "actual")),
+            diff: copy(path("actual", "diff")),
+        };
+        (golden.expected.is_some() || golden.actual.is_some()).then_some(golden)
     }
 
     fn log(&mut self, line: String) {
