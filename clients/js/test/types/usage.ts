@@ -26,6 +26,10 @@ async function main(): Promise<void> {
   await expect(app.find({ role: 'Label', value: 'Saved' })).toBeVisible({ timeoutMs: 2000 });
   await expect(app.find({ name: 'Dialog' })).not.toExist();
   await expect(app.find('Dialog')).toBeGone();
+  const golden = await expect(app).toMatchScreenshot('main', { threshold: 0.1, mask: [app.find({ name: 'Clock' })] });
+  const diffPixels: number | undefined = golden.diff_pixels;
+  log.info('golden', { result: golden.result, diffPixels });
+  await expect(save).toMatchScreenshot('save-button', { maxDiffRatio: 0.01, stableFrames: 1 });
   const shot: Screenshot = await app.screenshot({ path: '/tmp/x.png' });
   emit.screenshot(shot, 'after save');
   await app.waitFor({ role: 'Button', name: 'Save' }, { timeoutMs: 500 });

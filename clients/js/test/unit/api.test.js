@@ -122,3 +122,20 @@ test('the request an op sends is JSON.stringify of {op: {[name]: args}, settle},
     assert.equal(requestJson(name, args, settle), JSON.stringify(request), name);
   }
 });
+
+test('toMatchScreenshot sends assert_screenshot with the tool names, masks as selectors', async () => {
+  const sent = [];
+  const app = Object.create(App.prototype);
+  app.op = async (name, args) => {
+    sent.push([name, args]);
+    return { result: 'matched' };
+  };
+  const { expect } = await import('../../src/index.js');
+  await expect(app).toMatchScreenshot('main', { threshold: 0.2, maxDiffPixels: 3, mask: [new Locator(app, { label: 'Clock' }), { role: 'Spinner' }], stableFrames: 1 });
+  assert.deepEqual(sent[0], ['assert_screenshot', { name: 'main', threshold: 0.2, max_diff_pixels: 3, mask: [{ label: 'Clock' }, { role: 'Spinner' }], stable_frames: 1 }]);
+  await expect(new Locator(app, { role: 'Button', label: 'Save' })).toMatchScreenshot('save');
+  assert.deepEqual(sent[1], ['assert_screenshot', { name: 'save', node: { role: 'Button', label: 'Save' } }]);
+  assert.throws(() => expect(app).toMatchScreenshot('main', { treshold: 1 }), (e) => e.code === 'BAD_ARGUMENT' && /treshold/.test(e.message));
+  assert.throws(() => expect(app).toMatchScreenshot(''), (e) => e.code === 'BAD_ARGUMENT');
+  assert.throws(() => expect(new Locator(app, { label: 'Save' })).not.toMatchScreenshot('x'), (e) => e.code === 'BAD_ARGUMENT');
+});
