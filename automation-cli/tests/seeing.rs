@@ -158,6 +158,7 @@ fn the_report_of_a_run_opens_offline_in_chromium() {
             shot.to_str().unwrap(),
         ],
     );
+    eprintln!("report in Chromium: {seen}");
     assert_eq!(seen["flows"], 2, "{seen}");
     assert_eq!(seen["code"], "NOT_FOUND", "{seen}");
     assert!(seen["outlined"].as_u64().unwrap() >= 1, "{seen}");
@@ -181,6 +182,7 @@ fn the_report_of_a_run_opens_offline_in_chromium() {
     );
     assert!(examples.status.success(), "{examples:?}");
     let bytes = size_of(&dir.path().join("examples-report"));
+    eprintln!("the shipped examples' report: {bytes} bytes");
     assert!(
         bytes <= 2 * 1024 * 1024,
         "the examples' report is {bytes} bytes"
@@ -237,6 +239,7 @@ fn inspect_with(python: &str, args: &[&str], checks: [&str; 5]) -> Value {
     all.extend(checks);
     all.push(shot.path().to_str().unwrap());
     let seen = browse(python, "inspect_browser.py", &all);
+    eprintln!("inspector {args:?} in Chromium: {seen}");
     if let Ok(keep) = std::env::var("AUTOMATION_KEEP_PAGE_SHOTS") {
         let name = if args.contains(&"--launch") {
             "inspect-gtk.png"
