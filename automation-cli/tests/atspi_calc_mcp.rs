@@ -6,7 +6,7 @@
 
 use std::process::{Command, Stdio};
 
-use automation_testkit::require::require;
+use automation_testkit::require::{on_path, require};
 
 /// Not a first run (no "what's new" bar), no tip of the day (a dialog over the sheet).
 const SETTINGS: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -17,11 +17,6 @@ const SETTINGS: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
 </oor:items>
 "#;
-
-fn on_path(bin: &str) -> bool {
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .any(|d| d.join(bin).is_file())
-}
 
 #[test]
 fn mcp_answers_calc_within_2_s_and_a_typed_cell_reads_back() {

@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use automation_testkit::require::require;
+use automation_testkit::require::{on_path, require};
 use serde_json::Value;
 
 /// `<target dir>`: this test runs as `<target>/debug/deps/atspi_matrix-…`.
@@ -29,12 +29,6 @@ fn target_dir() -> PathBuf {
         .nth(3)
         .expect("a test binary under <target>/<profile>/deps")
         .to_path_buf()
-}
-
-fn on_path(program: &str) -> bool {
-    Path::new(program).is_file()
-        || std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-            .any(|d| d.join(program).is_file())
 }
 
 /// What every app's session needs; false when a skip was allowed.

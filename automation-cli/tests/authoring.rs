@@ -8,16 +8,11 @@
 
 use std::process::{Command, Stdio};
 
-use automation_testkit::require::require;
+use automation_testkit::require::{on_path, require};
 use serde_json::Value;
 
 /// One app session at a time: they are heavy, and the machine has two cores.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn on_path(bin: &str) -> bool {
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .any(|d| d.join(bin).is_file())
-}
 
 fn run(scenario: &str) -> Option<Value> {
     let _serial = ONE_AT_A_TIME

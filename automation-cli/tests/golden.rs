@@ -13,7 +13,7 @@ mod hostile;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use automation_testkit::require::require;
+use automation_testkit::require::{on_path, require};
 use serde_json::{Value, json};
 
 /// One flow run at a time: each starts a demo (or an app) and node.
@@ -323,10 +323,6 @@ fn mcp_assert_screenshot_keeps_baselines_in_the_snapshots_dir() {
 /// progress bars never hold still, so they are masked (a selector masks every match).
 #[test]
 fn gtk3_widget_factory_matches_its_own_baseline_on_a_fresh_launch() {
-    let on_path = |bin: &str| {
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-            .any(|d| d.join(bin).is_file())
-    };
     if !hostile::node_present()
         || !require(
             "dbus",

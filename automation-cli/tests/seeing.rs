@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
-use automation_testkit::require::require;
+use automation_testkit::require::{on_path, require};
 use serde_json::Value;
 
 /// One browser at a time: Chromium and an app on a two-core machine.
@@ -21,11 +21,6 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn on_path(bin: &str) -> bool {
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .any(|d| d.join(bin).is_file())
 }
 
 /// The venv's Python with Selenium, when Chromium and its driver are here too.

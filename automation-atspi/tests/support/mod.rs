@@ -5,7 +5,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use automation_atspi::{AtspiTarget, Launched, Output, VirtualDisplay, launch};
 use automation_core::{Reply, Request, Session};
-use automation_testkit::require::require;
+use automation_testkit::require::{on_path, require};
 use serde_json::Value;
 
 /// Display numbers these tests may use.
@@ -16,12 +16,6 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 pub fn serial() -> MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn on_path(p: &str) -> bool {
-    std::path::Path::new(p).is_file()
-        || std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(p).is_file()))
 }
 
 /// The session tools (Xvfb, dbus, at-spi2-core) are there, or the test fails (or skips when
