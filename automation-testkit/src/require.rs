@@ -117,6 +117,14 @@ fn fail(message: &str) -> ! {
     panic!("{message}")
 }
 
+/// Whether `program` runs here: a path to a file, or a name found in a `PATH` directory
+/// (what a test checks before it `require`s an app or a tool).
+pub fn on_path(program: &str) -> bool {
+    std::path::Path::new(program).is_file()
+        || std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,12 +217,4 @@ mod tests {
         assert!(msg.contains("`testkit-selftest`"), "{msg}");
         assert!(msg.contains("on purpose"), "{msg}");
     }
-}
-
-/// Whether `program` runs here: a path to a file, or a name found in a `PATH` directory
-/// (what a test checks before it `require`s an app or a tool).
-pub fn on_path(program: &str) -> bool {
-    std::path::Path::new(program).is_file()
-        || std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()))
 }
