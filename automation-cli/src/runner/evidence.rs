@@ -74,8 +74,12 @@ pub fn at_failure(target: &TargetHandle) -> Option<Evidence> {
     Some(shot)
 }
 
+/// The window as it is: the action before it already settled the app
+/// ([`crate::tools::glance`]).
 fn capture(serve: &mut dyn FnMut(&Request) -> Reply) -> Option<Evidence> {
-    match serve(&Request::new(Op::Screenshot(Screenshot::default()))) {
+    let mut request = Request::new(Op::Screenshot(Screenshot::default()));
+    request.settle = Some(crate::tools::glance());
+    match serve(&request) {
         Reply::Image(image) => Some(Evidence {
             width: image.width,
             height: image.height,

@@ -219,12 +219,7 @@ async fn tree(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap) 
 /// page shows the app, it does not wait for a spinner to stop.
 async fn capture(shared: &Shared) -> Result<automation_core::Image, Response> {
     let mut request = Request::new(automation_core::Op::Screenshot(Default::default()));
-    request.settle = Some(automation_core::SettleSpec {
-        max_anim_frames: 1,
-        settle_timeout_ms: 150,
-        quiet_ms: 30,
-        ..automation_core::SettleSpec::default()
-    });
+    request.settle = Some(crate::tools::glance());
     match shared.target.call(request).await {
         Reply::Image(image) => {
             if let Ok(mut last) = shared.last_meta.lock() {

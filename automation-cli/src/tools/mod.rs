@@ -66,6 +66,18 @@ pub fn names_a_node(op: &automation_core::Op) -> bool {
         || op.args_json().get("node").is_some_and(|n| !n.is_null())
 }
 
+/// The settle of a capture that shows the app as it is (the report's screenshot after an
+/// action, the inspector's): one frame, at most 150 ms — a spinner on a live app would
+/// otherwise hold it for the whole default budget.
+pub fn glance() -> automation_core::SettleSpec {
+    automation_core::SettleSpec {
+        max_anim_frames: 1,
+        settle_timeout_ms: 150,
+        quiet_ms: 30,
+        ..automation_core::SettleSpec::default()
+    }
+}
+
 /// The reply fields `with_selector` adds.
 pub const SELECTOR_FIELDS: [&str; 2] = ["selector", "selector_note"];
 
