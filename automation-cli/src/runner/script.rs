@@ -172,6 +172,7 @@ pub fn run(
         served: served_tx,
         snapshots: flow.snapshots(),
         evidence: flow.evidence,
+        records: sink.wants_calls(),
     });
     let mut opts = ServerOptions::new(format!("automation run {}", report.execution_id));
     opts.publish_descriptor = false;
@@ -378,6 +379,8 @@ struct ScriptOps {
     snapshots: Snapshots,
     /// Capture the app after each call that acts on a node (a report asked for it).
     evidence: bool,
+    /// Some sink reads the calls' records (which name each node by its durable selector).
+    records: bool,
 }
 
 impl ScriptOps {
@@ -389,7 +392,11 @@ impl ScriptOps {
     fn serve(&self, backend: &mut Box<dyn Backend>, pending: PendingRequest<JsonProtocol>) {
         let (request, responder) = pending.into_parts();
         let started = Instant::now();
-        let (reply, call) = serve(backend, request, &self.snapshots, self.evidence);
+        let wants = Wants {
+            evidence: self.evidence,
+            selector: self.records,
+        };
+        let (reply, call) = serve(backend, request, &self.snapshots, wants);
         let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let _ = self.served.send(Served::Call(n, call, started));
         let marked = self
@@ -591,11 +598,20 @@ fn output_line((stderr, line): Line, sink: &mut dyn Sink, state: &mut State) {
 /// Serves one bridge request with the backend (on the target thread): the reply, and its
 /// record.
 /// Answers one bridge request on the caller's target thread: the reply, and its record.
+/// What a served call's record needs beyond the reply.
+#[derive(Clone, Copy)]
+struct Wants {
+    /// The app captured after an action (a report).
+    evidence: bool,
+    /// The node's durable selector (records replay by it).
+    selector: bool,
+}
+
 fn serve(
     backend: &mut Box<dyn Backend>,
     request: Value,
     snapshots: &Snapshots,
-    evidence: bool,
+    wants: Wants,
 ) -> (Value, CallRecord) {
     let (tool, args) = match request.get("op") {
         Some(Value::String(name)) => (name.clone(), json!({})),
@@ -621,13 +637,14 @@ fn serve(
     } else {
         match Request::from_value(request) {
             Ok(mut req) => {
-                // The record keeps the durable selector of the node the call names (its
-                // replay snippet uses it); the script gets it only if it asked.
+                // A record keeps the durable selector of the node the call names (its replay
+                // snippet uses it), when some sink reads records; the script gets it only if
+                // it asked.
                 asked = req.with_selector;
-                req.with_selector |= crate::tools::names_a_node(&req.op);
+                req.with_selector |= wants.selector && crate::tools::names_a_node(&req.op);
                 let cancel = Cancel::new();
                 let reply = serve_caught(backend, &req, &cancel);
-                if evidence {
+                if wants.evidence {
                     shown =
                         super::evidence::after_action(backend, &req, &reply, &cancel).map(Arc::new);
                 }

@@ -186,6 +186,12 @@ impl Sink for DisplaySink {
         }
     }
 
+    /// The live view shows steps and output, never calls: a run with nothing else watching
+    /// makes no call records (nor the durable selectors they carry).
+    fn wants_calls(&self) -> bool {
+        false
+    }
+
     /// Clears the bar.
     fn finish(&mut self, _report: &RunReport) -> Result<(), String> {
         if let Some(bar) = self.bar.take() {
