@@ -28,7 +28,7 @@ use crate::tools::{self, Outcome};
 pub const PAGE: &str = include_str!("inspect.html");
 
 /// How often the app is asked whether its tree changed.
-const POLL: Duration = Duration::from_millis(200);
+const POLL: Duration = Duration::from_millis(100);
 /// Largest tree the page gets.
 const MAX_NODES: u64 = 5000;
 /// Largest request body (an action is a few dozen bytes).
@@ -41,6 +41,10 @@ struct Shared {
     hosts: Vec<String>,
     /// The last screenshot's size and scale (what `/api/shot-meta` answers).
     last_meta: std::sync::Mutex<Option<Map<String, Value>>>,
+    /// Actions running: the change events wait for them to end, so a page reloads once, after
+    /// the action, rather than mid-way (its screenshot would then hold the target thread when
+    /// the action's result is ready to show).
+    acting: std::sync::atomic::AtomicUsize,
 }
 
 type Ctx = State<Arc<Shared>>;
@@ -77,6 +81,7 @@ impl Inspector {
             ],
             token: token.clone(),
             last_meta: std::sync::Mutex::new(None),
+            acting: std::sync::atomic::AtomicUsize::new(0),
         });
         let app = Router::new()
             .route("/", get(page))
@@ -379,13 +384,16 @@ async fn act(
             );
         }
     };
-    match data(
+    use std::sync::atomic::Ordering;
+    shared.acting.fetch_add(1, Ordering::SeqCst);
+    let done = data(
         &shared,
         "invoke_action",
         json!({"node": act.node, "action": act.action}),
     )
-    .await
-    {
+    .await;
+    shared.acting.fetch_sub(1, Ordering::SeqCst);
+    match done {
         Ok(mut v) => {
             if let Value::Object(m) = &mut v {
                 m.insert("ok".into(), json!(true));
@@ -404,6 +412,10 @@ async fn events(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap
     let stream =
         futures_util::stream::unfold((shared, None::<Value>), |(shared, last)| async move {
             loop {
+                if shared.acting.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+                    tokio::time::sleep(POLL).await;
+                    continue;
+                }
                 let version = data(
                     &shared,
                     "snapshot_tree",
