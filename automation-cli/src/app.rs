@@ -257,7 +257,7 @@ fn inspect(mode: Mode, wait: Option<Duration>, port: u16) -> u8 {
         Err(o) => return emit(&o),
     };
     let result = rt.block_on(async {
-        let inspector = crate::seeing::inspect::Inspector::bind(target.0, port).await?;
+        let inspector = crate::seeing::inspect::bind(target.0, port).await?;
         announce(&format!("inspector: {} ({})", inspector.url, target.1));
         inspector.serve().await
     });
@@ -274,7 +274,7 @@ fn show_report(dir: std::path::PathBuf, port: u16) -> u8 {
         Err(o) => return emit(&o),
     };
     let result = rt.block_on(async {
-        let server = crate::seeing::show::ShowReport::bind(dir, port).await?;
+        let server = crate::seeing::show::bind(dir, port).await?;
         announce(&format!("report: {}", server.url));
         server.serve().await
     });

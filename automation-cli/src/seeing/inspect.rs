@@ -7,7 +7,6 @@
 //! on, a DNS-rebinding page) is refused with 403. Every read and action goes through the
 //! same target thread and tool layer as MCP.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,6 +20,7 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::loopback::{self, Server};
 use crate::backend::TargetHandle;
 use crate::tools::{self, Outcome};
 
@@ -54,58 +54,35 @@ struct Auth {
     token: Option<String>,
 }
 
-/// The inspector, bound and ready: its URL (with the token) and the server to run.
-pub struct Inspector {
-    /// What to open: `http://127.0.0.1:PORT/?token=…`.
-    pub url: String,
-    listener: tokio::net::TcpListener,
-    app: Router,
-}
-
-impl Inspector {
-    /// Binds `127.0.0.1:port` (0: a free port) over `target`.
-    pub async fn bind(target: TargetHandle, port: u16) -> Result<Self, String> {
-        let token = automation_wire::handshake::generate_token()
-            .map_err(|e| format!("cannot make a token: {e}"))?;
-        let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port)))
-            .await
-            .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-        let addr = listener
-            .local_addr()
-            .map_err(|e| format!("no local address: {e}"))?;
-        let shared = Arc::new(Shared {
-            target,
-            hosts: vec![
-                format!("127.0.0.1:{}", addr.port()),
-                format!("localhost:{}", addr.port()),
-            ],
-            token: token.clone(),
-            last_meta: std::sync::Mutex::new(None),
-            acting: std::sync::atomic::AtomicUsize::new(0),
-        });
-        let app = Router::new()
-            .route("/", get(page))
-            .route("/api/tree", get(tree))
-            .route("/api/screenshot", get(screenshot))
-            .route("/api/shot-meta", get(shot_meta))
-            .route("/api/node/{id}", get(node))
-            .route("/api/act", post(act))
-            .route("/api/events", get(events))
-            .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
-            .with_state(shared);
-        Ok(Self {
-            url: format!("http://{addr}/?token={token}"),
-            listener,
-            app,
-        })
-    }
-
-    /// Serves until the process ends.
-    pub async fn serve(self) -> Result<(), String> {
-        axum::serve(self.listener, self.app)
-            .await
-            .map_err(|e| format!("the inspector stopped: {e}"))
-    }
+/// The inspector over `target`, bound to `127.0.0.1:port` (0: a free port); its URL carries
+/// the token.
+pub async fn bind(target: TargetHandle, port: u16) -> Result<Server, String> {
+    let token = automation_wire::handshake::generate_token()
+        .map_err(|e| format!("cannot make a token: {e}"))?;
+    let bound = loopback::bind(port).await?;
+    let addr = bound.addr;
+    let shared = Arc::new(Shared {
+        target,
+        hosts: vec![
+            format!("127.0.0.1:{}", addr.port()),
+            format!("localhost:{}", addr.port()),
+        ],
+        token: token.clone(),
+        last_meta: std::sync::Mutex::new(None),
+        acting: std::sync::atomic::AtomicUsize::new(0),
+    });
+    let app = Router::new()
+        .route("/", get(page))
+        .route("/api/tree", get(tree))
+        .route("/api/screenshot", get(screenshot))
+        .route("/api/shot-meta", get(shot_meta))
+        .route("/api/node/{id}", get(node))
+        .route("/api/act", post(act))
+        .route("/api/events", get(events))
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
+        .with_state(shared);
+    let url = format!("http://{addr}/?token={token}");
+    Ok(Server::new("inspector", url, bound, app))
 }
 
 /// A JSON error with an HTTP status: `{code, message, hint}`.

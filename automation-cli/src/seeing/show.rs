@@ -2,7 +2,6 @@
 //! that will not open `file://` pages. Only the report's own files are served: `index.html`
 //! and `img/<name>.png`, regular files, never through a symlink.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -12,53 +11,29 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
+use super::loopback::{self, Server};
 use super::report::IMAGES;
 
 /// Largest file served.
 const MAX_FILE: u64 = 64 * 1024 * 1024;
 
-/// The report server, bound: its URL and the server to run.
-pub struct ShowReport {
-    /// What to open: `http://127.0.0.1:PORT/`.
-    pub url: String,
-    listener: tokio::net::TcpListener,
-    app: Router,
-}
-
-impl ShowReport {
-    /// Binds `127.0.0.1:port` (0: a free port) over the report in `dir`.
-    pub async fn bind(dir: PathBuf, port: u16) -> Result<Self, String> {
-        if !dir.join("index.html").is_file() {
-            return Err(format!(
-                "{} holds no report (no index.html); write one with `automation run … --report {}`",
-                dir.display(),
-                dir.display()
-            ));
-        }
-        let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port)))
-            .await
-            .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-        let addr = listener
-            .local_addr()
-            .map_err(|e| format!("no local address: {e}"))?;
-        let app = Router::new()
-            .route("/", get(index))
-            .route("/index.html", get(index))
-            .route("/img/{name}", get(image))
-            .with_state(Arc::new(dir));
-        Ok(Self {
-            url: format!("http://{addr}/"),
-            listener,
-            app,
-        })
+/// The report in `dir`, served on `127.0.0.1:port` (0: a free port).
+pub async fn bind(dir: PathBuf, port: u16) -> Result<Server, String> {
+    if !dir.join("index.html").is_file() {
+        return Err(format!(
+            "{} holds no report (no index.html); write one with `automation run … --report {}`",
+            dir.display(),
+            dir.display()
+        ));
     }
-
-    /// Serves until the process ends.
-    pub async fn serve(self) -> Result<(), String> {
-        axum::serve(self.listener, self.app)
-            .await
-            .map_err(|e| format!("the report server stopped: {e}"))
-    }
+    let bound = loopback::bind(port).await?;
+    let url = format!("http://{}/", bound.addr);
+    let app = Router::new()
+        .route("/", get(index))
+        .route("/index.html", get(index))
+        .route("/img/{name}", get(image))
+        .with_state(Arc::new(dir));
+    Ok(Server::new("report server", url, bound, app))
 }
 
 fn file(path: &std::path::Path, mime: &'static str) -> Response {
