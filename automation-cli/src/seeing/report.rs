@@ -108,6 +108,13 @@ pub struct StepEntry {
     /// Its output and log lines.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub logs: Vec<String>,
+    /// Calls made past the ones kept (each step keeps as many as its records).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub calls_dropped: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One call.

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use automation_wire::events::EventKind;
 use serde_json::Value;
 
+use crate::runner::budget::MAX_RECORDS_PER_STEP;
 use crate::runner::events::{CallRecord, RunEvent, Sink};
 use crate::runner::evidence::Evidence;
 use crate::runner::report::{RunReport, StepStatus};
@@ -20,6 +21,23 @@ use crate::seeing::report::{
 pub const MAX_IMAGES_PER_FLOW: usize = 200;
 /// Log lines one step keeps in the report.
 pub const MAX_LOG_LINES_PER_STEP: usize = 200;
+/// The largest arguments or result a call keeps in the report (a whole snapshot can be
+/// megabytes); a larger one is shown by its size and first characters.
+pub const MAX_CALL_JSON_BYTES: usize = 64 * 1024;
+
+/// `value`, or a note of its size and start when its JSON is over [`MAX_CALL_JSON_BYTES`].
+fn bounded(value: &Value) -> Value {
+    let text = value.to_string();
+    if text.len() <= MAX_CALL_JSON_BYTES {
+        return value.clone();
+    }
+    let mut cut = 2048.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    serde_json::json!({"truncated": true, "bytes": text.len(), "start": &text[..cut]})
+}
+
 /// The id calls outside any step are filed under (a script's calls before its first step).
 const OUTSIDE: &str = "";
 
@@ -62,6 +80,8 @@ pub struct HtmlSink {
     dir: ReportDir,
     flows: Flows,
     calls: BTreeMap<String, Vec<CallEntry>>,
+    /// Calls past [`MAX_RECORDS_PER_STEP`], per step.
+    dropped: BTreeMap<String, usize>,
     logs: BTreeMap<String, Vec<String>>,
     current: String,
     images: usize,
@@ -77,6 +97,7 @@ impl HtmlSink {
             dir,
             flows,
             calls: BTreeMap::new(),
+            dropped: BTreeMap::new(),
             logs: BTreeMap::new(),
             current: OUTSIDE.to_string(),
             images: 0,
@@ -116,6 +137,12 @@ impl HtmlSink {
     }
 
     fn call(&mut self, call: &CallRecord, tries: Option<u32>) {
+        // As many calls a step as its records keep; the rest are counted.
+        let kept = self.calls.get(&call.step_id).map_or(0, Vec::len);
+        if kept >= MAX_RECORDS_PER_STEP {
+            *self.dropped.entry(call.step_id.clone()).or_default() += 1;
+            return;
+        }
         let shot = if let Some(png) = &call.image {
             let meta = ShotMeta::of_result(&call.result);
             self.shot(png, meta)
@@ -131,8 +158,8 @@ impl HtmlSink {
         };
         let entry = CallEntry {
             tool: call.tool.clone(),
-            args: call.args.clone(),
-            result: call.result.clone(),
+            args: bounded(&call.args),
+            result: bounded(&call.result),
             is_error: call.is_error,
             duration_ms: call.duration_ms,
             tries,
@@ -201,6 +228,11 @@ impl HtmlSink {
                 } else {
                     Vec::new()
                 },
+                calls_dropped: if first {
+                    self.dropped.remove(&s.id).unwrap_or(0)
+                } else {
+                    0
+                },
             });
         }
         // Calls and output outside any step (a script without steps) come first, as one
@@ -211,6 +243,7 @@ impl HtmlSink {
         for id in rest {
             let calls = self.calls.remove(&id).unwrap_or_default();
             let logs = self.logs.remove(&id).unwrap_or_default();
+            let calls_dropped = self.dropped.remove(&id).unwrap_or(0);
             let outside = id == OUTSIDE;
             let failed = calls.last().is_some_and(|c| c.is_error) && !report.passed();
             let entry = StepEntry {
@@ -227,6 +260,7 @@ impl HtmlSink {
                 error: if failed { report.error.clone() } else { None },
                 calls,
                 logs,
+                calls_dropped,
             };
             if outside {
                 steps.insert(0, entry);
@@ -344,5 +378,43 @@ impl Sink for HtmlSink {
         } else {
             Err(std::mem::take(&mut self.errors).join("; "))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(step: &str, result: Value) -> CallRecord {
+        CallRecord {
+            step_id: step.into(),
+            tool: "read_node".into(),
+            args: serde_json::json!({"node": "e1"}),
+            result,
+            is_error: false,
+            duration_ms: 1.0,
+            image: None,
+            evidence: None,
+        }
+    }
+
+    #[test]
+    fn a_step_keeps_its_records_worth_of_calls_and_each_call_a_bounded_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let flows = Flows::default();
+        let mut sink = HtmlSink::new(0, ReportDir::prepare(dir.path()).unwrap(), flows.clone());
+        let huge = Value::String("x".repeat(MAX_CALL_JSON_BYTES * 2));
+        sink.event(&RunEvent::Call(call("s", huge)));
+        for _ in 0..MAX_RECORDS_PER_STEP + 4 {
+            sink.event(&RunEvent::Call(call("s", serde_json::json!({"ok": true}))));
+        }
+        sink.finish(&RunReport::new("f.ts", "x")).unwrap();
+        let entries = flows.0.lock().unwrap();
+        let step = &entries[0].steps[0];
+        assert_eq!(step.calls.len(), MAX_RECORDS_PER_STEP);
+        assert_eq!(step.calls_dropped, 5);
+        let first = &step.calls[0].result;
+        assert_eq!(first["truncated"], true, "{first}");
+        assert!(first.to_string().len() < 4096);
     }
 }
