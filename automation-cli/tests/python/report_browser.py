@@ -58,21 +58,24 @@ def main(report_dir: str, shot: str) -> None:
             });""")
         check(len(boxes) > 0, "a visible screenshot has an outlined node")
         calls = {c["image"]: c for f in data["flows"] for s in f["steps"] for c in s["calls"] if c.get("image") and c.get("bounds")}
+        verified = 0
         for b in boxes:
             c = calls.get(b["src"])
             if c is None:
                 continue
+            verified += 1
             k = b["shown"][0] / b["nat"][0]
             want = [c["bounds"]["x"] * c["scale"] * k, c["bounds"]["y"] * c["scale"] * k,
                     c["bounds"]["width"] * c["scale"] * k, c["bounds"]["height"] * c["scale"] * k]
             check(all(abs(x - y) <= 2 for x, y in zip(b["box"], want)), f"box {b['box']} vs bounds {want}")
+        check(verified >= 1, f"an outlined box was checked against its call's bounds: {boxes}")
         # Scroll the first outlined screenshot into view and keep a picture of the page.
         driver.execute_script("""
           const s = [...document.querySelectorAll('div.shot')].find(s => s.querySelector('div.node-box') && s.offsetParent !== null);
           if (s) s.scrollIntoView({block: 'center'});""")
         driver.save_screenshot(shot)
         print(json.dumps({"flows": len(flows), "steps": sum(len(f["steps"]) for f in flows),
-                          "images": len(images), "outlined": len(boxes), "code": code}))
+                          "images": len(images), "outlined": verified, "code": code}))
     finally:
         driver.quit()
 
