@@ -34,7 +34,9 @@ where
     // A verb that drives no app still refuses a mode line that makes no sense.
     if !matches!(
         cli.verb,
-        None | Some(Verb::Op { .. } | Verb::Run { .. } | Verb::Inspect { .. })
+        None | Some(
+            Verb::Op { .. } | Verb::Run { .. } | Verb::Inspect { .. } | Verb::Serve { .. }
+        )
     ) && let Err(e) = resolve_target(&cli.target, None)
     {
         return emit(&usage(&e));
@@ -109,6 +111,31 @@ where
             inspect(mode.0, mode.1, port)
         }
         Some(Verb::ShowReport { dir, port }) => show_report(dir, port),
+        Some(Verb::Webdriver { port, reach }) => webdriver(port, &reach),
+        Some(Verb::Serve {
+            target,
+            http,
+            reach,
+        }) => {
+            let (mode, wait) = match resolve_target(&cli.target, Some(("serve", &target))) {
+                Ok((m, w)) => (m.unwrap_or(Mode::Headless), w),
+                Err(e) => return emit(&usage(&e)),
+            };
+            if mode == Mode::List {
+                return emit(&usage("--list cannot be combined with `serve`"));
+            }
+            let snapshots = crate::tools::Snapshots::new(
+                cli.snapshots
+                    .clone()
+                    .unwrap_or_else(|| crate::runner::flow::DEFAULT_SNAPSHOTS_DIR.into()),
+                cli.update_snapshots,
+            );
+            let caps = cli.caps.clone().unwrap_or_default();
+            match http {
+                None => serve(mode, wait, &caps, snapshots),
+                Some(addr) => serve_http(&addr, mode, &reach, caps, snapshots),
+            }
+        }
         Some(Verb::Run {
             target,
             junit,
@@ -261,6 +288,67 @@ fn inspect(mode: Mode, wait: Option<Duration>, port: u16) -> u8 {
         announce(&format!("inspector: {} ({})", inspector.url, target.1));
         inspector.serve().await
     });
+    match result {
+        Ok(()) => 0,
+        Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
+    }
+}
+
+/// `webdriver`: W3C WebDriver over the session manager, until stopped.
+fn webdriver(port: u16, reach: &crate::cli::ReachArgs) -> u8 {
+    let rt = match web_runtime() {
+        Ok(rt) => rt,
+        Err(o) => return emit(&o),
+    };
+    let config = crate::reach::webdriver::Config {
+        addr: std::net::SocketAddr::new(reach.host, port),
+        max_sessions: usize::from(reach.max_sessions),
+        idle_timeout: Duration::from_secs(reach.idle_timeout),
+        token: reach.auth_token.clone().or_else(|| std::env::var("AUTOMATION_AUTH_TOKEN").ok()),
+        allow_app: reach.allow_app.clone(),
+    };
+    let result = rt.block_on(crate::reach::webdriver::serve(config, |url| {
+        announce(&format!("automation webdriver: listening on {url}"));
+    }));
+    match result {
+        Ok(()) => 0,
+        Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
+    }
+}
+
+/// `serve --http ADDR`: MCP over streamable HTTP, a target per MCP session, until stopped.
+fn serve_http(
+    addr: &str,
+    mode: Mode,
+    reach: &crate::cli::ReachArgs,
+    caps: crate::mcp::list::Caps,
+    snapshots: crate::tools::Snapshots,
+) -> u8 {
+    let addr: std::net::SocketAddr = match addr.parse() {
+        Ok(a) => a,
+        Err(_) => {
+            return emit(&usage(&format!(
+                "--http takes an address like 127.0.0.1:8931 (port 0: a free one), got {addr:?}"
+            )));
+        }
+    };
+    let rt = match web_runtime() {
+        Ok(rt) => rt,
+        Err(o) => return emit(&o),
+    };
+    let config = crate::reach::mcp_http::Config {
+        addr,
+        mode,
+        max_sessions: usize::from(reach.max_sessions),
+        idle_timeout: Duration::from_secs(reach.idle_timeout),
+        token: reach.auth_token.clone().or_else(|| std::env::var("AUTOMATION_AUTH_TOKEN").ok()),
+        allow_app: reach.allow_app.clone(),
+        caps,
+        snapshots,
+    };
+    let result = rt.block_on(crate::reach::mcp_http::serve(config, |url| {
+        announce(&format!("automation serve: MCP over HTTP at {url}"));
+    }));
     match result {
         Ok(()) => 0,
         Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),

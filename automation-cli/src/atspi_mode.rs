@@ -15,7 +15,8 @@ use std::io::Write as _;
 use std::sync::{Arc, Mutex};
 
 use automation_atspi::exit::ExitWatch;
-use automation_atspi::{AppSelector, AtspiTarget, Bus, Launched, Output, VirtualDisplay};
+pub use automation_atspi::Launched;
+use automation_atspi::{AppSelector, AtspiTarget, Bus, Output, VirtualDisplay};
 use automation_core::{Cancel, Reply, Request, Session};
 
 use crate::backend::{Backend, BackendFactory, Resolved};
@@ -67,6 +68,15 @@ fn watch_exit(exit: Arc<ExitWatch>) {
 /// `--launch CMD [--virtual-display]`. SIGTERM, SIGINT or SIGHUP from here on end the app
 /// and the display before the process dies by the signal (start-up included).
 pub fn launch(command: &str, virtual_display: bool) -> Result<Resolved, String> {
+    let (resolved, launched) = launch_owned(command, virtual_display)?;
+    *LAUNCHED.lock().unwrap_or_else(|e| e.into_inner()) = Some(launched);
+    Ok(resolved)
+}
+
+/// [`launch`], the launched app (and its display) handed to the caller, who ends it by
+/// dropping or stopping it: a session of `automation webdriver` or of MCP over HTTP owns its
+/// own. A signal still ends every launch of the process.
+pub fn launch_owned(command: &str, virtual_display: bool) -> Result<(Resolved, Launched), String> {
     automation_atspi::cleanup::end_on_signal()?;
     automation_atspi::cleanup::observe(watch);
     let display = if virtual_display {
@@ -86,11 +96,13 @@ pub fn launch(command: &str, virtual_display: bool) -> Result<Resolved, String> 
         launched.child.id()
     );
     watch_exit(Arc::clone(&launched.exit));
-    *LAUNCHED.lock().unwrap_or_else(|e| e.into_inner()) = Some(launched);
-    Ok(Resolved {
-        factory: factory(target),
-        describe,
-    })
+    Ok((
+        Resolved {
+            factory: factory(target),
+            describe,
+        },
+        launched,
+    ))
 }
 
 /// Hands what the launch lists for ending to the watchdog.

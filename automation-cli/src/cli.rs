@@ -275,6 +275,30 @@ impl Mode {
     }
 }
 
+/// The sessions of an HTTP server (`webdriver`, `serve --http`).
+#[derive(Debug, Clone, Args)]
+pub struct ReachArgs {
+    /// The address to listen on. Beyond loopback the server needs --auth-token and
+    /// --allow-app, or it refuses to start.
+    #[arg(long, value_name = "IP", default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+    /// Sessions at once; a new session beyond them is refused (`GET /status` says
+    /// `ready: false`).
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub max_sessions: u16,
+    /// End a session unused for this many seconds, and everything it started.
+    #[arg(long, value_name = "SECS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub idle_timeout: u64,
+    /// A bearer token every request must carry (`Authorization: Bearer T`, or T as the
+    /// basic-auth password) [default: $AUTOMATION_AUTH_TOKEN].
+    #[arg(long, value_name = "T")]
+    pub auth_token: Option<String>,
+    /// A glob of the command lines a session may launch (repeatable); required beyond
+    /// loopback.
+    #[arg(long, value_name = "GLOB")]
+    pub allow_app: Vec<String>,
+}
+
 /// The verbs.
 #[derive(Debug, Subcommand)]
 pub enum Verb {
@@ -398,6 +422,31 @@ pub enum Verb {
         /// The port on 127.0.0.1 [default: a free one].
         #[arg(long, value_name = "PORT", default_value_t = 0)]
         port: u16,
+    },
+    /// Serve W3C WebDriver (with Appium's conventions) for Selenium and Appium clients,
+    /// WebdriverIO and Selenium Grid: each session launches or attaches its own app
+    /// (`appium:app` is a command line). Prints the URL; serves until stopped.
+    Webdriver {
+        /// The port (4723 is Appium's).
+        #[arg(long, value_name = "PORT", default_value_t = 4723)]
+        port: u16,
+        /// Where and how many.
+        #[command(flatten)]
+        reach: ReachArgs,
+    },
+    /// Serve MCP: over stdio (as with no verb), or with --http over streamable HTTP, where
+    /// each MCP session gets its own app (a `--launch` app per session).
+    Serve {
+        /// Which app each session drives (the same modes as the server).
+        #[command(flatten)]
+        target: TargetArgs,
+        /// Serve MCP over streamable HTTP at ADDR (`127.0.0.1:8931`; port 0 picks a free
+        /// one) on the path /mcp, instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<String>,
+        /// Where and how many (with --http).
+        #[command(flatten)]
+        reach: ReachArgs,
     },
     /// Serve a report written by `run --report DIR` on loopback and print its URL (the report
     /// also opens from file:// without it).

@@ -18,6 +18,8 @@
 //! - [`runner`]: `run` and `execute_sequence`: scripts and steps, live sinks, sharding.
 //! - [`authoring`]: `export_test` — the MCP session's log, planned and written as a test.
 //! - [`seeing`]: the HTML report of a run, and the live inspector.
+//! - [`reach`]: many sessions over HTTP: `automation webdriver` (W3C WebDriver) and
+//!   `automation serve --http` (MCP over streamable HTTP).
 //! - [`docs`]: the generated part of `docs/mcp.md`.
 //! - [`files`]: the one way a file someone else may have touched is read or written, and the
 //!   private directories; [`watchdog`]: what we start ends with us, SIGKILL included.
@@ -33,6 +35,7 @@ pub mod exec;
 pub mod files;
 pub mod mcp;
 pub mod mode;
+pub mod reach;
 pub mod runner;
 pub mod seeing;
 pub mod tools;

@@ -45,6 +45,9 @@ pub struct AutomationServer {
     log: Arc<Mutex<SessionLog>>,
     /// Where `assert_screenshot` keeps baselines (and inline `execute_sequence` flows too).
     snapshots: Arc<Snapshots>,
+    /// Over HTTP: the session this server's target belongs to, ended when the last clone of
+    /// the server is dropped (the MCP session closed).
+    owner: Option<Arc<crate::reach::mcp_http::Owner>>,
 }
 
 /// An op call on its way to the target: the parsed call (asking core for the node's durable
@@ -72,6 +75,20 @@ impl AutomationServer {
                 crate::runner::flow::DEFAULT_SNAPSHOTS_DIR,
                 false,
             )),
+            owner: None,
+        }
+    }
+
+    /// The server of one MCP-over-HTTP session, which `owner` ends with it.
+    pub fn owned_by(mut self, owner: crate::reach::mcp_http::Owner) -> Self {
+        self.owner = Some(Arc::new(owner));
+        self
+    }
+
+    /// Marks the owning session used (the idle timeout counts from the last call).
+    fn touch(&self) {
+        if let Some(owner) = &self.owner {
+            owner.touch();
         }
     }
 
@@ -180,6 +197,19 @@ impl ServerHandler for AutomationServer {
             .with_instructions(INSTRUCTIONS)
     }
 
+    /// Over HTTP, only the revisions with sessions: from 2026-07-28 requests are stateless,
+    /// and each would start an app of its own.
+    fn supported_protocol_versions(
+        &self,
+    ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+        use rmcp::model::ProtocolVersion;
+        if self.owner.is_some() {
+            std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+        } else {
+            std::borrow::Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS)
+        }
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -193,6 +223,7 @@ impl ServerHandler for AutomationServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        self.touch();
         let arguments = request.arguments.unwrap_or_default();
         match tools::lookup(&request.name) {
             Some(Tool::Sequence) => {

@@ -1,0 +1,326 @@
+//! Keys and pointer input as WebDriver sends them, turned into the catalog's input ops:
+//! `send keys` text with W3C's special-key code points (U+E000…U+E05D), and the actions API's
+//! input sources, tick by tick.
+//!
+//! Each piece becomes a plain tool call (`type_text`, `inject_key`, `inject_pointer`), so the
+//! kit's judging of each effect is the same as over MCP.
+
+use serde_json::{Map, Value, json};
+
+use super::error::WdError;
+
+/// What one character of a `send keys` text is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    /// Typed as text.
+    Char(char),
+    /// A named key (`enter`, `arrowleft`, `f5`), as `inject_key` names it.
+    Named(&'static str),
+    /// A modifier, held until the text ends or a NULL key.
+    Modifier(Modifier),
+    /// U+E000: releases every held modifier.
+    Null,
+}
+
+/// A held modifier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Modifier {
+    /// Shift.
+    Shift,
+    /// Control.
+    Ctrl,
+    /// Alt.
+    Alt,
+    /// Meta (the Windows or Command key).
+    Meta,
+}
+
+impl Modifier {
+    fn field(self) -> &'static str {
+        match self {
+            Self::Shift => "shift",
+            Self::Ctrl => "ctrl",
+            Self::Alt => "alt",
+            Self::Meta => "meta",
+        }
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            Self::Shift => "shift",
+            Self::Ctrl => "control",
+            Self::Alt => "alt",
+            Self::Meta => "meta",
+        }
+    }
+}
+
+/// W3C's code point for a key, as this kit names it.
+pub fn classify(c: char) -> Key {
+    let named = |n| Key::Named(n);
+    match c as u32 {
+        0xE000 => Key::Null,
+        0xE003 => named("backspace"),
+        0xE004 => named("tab"),
+        0xE006 | 0xE007 => named("enter"),
+        0xE008 | 0xE050 => Key::Modifier(Modifier::Shift),
+        0xE009 | 0xE051 => Key::Modifier(Modifier::Ctrl),
+        0xE00A | 0xE052 => Key::Modifier(Modifier::Alt),
+        0xE03D | 0xE053 => Key::Modifier(Modifier::Meta),
+        0xE00C => named("escape"),
+        0xE00D => Key::Char(' '),
+        0xE00E | 0xE054 => named("pageup"),
+        0xE00F | 0xE055 => named("pagedown"),
+        0xE010 | 0xE056 => named("end"),
+        0xE011 | 0xE057 => named("home"),
+        0xE012 | 0xE058 => named("arrowleft"),
+        0xE013 | 0xE059 => named("arrowup"),
+        0xE014 | 0xE05A => named("arrowright"),
+        0xE015 | 0xE05B => named("arrowdown"),
+        0xE016 | 0xE05C => named("insert"),
+        0xE017 | 0xE05D => named("delete"),
+        0xE018 => Key::Char(';'),
+        0xE019 => Key::Char('='),
+        n @ 0xE01A..=0xE023 => Key::Char(char::from_digit(n - 0xE01A, 10).unwrap_or('0')),
+        0xE024 => Key::Char('*'),
+        0xE025 => Key::Char('+'),
+        0xE026 => Key::Char(','),
+        0xE027 => Key::Char('-'),
+        0xE028 => Key::Char('.'),
+        0xE029 => Key::Char('/'),
+        n @ 0xE031..=0xE03C => named(F_KEYS[(n - 0xE031) as usize]),
+        _ => Key::Char(c),
+    }
+}
+
+const F_KEYS: [&str; 12] = [
+    "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9", "f10", "f11", "f12",
+];
+
+/// One tool call of a key sequence.
+pub type ToolCall = (&'static str, Map<String, Value>);
+
+fn object(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+/// The calls that type `text` into `node`: runs of plain text as `type_text`, named keys and
+/// anything typed while a modifier is held as `inject_key` presses (after focusing `node`).
+pub fn send_keys(node: &str, text: &str) -> Vec<ToolCall> {
+    let mut calls = Vec::new();
+    let mut run = String::new();
+    let mut held: Vec<Modifier> = Vec::new();
+    let mut focused = false;
+    let press = |key: String, held: &[Modifier]| {
+        let mut args = object(json!({ "key": key }));
+        for m in held {
+            args.insert(m.field().into(), Value::Bool(true));
+        }
+        ("inject_key", args)
+    };
+    for c in text.chars() {
+        let key = classify(c);
+        if let Key::Char(ch) = key
+            && held.is_empty()
+        {
+            run.push(ch);
+            continue;
+        }
+        if !run.is_empty() {
+            calls.push(("type_text", object(json!({"node": node, "text": std::mem::take(&mut run)}))));
+            focused = true;
+        }
+        if !focused {
+            calls.push(("focus_node", object(json!({ "node": node }))));
+            focused = true;
+        }
+        match key {
+            Key::Char(ch) => calls.push(press(ch.to_string(), &held)),
+            Key::Named(n) => calls.push(press(n.to_string(), &held)),
+            Key::Modifier(m) => {
+                if !held.contains(&m) {
+                    held.push(m);
+                }
+            }
+            Key::Null => held.clear(),
+        }
+    }
+    if !run.is_empty() {
+        calls.push(("type_text", object(json!({"node": node, "text": run}))));
+    }
+    calls
+}
+
+/// Where a pointer is.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Point {
+    /// x.
+    pub x: f64,
+    /// y.
+    pub y: f64,
+}
+
+/// One step of the actions API, ready to run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Wait.
+    Pause(u64),
+    /// Move the pointer: to a point, or (`element`) to an element's centre plus an offset.
+    Move {
+        /// An element origin (its `ref`), resolved to its centre when the step runs.
+        element: Option<String>,
+        /// Relative to the current position (`origin: "pointer"`).
+        relative: bool,
+        /// x (or the offset).
+        x: f64,
+        /// y (or the offset).
+        y: f64,
+    },
+    /// A button down or up at the current position.
+    Button {
+        /// Down (else up).
+        down: bool,
+        /// `primary`, `middle`, `secondary`.
+        button: &'static str,
+    },
+    /// A key down or up.
+    Key {
+        /// Down (else up).
+        down: bool,
+        /// The key.
+        key: Key,
+    },
+}
+
+/// The element reference key of W3C.
+pub const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// The steps of a `POST /actions` body, in tick order (each tick's steps in source order).
+pub fn steps(body: &Value) -> Result<Vec<Step>, WdError> {
+    let sources = body
+        .get("actions")
+        .and_then(Value::as_array)
+        .ok_or_else(|| WdError::argument("the actions body needs `actions`: an array of input sources"))?;
+    let mut per_source: Vec<Vec<Step>> = Vec::new();
+    for (i, source) in sources.iter().enumerate() {
+        let kind = source.get("type").and_then(Value::as_str).unwrap_or_default();
+        let actions = source
+            .get("actions")
+            .and_then(Value::as_array)
+            .ok_or_else(|| WdError::argument(format!("actions[{i}] has no `actions` array")))?;
+        let mut list = Vec::new();
+        for (j, a) in actions.iter().enumerate() {
+            list.push(step(kind, a).map_err(|m| WdError::argument(format!("actions[{i}].actions[{j}]: {m}")))?);
+        }
+        per_source.push(list);
+    }
+    let ticks = per_source.iter().map(Vec::len).max().unwrap_or(0);
+    let mut out = Vec::new();
+    for t in 0..ticks {
+        for list in &per_source {
+            if let Some(s) = list.get(t) {
+                out.push(s.clone());
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn step(kind: &str, a: &Value) -> Result<Step, String> {
+    let ty = a.get("type").and_then(Value::as_str).unwrap_or_default();
+    let num = |k: &str| a.get(k).and_then(Value::as_f64);
+    match (kind, ty) {
+        (_, "pause") => Ok(Step::Pause(num("duration").unwrap_or(0.0).clamp(0.0, 60_000.0) as u64)),
+        ("pointer", "pointerMove") => {
+            let (element, relative) = match a.get("origin") {
+                None | Some(Value::Null) => (None, false),
+                Some(Value::String(s)) if s == "viewport" => (None, false),
+                Some(Value::String(s)) if s == "pointer" => (None, true),
+                Some(Value::Object(o)) => match o.get(ELEMENT_KEY).and_then(Value::as_str) {
+                    Some(r) => (Some(r.to_string()), false),
+                    None => return Err("origin is an object but not an element reference".into()),
+                },
+                Some(other) => return Err(format!("origin {other} is not viewport, pointer or an element")),
+            };
+            Ok(Step::Move {
+                element,
+                relative,
+                x: num("x").unwrap_or(0.0),
+                y: num("y").unwrap_or(0.0),
+            })
+        }
+        ("pointer", "pointerDown" | "pointerUp") => {
+            let button = match num("button").unwrap_or(0.0) as i64 {
+                0 => "primary",
+                1 => "middle",
+                2 => "secondary",
+                b => return Err(format!("button {b} is not 0 (left), 1 (middle) or 2 (right)")),
+            };
+            Ok(Step::Button {
+                down: ty == "pointerDown",
+                button,
+            })
+        }
+        ("key", "keyDown" | "keyUp") => {
+            let value = a.get("value").and_then(Value::as_str).unwrap_or_default();
+            let mut chars = value.chars();
+            let (Some(c), None) = (chars.next(), chars.next()) else {
+                return Err(format!("a key action's value must be one character, got {value:?}"));
+            };
+            Ok(Step::Key {
+                down: ty == "keyDown",
+                key: classify(c),
+            })
+        }
+        (k, t) => Err(format!("{t:?} is not an action of a {k:?} input source")),
+    }
+}
+
+/// The `inject_key` arguments of a key step (`None`: a NULL key, nothing to send).
+pub fn key_call(down: bool, key: Key) -> Option<Map<String, Value>> {
+    let name = match key {
+        Key::Char(c) => c.to_string(),
+        Key::Named(n) => n.to_string(),
+        Key::Modifier(m) => m.key().to_string(),
+        Key::Null => return None,
+    };
+    Some(object(json!({"key": name, "phase": if down { "down" } else { "up" }})))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn send_keys_types_text_runs_and_presses_named_keys() {
+        let calls = send_keys("e3", "Zoë\u{E007}");
+        assert_eq!(calls.len(), 2);
+        assert_eq!(calls[0].0, "type_text");
+        assert_eq!(calls[0].1["text"], "Zoë");
+        assert_eq!(calls[1], ("inject_key", object(json!({"key": "enter"}))));
+        let calls = send_keys("e3", "\u{E009}a\u{E000}b");
+        assert_eq!(calls[0].0, "focus_node");
+        assert_eq!(calls[1].1, object(json!({"key": "a", "ctrl": true})));
+        assert_eq!(calls[2].1["text"], "b");
+    }
+
+    #[test]
+    fn actions_run_tick_by_tick() {
+        let body = json!({"actions": [
+            {"type": "pointer", "id": "mouse", "actions": [
+                {"type": "pointerMove", "x": 5, "y": 6, "origin": {ELEMENT_KEY: "e4"}},
+                {"type": "pointerDown", "button": 0},
+                {"type": "pointerUp", "button": 0}]},
+            {"type": "key", "id": "kb", "actions": [{"type": "keyDown", "value": "\u{E009}"}]}
+        ]});
+        let s = steps(&body).unwrap();
+        assert_eq!(s[0], Step::Move { element: Some("e4".into()), relative: false, x: 5.0, y: 6.0 });
+        assert_eq!(s[1], Step::Key { down: true, key: Key::Modifier(Modifier::Ctrl) });
+        assert_eq!(s[2], Step::Button { down: true, button: "primary" });
+        assert!(steps(&json!({"actions": [{"type": "pointer", "actions": [{"type": "pointerDown", "button": 7}]}]})).is_err());
+        assert!(steps(&json!({})).is_err());
+    }
+}

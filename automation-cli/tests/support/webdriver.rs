@@ -1,0 +1,113 @@
+//! A real `automation webdriver` (or `serve --http`) for a test, and raw HTTP to it (the
+//! hostile tests need to send what no client library would).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// W3C's element key.
+pub const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// A running server, killed (SIGTERM, so it ends its sessions) on drop.
+pub struct Server {
+    pub child: Child,
+    pub url: String,
+}
+
+impl Server {
+    /// `automation webdriver --port 0 ARGS`.
+    pub fn start(args: &[&str]) -> Self {
+        let mut all = vec!["webdriver", "--port", "0"];
+        all.extend_from_slice(args);
+        Self::spawn(&all, "listening on ")
+    }
+
+    /// `automation ARGS`, its URL read from the line holding `marker`.
+    pub fn spawn(args: &[&str], marker: &str) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_automation"))
+            .args(args)
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .split_once(marker)
+            .map(|(_, u)| u.trim().to_string())
+            .unwrap_or_else(|| panic!("no URL in {line:?}"));
+        Self { child, url }
+    }
+
+    /// `host:port`.
+    pub fn addr(&self) -> String {
+        let rest = self.url.trim_start_matches("http://");
+        let host_port = rest.split('/').next().unwrap_or_default();
+        host_port.replace("0.0.0.0", "127.0.0.1")
+    }
+
+    /// The server's pid.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Ends the server with SIGTERM and waits for it.
+    pub fn stop(&mut self) {
+        unsafe_free_term(self.child.id());
+        for _ in 0..100 {
+            if self.child.try_wait().ok().flatten().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// SIGTERM through kill(1): no unsafe code in tests.
+fn unsafe_free_term(pid: u32) {
+    let _ = Command::new("kill").args(["-TERM", &pid.to_string()]).status();
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// One HTTP/1.1 request with `Connection: close`; the status and the body as JSON (`Null` if
+/// it is not JSON). Sends the body even when the server answers before reading it all.
+pub fn http(addr: &str, method: &str, path: &str, body: &[u8], headers: &[(&str, &str)]) -> (u16, Value) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let host = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("host"))
+        .map_or(addr.to_string(), |(_, v)| (*v).to_string());
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n", body.len());
+    for (k, v) in headers.iter().filter(|(k, _)| !k.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).unwrap();
+    // The server may answer (413) and close before a big body is all sent.
+    let _ = s.write_all(body);
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let payload = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or_default();
+    (status, serde_json::from_str(payload).unwrap_or(Value::Null))
+}
