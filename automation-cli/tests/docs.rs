@@ -13,3 +13,30 @@ fn mcp_doc_tables_match_the_catalog() {
         "cargo test -p automation-cli --test docs",
     );
 }
+
+/// Every WebDriver route the server declares is in docs/webdriver.md's command table (read
+/// from the router's source, so a new route without a row fails here).
+#[test]
+fn webdriver_doc_lists_every_route() {
+    let router = include_str!("../src/reach/webdriver/mod.rs");
+    let doc = include_str!("../../docs/webdriver.md");
+    let routes: Vec<&str> = router
+        .split(".route(\"")
+        .skip(1)
+        .filter_map(|r| r.split('"').next())
+        .collect();
+    assert!(routes.len() > 25, "{routes:?}");
+    for route in routes {
+        let short = route
+            .trim_start_matches("/session/{sid}")
+            .replace("{eid}", "{eid}");
+        let short = if short.is_empty() { "/session/{id}".to_string() } else { short };
+        let listed = doc.contains(&format!("`{short}`"))
+            || doc.contains(&format!("`GET {short}`"))
+            || doc.contains(&format!("`POST {short}`"))
+            || doc.contains(&format!("`DELETE {short}`"))
+            || doc.contains(&format!("{short}`"))
+            || doc.contains(&format!("…{}`", short.rsplit('/').next().map(|l| format!("/{l}")).unwrap_or_default()));
+        assert!(listed, "docs/webdriver.md's command table lacks the route {route}");
+    }
+}

@@ -49,6 +49,9 @@ pub mod expressions_md {}
 #[doc = include_str!("../../docs/mcp.md")]
 pub mod mcp_md {}
 
+#[doc = include_str!("../../docs/webdriver.md")]
+pub mod webdriver_md {}
+
 #[doc = include_str!("../../docs/report.md")]
 pub mod report_md {}
 

@@ -190,7 +190,7 @@ def _dbus(*args, timeout=5):
     return subprocess.run(["dbus-send", *args], capture_output=True, text=True, timeout=timeout)
 
 
-def ensure_a11y_bus(timeout=15.0):
+def ensure_a11y_bus(timeout=15.0, registry=True):
     """The accessibility bus of this session answers, and accessibility is on (so GTK and Qt
     apps started afterwards register). Asking org.a11y.Bus D-Bus-activates the launcher when
     nothing started it; a reader connecting before its bus daemon answers would abort."""
@@ -211,6 +211,18 @@ def ensure_a11y_bus(timeout=15.0):
     for prop in ("IsEnabled", "ScreenReaderEnabled"):
         _dbus("--session", "--dest=org.a11y.Bus", "/org/a11y/bus", "org.freedesktop.DBus.Properties.Set",
               "string:org.a11y.Status", f"string:{prop}", "variant:boolean:true")
+    # The registry answering too, as on a running desktop: it starts by D-Bus activation, and
+    # an app that registers while it is still starting may never show up (a Qt 5 example does
+    # not; atspi_matrix.py says the same).
+    while registry:
+        got = _dbus(f"--bus={address}", "--print-reply", "--dest=org.a11y.atspi.Registry",
+                    "/org/a11y/atspi/accessible/root", "org.freedesktop.DBus.Properties.Get",
+                    "string:org.a11y.atspi.Accessible", "string:ChildCount")
+        if got.returncode == 0:
+            break
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the accessibility registry did not answer: {got.stderr.strip()}")
+        time.sleep(0.1)
     return address
 
 

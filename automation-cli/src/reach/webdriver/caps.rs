@@ -168,6 +168,16 @@ pub fn reply(wanted: &Wanted, describe: &str) -> Value {
     caps.insert("platformName".into(), json!("linux"));
     caps.insert("appium:automationName".into(), json!(AUTOMATION_NAME));
     caps.insert("automation:target".into(), json!(describe));
+    // The app's pid, when it has one: an independent reader (pyatspi in a test) finds the
+    // app's display and buses in its environment.
+    if let Some(pid) = describe
+        .split("(pid ")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .and_then(|p| p.parse::<u32>().ok())
+    {
+        caps.insert("automation:pid".into(), json!(pid));
+    }
     Value::Object(caps)
 }
 

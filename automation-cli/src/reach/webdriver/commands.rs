@@ -271,12 +271,19 @@ pub(super) async fn unsupported(method: axum::http::Method, uri: axum::http::Uri
 // ---- find ----
 
 /// The elements a locator selects, looking again until the implicit wait is spent.
-async fn find(s: &Wd, bytes: &Bytes, from: Option<&str>) -> Result<Vec<String>, WdError> {
-    let locator = locate::read(&body(bytes)?, from.is_some())?;
+async fn find(s: &Wd, bytes: &Bytes, from: Option<&str>, many: bool) -> Result<Vec<String>, WdError> {
+    let b = body(bytes)?;
+    let mut locator = locate::read(&b, from.is_some())?;
+    if !many
+        && from.is_none()
+        && let Some(selector) = locate::as_selector(&b)
+    {
+        locator = Locator::Selector(selector);
+    }
     let wait = Duration::from_millis(lock(&s.state).implicit_ms);
     let deadline = Instant::now() + wait;
     loop {
-        let found = find_once(s, &locator, from).await?;
+        let found = find_once(s, &locator, from, many).await?;
         let now = Instant::now();
         if !found.is_empty() || now >= deadline {
             return Ok(found);
@@ -285,7 +292,7 @@ async fn find(s: &Wd, bytes: &Bytes, from: Option<&str>) -> Result<Vec<String>, 
     }
 }
 
-async fn find_once(s: &Wd, locator: &Locator, from: Option<&str>) -> Result<Vec<String>, WdError> {
+async fn find_once(s: &Wd, locator: &Locator, from: Option<&str>, many: bool) -> Result<Vec<String>, WdError> {
     match locator {
         Locator::XPath(expr) => {
             let xml = page(s).await?;
@@ -303,7 +310,8 @@ async fn find_once(s: &Wd, locator: &Locator, from: Option<&str>) -> Result<Vec<
                 _ => (None, 0),
             };
             let mut refs: Vec<String> = first.into_iter().collect();
-            for nth in 1..count.min(1000) {
+            let wanted = if many { count.min(1000) } else { 1 };
+            for nth in 1..wanted {
                 let mut sel = sel.clone();
                 sel.insert("nth".into(), json!(nth));
                 if let Outcome::Data(d) = s.call("find_node", sel).await
@@ -349,7 +357,7 @@ fn none_found(bytes: &Bytes) -> WdError {
 
 pub(super) async fn find_one(State(server): Ctx, Path(sid): Sid, bytes: Bytes) -> Response {
     with(&server, &sid, |s| async move {
-        let found = find(&s, &bytes, None).await?;
+        let found = find(&s, &bytes, None, false).await?;
         found.first().map(|r| element(r)).ok_or_else(|| none_found(&bytes))
     })
     .await
@@ -357,14 +365,14 @@ pub(super) async fn find_one(State(server): Ctx, Path(sid): Sid, bytes: Bytes) -
 
 pub(super) async fn find_many(State(server): Ctx, Path(sid): Sid, bytes: Bytes) -> Response {
     with(&server, &sid, |s| async move {
-        Ok(Value::Array(find(&s, &bytes, None).await?.iter().map(|r| element(r)).collect()))
+        Ok(Value::Array(find(&s, &bytes, None, true).await?.iter().map(|r| element(r)).collect()))
     })
     .await
 }
 
 pub(super) async fn find_one_from(State(server): Ctx, Path((sid, eid)): SidEid, bytes: Bytes) -> Response {
     with(&server, &sid, |s| async move {
-        let found = find(&s, &bytes, Some(&eid)).await?;
+        let found = find(&s, &bytes, Some(&eid), false).await?;
         found.first().map(|r| element(r)).ok_or_else(|| none_found(&bytes))
     })
     .await
@@ -372,7 +380,7 @@ pub(super) async fn find_one_from(State(server): Ctx, Path((sid, eid)): SidEid, 
 
 pub(super) async fn find_many_from(State(server): Ctx, Path((sid, eid)): SidEid, bytes: Bytes) -> Response {
     with(&server, &sid, |s| async move {
-        Ok(Value::Array(find(&s, &bytes, Some(&eid)).await?.iter().map(|r| element(r)).collect()))
+        Ok(Value::Array(find(&s, &bytes, Some(&eid), true).await?.iter().map(|r| element(r)).collect()))
     })
     .await
 }

@@ -21,6 +21,39 @@ pub enum Locator {
     Selector(Map<String, Value>),
 }
 
+/// The `find_node` selector a one-element find from the root may use instead of its XPath:
+/// `accessibility id`, `name` and `class name` (and their CSS forms) select the first node in
+/// document order with that author id, accessible name or role either way, and core answers
+/// without reading the whole tree. `None` for the rest.
+pub fn as_selector(body: &Value) -> Option<Map<String, Value>> {
+    let using = body.get("using")?.as_str()?;
+    let value = body.get("value")?.as_str()?;
+    let (field, v) = match using {
+        "accessibility id" | "id" => ("author_id", value.to_string()),
+        "name" => ("label", value.to_string()),
+        "class name" | "tag name" => ("role", value.trim().to_string()),
+        "css selector" => match css(value, false).ok()? {
+            Locator::XPath(x) => {
+                let (attr, lit) = x.strip_prefix("//*[@")?.strip_suffix(']')?.split_once('=')?;
+                let v = lit.strip_prefix('"')?.strip_suffix('"')?;
+                match attr {
+                    "accessibility-id" => ("author_id", v.to_string()),
+                    "name" => ("label", v.to_string()),
+                    _ => return None,
+                }
+            }
+            Locator::Selector(_) => return None,
+        },
+        _ => return None,
+    };
+    if field == "role" && !v.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let mut m = Map::new();
+    m.insert(field.into(), Value::String(v));
+    Some(m)
+}
+
 /// The strategies, for the error that lists them.
 pub const STRATEGIES: &[&str] = &[
     "accessibility id",
@@ -166,5 +199,11 @@ mod tests {
         let bad = read(&json!({"using": "link text", "value": "x"}), false).unwrap_err();
         assert!(bad.message.contains("accessibility id"), "{}", bad.message);
         assert_eq!(read(&json!({"using": "xpath"}), false).unwrap_err().kind, W3c::InvalidArgument);
+        let sel = |using: &str, value: &str| as_selector(&json!({"using": using, "value": value})).map(Value::Object);
+        assert_eq!(sel("css selector", r#"[name="Save"]"#), Some(json!({"label": "Save"})));
+        assert_eq!(sel("accessibility id", "zoom"), Some(json!({"author_id": "zoom"})));
+        assert_eq!(sel("class name", "CheckBox"), Some(json!({"role": "CheckBox"})));
+        assert_eq!(sel("css selector", r#"[name="a\"b"]"#), None);
+        assert_eq!(sel("xpath", "//Button"), None);
     }
 }

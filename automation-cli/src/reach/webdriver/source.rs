@@ -23,7 +23,13 @@ pub fn attributes(record: &Map<String, Value>) -> Vec<(&'static str, String)> {
     if let Some(r) = text("id") {
         out.push(("ref", r));
     }
-    if let Some(n) = text("label") {
+    // The accessible name, as core's `label` matches it: the label, or a Label's text.
+    let name = text("label").or_else(|| {
+        (record.get("role").and_then(Value::as_str) == Some("Label"))
+            .then(|| text("value"))
+            .flatten()
+    });
+    if let Some(n) = name.filter(|n| !n.trim().is_empty()) {
         out.push(("name", n));
     }
     let value = text("value").or_else(|| {
