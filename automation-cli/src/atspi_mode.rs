@@ -79,17 +79,29 @@ pub fn launch(command: &str, virtual_display: bool) -> Result<Resolved, String> 
 pub fn launch_owned(command: &str, virtual_display: bool) -> Result<(Resolved, Launched), String> {
     automation_atspi::cleanup::end_on_signal()?;
     automation_atspi::cleanup::observe(watch);
-    let display = if virtual_display {
-        Some(VirtualDisplay::start()?)
+    let (target, launched) = if virtual_display {
+        // A private display is ours to start again: when it, or its accessibility bus, did
+        // not come up, or the app never appeared on that bus (a Qt 5 example now and then
+        // under load: its one registration attempt met a registry still starting), the
+        // second try is a whole new display, buses and app. An app that exited is its own
+        // failure and is reported at once.
+        match launch_on_new_display(command) {
+            Ok(ok) => ok,
+            Err((first, true)) => {
+                tracing::warn!("{first}; starting {command:?} once more on a new display");
+                launch_on_new_display(command)
+                    .map_err(|(second, _)| format!("{second} (a first try failed too: {first})"))?
+            }
+            Err((first, false)) => return Err(first),
+        }
     } else {
-        None
+        automation_atspi::launch(command, None, Output::Tee).map_err(|e| e.to_string())?
     };
-    let where_ = display
+    let where_ = launched
+        .display
         .as_ref()
         .map(|d| format!(" on the virtual display {}", d.display))
         .unwrap_or_default();
-    let (target, launched) =
-        automation_atspi::launch(command, display, Output::Tee).map_err(|e| e.to_string())?;
     let describe = format!(
         "{} (pid {}) over AT-SPI{where_}",
         target.app().name,
@@ -103,6 +115,21 @@ pub fn launch_owned(command: &str, virtual_display: bool) -> Result<(Resolved, L
         },
         launched,
     ))
+}
+
+/// `command` on a new private display; the error says whether the environment failed (the
+/// display or its buses did not come up, or the app never reached the bus) rather than the app.
+fn launch_on_new_display(command: &str) -> Result<(AtspiTarget, Launched), (String, bool)> {
+    let display = VirtualDisplay::start().map_err(|e| (e, true))?;
+    automation_atspi::launch(command, Some(display), Output::Tee).map_err(|e| {
+        // Timeout: never on the bus; Ipc: the bus itself failed. An app that exited or could
+        // not start is AppGone.
+        let environment = matches!(
+            e,
+            automation_core::TargetError::Timeout { .. } | automation_core::TargetError::Ipc(_)
+        );
+        (e.to_string(), environment)
+    })
 }
 
 /// Hands what the launch lists for ending to the watchdog.

@@ -449,6 +449,27 @@ fn layers_import_downward_only() {
             "authoring imports {needle}"
         );
     }
+    // Reach (the HTTP front doors) sits on top: nothing below imports it. WebDriver speaks
+    // W3C through the tool layer, never through the MCP server; only MCP over HTTP uses rmcp.
+    for dir in ["mcp", "runner", "tools", "exec", "authoring", "seeing"] {
+        assert_eq!(
+            mentions(dir, "crate::reach"),
+            Vec::<String>::new(),
+            "{dir} imports reach"
+        );
+    }
+    for needle in ["rmcp", "crate::mcp", "crate::runner::suite", "crate::exec"] {
+        assert_eq!(
+            mentions("reach/webdriver", needle),
+            Vec::<String>::new(),
+            "webdriver imports {needle}"
+        );
+    }
+    assert!(
+        !mentions("reach/webdriver", "crate::tools").is_empty()
+            && !mentions("reach", "tools::call(").is_empty(),
+        "WebDriver's commands go through the tool layer"
+    );
     // The reader is not blind: the MCP adapter itself does name rmcp.
     assert!(
         !mentions("mcp", "rmcp").is_empty(),

@@ -47,7 +47,15 @@ pub struct AutomationServer {
     snapshots: Arc<Snapshots>,
     /// Over HTTP: the session this server's target belongs to, ended when the last clone of
     /// the server is dropped (the MCP session closed).
-    owner: Option<Arc<crate::reach::mcp_http::Owner>>,
+    owner: Option<Arc<dyn Lease>>,
+}
+
+/// What holds the target of an MCP session over HTTP: kept while any clone of the server
+/// lives (dropping the last one ends the session), touched on every call (the idle timeout
+/// counts from the last one).
+pub trait Lease: Send + Sync {
+    /// Marks the session used now.
+    fn touch(&self);
 }
 
 /// An op call on its way to the target: the parsed call (asking core for the node's durable
@@ -80,7 +88,7 @@ impl AutomationServer {
     }
 
     /// The server of one MCP-over-HTTP session, which `owner` ends with it.
-    pub fn owned_by(mut self, owner: crate::reach::mcp_http::Owner) -> Self {
+    pub fn owned_by(mut self, owner: impl Lease + 'static) -> Self {
         self.owner = Some(Arc::new(owner));
         self
     }

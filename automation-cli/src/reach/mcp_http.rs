@@ -51,9 +51,8 @@ pub struct Owner {
     session: Arc<Session<()>>,
 }
 
-impl Owner {
-    /// Marks the session used.
-    pub fn touch(&self) {
+impl crate::mcp::Lease for Owner {
+    fn touch(&self) {
         self.session.touch();
     }
 }
