@@ -34,9 +34,7 @@ where
     // A verb that drives no app still refuses a mode line that makes no sense.
     if !matches!(
         cli.verb,
-        None | Some(
-            Verb::Op { .. } | Verb::Run { .. } | Verb::Inspect { .. } | Verb::Serve { .. }
-        )
+        None | Some(Verb::Op { .. } | Verb::Run { .. } | Verb::Inspect { .. } | Verb::Serve { .. })
     ) && let Err(e) = resolve_target(&cli.target, None)
     {
         return emit(&usage(&e));
@@ -304,7 +302,10 @@ fn webdriver(port: u16, reach: &crate::cli::ReachArgs) -> u8 {
         addr: std::net::SocketAddr::new(reach.host, port),
         max_sessions: usize::from(reach.max_sessions),
         idle_timeout: Duration::from_secs(reach.idle_timeout),
-        token: reach.auth_token.clone().or_else(|| std::env::var("AUTOMATION_AUTH_TOKEN").ok()),
+        token: reach
+            .auth_token
+            .clone()
+            .or_else(|| std::env::var("AUTOMATION_AUTH_TOKEN").ok()),
         allow_app: reach.allow_app.clone(),
     };
     let result = rt.block_on(crate::reach::webdriver::serve(config, |url| {
@@ -341,7 +342,10 @@ fn serve_http(
         mode,
         max_sessions: usize::from(reach.max_sessions),
         idle_timeout: Duration::from_secs(reach.idle_timeout),
-        token: reach.auth_token.clone().or_else(|| std::env::var("AUTOMATION_AUTH_TOKEN").ok()),
+        token: reach
+            .auth_token
+            .clone()
+            .or_else(|| std::env::var("AUTOMATION_AUTH_TOKEN").ok()),
         allow_app: reach.allow_app.clone(),
         caps,
         snapshots,

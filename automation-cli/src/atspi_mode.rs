@@ -14,8 +14,8 @@
 use std::io::Write as _;
 use std::sync::{Arc, Mutex};
 
-use automation_atspi::exit::ExitWatch;
 pub use automation_atspi::Launched;
+use automation_atspi::exit::ExitWatch;
 use automation_atspi::{AppSelector, AtspiTarget, Bus, Output, VirtualDisplay};
 use automation_core::{Cancel, Reply, Request, Session};
 

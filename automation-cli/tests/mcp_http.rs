@@ -6,10 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "support/hostile.rs"]
-#[allow(dead_code)]
 mod hostile;
 #[path = "support/webdriver.rs"]
-#[allow(dead_code)]
 mod wd;
 
 use std::path::Path;
@@ -29,19 +27,40 @@ fn two_mcp_clients_over_http_each_drive_their_own_app() {
             .args(["-c", "import mcp"])
             .output()
             .is_ok_and(|o| o.status.success());
-    if !require("python-mcp", has_mcp, "AUTOMATION_PYTHON is unset or has no mcp SDK")
-        || !require("atspi-apps", on_path("zenity"), "zenity is missing (Debian: zenity)")
-        || !require("xvfb", on_path("Xvfb") && on_path("dbus-daemon"), "Xvfb or dbus-daemon is missing")
-    {
+    if !require(
+        "python-mcp",
+        has_mcp,
+        "AUTOMATION_PYTHON is unset or has no mcp SDK",
+    ) || !require(
+        "atspi-apps",
+        on_path("zenity"),
+        "zenity is missing (Debian: zenity)",
+    ) || !require(
+        "xvfb",
+        on_path("Xvfb") && on_path("dbus-daemon"),
+        "Xvfb or dbus-daemon is missing",
+    ) {
         return;
     }
     let server = wd::Server::spawn(
-        &["serve", "--http", "127.0.0.1:0", "--launch", APP, "--virtual-display", "--max-sessions", "2"],
+        &[
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--launch",
+            APP,
+            "--virtual-display",
+            "--max-sessions",
+            "2",
+        ],
         "MCP over HTTP at ",
     );
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/mcp_http_two.py");
     let ours = |p: &hostile::Proc| {
-        p.state != 'Z' && ["zenity", "Xvfb", "dbus-daemon", "at-spi"].iter().any(|n| p.cmd.contains(n))
+        p.state != 'Z'
+            && ["zenity", "Xvfb", "dbus-daemon", "at-spi"]
+                .iter()
+                .any(|n| p.cmd.contains(n))
     };
     let child = Command::new(&python)
         .arg(&script)
@@ -60,8 +79,16 @@ fn two_mcp_clients_over_http_each_drive_their_own_app() {
             let (mut apps, mut displays) = (0, 0);
             while watching.load(std::sync::atomic::Ordering::Relaxed) {
                 let now = hostile::descendants(pid);
-                apps = apps.max(now.iter().filter(|p| p.state != 'Z' && p.cmd.contains("zenity")).count());
-                displays = displays.max(now.iter().filter(|p| p.state != 'Z' && p.cmd.contains("Xvfb")).count());
+                apps = apps.max(
+                    now.iter()
+                        .filter(|p| p.state != 'Z' && p.cmd.contains("zenity"))
+                        .count(),
+                );
+                displays = displays.max(
+                    now.iter()
+                        .filter(|p| p.state != 'Z' && p.cmd.contains("Xvfb"))
+                        .count(),
+                );
                 std::thread::sleep(Duration::from_millis(100));
             }
             (apps, displays)
@@ -72,10 +99,18 @@ fn two_mcp_clients_over_http_each_drive_their_own_app() {
     let (apps, displays) = watch.join().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "mcp_http_two.py failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}", out.status);
-    let facts: Value = serde_json::from_str(stdout.trim().lines().last().unwrap_or_default()).unwrap();
+    assert!(
+        out.status.success(),
+        "mcp_http_two.py failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    let facts: Value =
+        serde_json::from_str(stdout.trim().lines().last().unwrap_or_default()).unwrap();
     eprintln!("two MCP clients over HTTP: {facts}; seen at once: {apps} apps, {displays} displays");
-    assert!(apps >= 2 && displays >= 2, "expected two apps on two displays at once, saw {apps} and {displays}");
+    assert!(
+        apps >= 2 && displays >= 2,
+        "expected two apps on two displays at once, saw {apps} and {displays}"
+    );
 
     // The clients closed their sessions: nothing they started is left under the server.
     let left = hostile::until_empty(Duration::from_secs(15), || {

@@ -7,10 +7,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "support/hostile.rs"]
-#[allow(dead_code)]
 mod hostile;
 #[path = "support/webdriver.rs"]
-#[allow(dead_code)]
 mod wd;
 
 use std::io::{Read, Write};
@@ -24,7 +22,8 @@ use wd::{Server, http};
 fn hostile_input_gets_w3c_errors_and_the_server_keeps_serving() {
     let server = Server::start(&["--max-sessions", "2"]);
     let addr = server.addr();
-    let new_headless = json!({"capabilities": {"alwaysMatch": {"automation:headless": true}}}).to_string();
+    let new_headless =
+        json!({"capabilities": {"alwaysMatch": {"automation:headless": true}}}).to_string();
 
     // Malformed JSON.
     let (status, body) = http(&addr, "POST", "/session", b"{\"capabilities\": ", &[]);
@@ -39,15 +38,35 @@ fn hostile_input_gets_w3c_errors_and_the_server_keeps_serving() {
 
     // Unknown session ids, and an unknown command.
     let (status, body) = http(&addr, "GET", "/session/nope/source", b"", &[]);
-    assert_eq!((status, body["value"]["error"].as_str()), (404, Some("invalid session id")), "{body}");
+    assert_eq!(
+        (status, body["value"]["error"].as_str()),
+        (404, Some("invalid session id")),
+        "{body}"
+    );
     let (status, body) = http(&addr, "POST", "/session/nope/element/e1/click", b"{}", &[]);
-    assert_eq!((status, body["value"]["error"].as_str()), (404, Some("invalid session id")));
+    assert_eq!(
+        (status, body["value"]["error"].as_str()),
+        (404, Some("invalid session id"))
+    );
     let (status, body) = http(&addr, "GET", "/no/such/command", b"", &[]);
-    assert_eq!((status, body["value"]["error"].as_str()), (404, Some("unknown command")));
+    assert_eq!(
+        (status, body["value"]["error"].as_str()),
+        (404, Some("unknown command"))
+    );
 
     // Capabilities that match nothing, and a bad locator.
-    let (status, body) = http(&addr, "POST", "/session", br#"{"capabilities": {"alwaysMatch": {"appium:automationName": "mac2"}}}"#, &[]);
-    assert_eq!((status, body["value"]["error"].as_str()), (500, Some("session not created")), "{body}");
+    let (status, body) = http(
+        &addr,
+        "POST",
+        "/session",
+        br#"{"capabilities": {"alwaysMatch": {"appium:automationName": "mac2"}}}"#,
+        &[],
+    );
+    assert_eq!(
+        (status, body["value"]["error"].as_str()),
+        (500, Some("session not created")),
+        "{body}"
+    );
 
     // More sessions than allowed: the third is refused, /status says full.
     let a = http(&addr, "POST", "/session", new_headless.as_bytes(), &[]).1;
@@ -55,24 +74,55 @@ fn hostile_input_gets_w3c_errors_and_the_server_keeps_serving() {
     let b = http(&addr, "POST", "/session", new_headless.as_bytes(), &[]).1;
     let b = b["value"]["sessionId"].as_str().unwrap().to_string();
     let (status, body) = http(&addr, "POST", "/session", new_headless.as_bytes(), &[]);
-    assert_eq!((status, body["value"]["error"].as_str()), (500, Some("session not created")));
-    assert!(body["value"]["message"].as_str().unwrap().contains("--max-sessions"), "{body}");
-    assert_eq!(http(&addr, "GET", "/status", b"", &[]).1["value"]["ready"], false);
+    assert_eq!(
+        (status, body["value"]["error"].as_str()),
+        (500, Some("session not created"))
+    );
+    assert!(
+        body["value"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--max-sessions"),
+        "{body}"
+    );
+    assert_eq!(
+        http(&addr, "GET", "/status", b"", &[]).1["value"]["ready"],
+        false
+    );
 
     let find = |sid: &str, using: &str, value: &str| {
-        http(&addr, "POST", &format!("/session/{sid}/element"), json!({"using": using, "value": value}).to_string().as_bytes(), &[])
+        http(
+            &addr,
+            "POST",
+            &format!("/session/{sid}/element"),
+            json!({"using": using, "value": value})
+                .to_string()
+                .as_bytes(),
+            &[],
+        )
     };
     let (status, body) = find(&a, "xpath", "//Button[");
-    assert_eq!((status, body["value"]["error"].as_str()), (400, Some("invalid selector")), "{body}");
+    assert_eq!(
+        (status, body["value"]["error"].as_str()),
+        (400, Some("invalid selector")),
+        "{body}"
+    );
     let (status, body) = find(&a, "link text", "Save");
-    assert_eq!((status, body["value"]["error"].as_str()), (400, Some("invalid selector")));
+    assert_eq!(
+        (status, body["value"]["error"].as_str()),
+        (400, Some("invalid selector"))
+    );
     let (status, body) = find(&a, "name", "No such thing");
-    assert_eq!((status, body["value"]["error"].as_str()), (404, Some("no such element")));
+    assert_eq!(
+        (status, body["value"]["error"].as_str()),
+        (404, Some("no such element"))
+    );
 
     // A slow client: its headers never finish; the server drops it on time and answers
     // everyone else meanwhile.
     let mut slow = TcpStream::connect(&addr).unwrap();
-    slow.write_all(b"POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le").unwrap();
+    slow.write_all(b"POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le")
+        .unwrap();
     let mut slow_body = TcpStream::connect(&addr).unwrap();
     slow_body
         .write_all(format!("POST /session/{a}/element HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 100\r\n\r\n{{\"using\"").as_bytes())
@@ -80,17 +130,46 @@ fn hostile_input_gets_w3c_errors_and_the_server_keeps_serving() {
     let started = Instant::now();
     let (status, _) = find(&a, "name", "Save");
     assert_eq!(status, 200);
-    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
     // Typing into one session's field leaves the other's empty.
-    let name_a = find(&a, "name", "Name").1["value"][wd::ELEMENT].as_str().unwrap().to_string();
-    let (status, _) = http(&addr, "POST", &format!("/session/{a}/element/{name_a}/value"), br#"{"text": "Zo\u00eb"}"#, &[]);
+    let name_a = find(&a, "name", "Name").1["value"][wd::ELEMENT]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, _) = http(
+        &addr,
+        "POST",
+        &format!("/session/{a}/element/{name_a}/value"),
+        br#"{"text": "Zo\u00eb"}"#,
+        &[],
+    );
     assert_eq!(status, 200);
-    let name_b = find(&b, "name", "Name").1["value"][wd::ELEMENT].as_str().unwrap().to_string();
-    let text = |sid: &str, eid: &str| http(&addr, "GET", &format!("/session/{sid}/element/{eid}/text"), b"", &[]).1["value"].clone();
+    let name_b = find(&b, "name", "Name").1["value"][wd::ELEMENT]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let text = |sid: &str, eid: &str| {
+        http(
+            &addr,
+            "GET",
+            &format!("/session/{sid}/element/{eid}/text"),
+            b"",
+            &[],
+        )
+        .1["value"]
+            .clone()
+    };
     assert_eq!(text(&a, &name_a), "Zoë");
     assert_eq!(text(&b, &name_b), "");
-    slow.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    slow_body.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    slow_body
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
     let t = Instant::now();
     let mut sink = Vec::new();
     let _ = slow.read_to_end(&mut sink);
@@ -98,14 +177,26 @@ fn hostile_input_gets_w3c_errors_and_the_server_keeps_serving() {
     let mut answer = String::new();
     let _ = slow_body.read_to_string(&mut answer);
     let body_cut = t.elapsed();
-    eprintln!("slow headers cut after {header_cut:?}; slow body answered after {body_cut:?}: {}", answer.lines().next().unwrap_or_default());
+    eprintln!(
+        "slow headers cut after {header_cut:?}; slow body answered after {body_cut:?}: {}",
+        answer.lines().next().unwrap_or_default()
+    );
     assert!(header_cut < Duration::from_secs(15), "{header_cut:?}");
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
 
     // Deleting ends the session; its id is then unknown; a slot is free again.
-    assert_eq!(http(&addr, "DELETE", &format!("/session/{a}"), b"", &[]).0, 200);
-    assert_eq!(http(&addr, "DELETE", &format!("/session/{a}"), b"", &[]).0, 404);
-    assert_eq!(http(&addr, "GET", "/status", b"", &[]).1["value"]["ready"], true);
+    assert_eq!(
+        http(&addr, "DELETE", &format!("/session/{a}"), b"", &[]).0,
+        200
+    );
+    assert_eq!(
+        http(&addr, "DELETE", &format!("/session/{a}"), b"", &[]).0,
+        404
+    );
+    assert_eq!(
+        http(&addr, "GET", "/status", b"", &[]).1["value"]["ready"],
+        true
+    );
     assert_eq!(text(&b, &name_b), "");
 
     // A foreign Host (a DNS-rebinding page) is refused on loopback.
@@ -120,25 +211,62 @@ fn beyond_loopback_the_server_needs_a_token_and_an_allow_list() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
-    assert!(err.contains("--auth-token") && err.contains("--allow-app"), "{err}");
+    let err =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(
+        err.contains("--auth-token") && err.contains("--allow-app"),
+        "{err}"
+    );
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_automation"))
-        .args(["webdriver", "--host", "0.0.0.0", "--port", "0", "--auth-token", "s3cret"])
+        .args([
+            "webdriver",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "0",
+            "--auth-token",
+            "s3cret",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
 
-    let server = Server::start(&["--host", "0.0.0.0", "--auth-token", "s3cret", "--allow-app", "true*"]);
+    let server = Server::start(&[
+        "--host",
+        "0.0.0.0",
+        "--auth-token",
+        "s3cret",
+        "--allow-app",
+        "true*",
+    ]);
     let addr = server.addr();
     let (status, _) = http(&addr, "GET", "/status", b"", &[]);
     assert_eq!(status, 401);
-    let (status, _) = http(&addr, "GET", "/status", b"", &[("Authorization", "Bearer wrong")]);
+    let (status, _) = http(
+        &addr,
+        "GET",
+        "/status",
+        b"",
+        &[("Authorization", "Bearer wrong")],
+    );
     assert_eq!(status, 401);
     let auth = [("Authorization", "Bearer s3cret")];
     let (status, body) = http(&addr, "GET", "/status", b"", &auth);
-    assert_eq!((status, body["value"]["ready"].as_bool()), (200, Some(true)));
+    assert_eq!(
+        (status, body["value"]["ready"].as_bool()),
+        (200, Some(true))
+    );
     let caps = json!({"capabilities": {"alwaysMatch": {"appium:app": "xterm -e sh"}}}).to_string();
     let (status, body) = http(&addr, "POST", "/session", caps.as_bytes(), &auth);
-    assert_eq!((status, body["value"]["error"].as_str()), (500, Some("session not created")));
-    assert!(body["value"]["message"].as_str().unwrap().contains("allow-list"), "{body}");
+    assert_eq!(
+        (status, body["value"]["error"].as_str()),
+        (500, Some("session not created"))
+    );
+    assert!(
+        body["value"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("allow-list"),
+        "{body}"
+    );
 }

@@ -8,10 +8,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "support/hostile.rs"]
-#[allow(dead_code)]
 mod hostile;
 #[path = "support/webdriver.rs"]
-#[allow(dead_code)]
 mod wd;
 
 use std::path::Path;
@@ -29,21 +27,26 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-const CALCULATOR: &str = "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets/widgets/calculator/calculator";
+const CALCULATOR: &str =
+    "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets/widgets/calculator/calculator";
 
 fn apps_present() -> bool {
     let pyatspi = Command::new("/usr/bin/python3")
         .args(["-c", "import pyatspi"])
         .output()
         .is_ok_and(|o| o.status.success());
-    require("pyatspi", pyatspi, "/usr/bin/python3 cannot import pyatspi, the oracle (Debian: python3-pyatspi)")
-        && require(
+    require(
+        "pyatspi",
+        pyatspi,
+        "/usr/bin/python3 cannot import pyatspi, the oracle (Debian: python3-pyatspi)",
+    ) && require(
         "atspi-apps",
         on_path("gtk3-widget-factory") && Path::new(CALCULATOR).is_file(),
         "gtk3-widget-factory or the Qt 5 calculator is missing (Debian: gtk-3-examples qtbase5-examples)",
     ) && require(
         "xvfb",
-        std::env::var_os("DISPLAY").is_some() && std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some(),
+        std::env::var_os("DISPLAY").is_some()
+            && std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some(),
         "no DISPLAY or session bus (run under Xvfb and dbus-run-session, as scripts/test does)",
     )
 }
@@ -60,7 +63,10 @@ fn python_with(modules: &[&str], component: &str) -> Option<String> {
     require(
         component,
         ok,
-        &format!("AUTOMATION_PYTHON is unset or lacks {} (scripts/test installs them in the venv)", modules.join(", ")),
+        &format!(
+            "AUTOMATION_PYTHON is unset or lacks {} (scripts/test installs them in the venv)",
+            modules.join(", ")
+        ),
     )
     .then_some(python)
 }
@@ -79,8 +85,14 @@ fn run_client(program: &str, script: &Path, env: &[(&str, String)]) -> Value {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     eprintln!("{}:\n{stdout}\n{stderr}", script.display());
-    assert!(out.status.success(), "{} failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}", script.display(), out.status);
-    let facts: Value = serde_json::from_str(stdout.trim().lines().last().unwrap_or_default()).unwrap();
+    assert!(
+        out.status.success(),
+        "{} failed ({:?})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        script.display(),
+        out.status
+    );
+    let facts: Value =
+        serde_json::from_str(stdout.trim().lines().last().unwrap_or_default()).unwrap();
     // Every session the client opened was ended with it.
     let (_, status) = wd::http(&server.addr(), "GET", "/status", b"", &[]);
     assert_eq!(status["value"]["sessions"], 0, "{status}");
@@ -88,7 +100,9 @@ fn run_client(program: &str, script: &Path, env: &[(&str, String)]) -> Value {
 }
 
 fn script(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(name)
 }
 
 #[test]
@@ -121,13 +135,24 @@ fn appium_python_client_drives_gtk3_and_the_qt5_calculator() {
 fn webdriverio_drives_gtk3_and_the_qt5_calculator() {
     let _one = serial();
     let node_dir = std::env::var("AUTOMATION_NODE_DIR").unwrap_or_default();
-    let present = on_path("node") && Path::new(&node_dir).join("node_modules/webdriverio/package.json").is_file();
-    if !require("webdriverio", present, "node or WebdriverIO is missing (scripts/test installs webdriverio@9 into $AUTOMATION_NODE_DIR)") {
+    let present = on_path("node")
+        && Path::new(&node_dir)
+            .join("node_modules/webdriverio/package.json")
+            .is_file();
+    if !require(
+        "webdriverio",
+        present,
+        "node or WebdriverIO is missing (scripts/test installs webdriverio@9 into $AUTOMATION_NODE_DIR)",
+    ) {
         return;
     }
     if !apps_present() {
         return;
     }
-    let facts = run_client("node", &script("js/webdriver_wdio.mjs"), &[("AUTOMATION_NODE_DIR", node_dir)]);
+    let facts = run_client(
+        "node",
+        &script("js/webdriver_wdio.mjs"),
+        &[("AUTOMATION_NODE_DIR", node_dir)],
+    );
     eprintln!("webdriverio: {facts}");
 }

@@ -9,10 +9,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "support/hostile.rs"]
-#[allow(dead_code)]
 mod hostile;
 #[path = "support/webdriver.rs"]
-#[allow(dead_code)]
 mod wd;
 
 use std::path::{Path, PathBuf};
@@ -57,7 +55,8 @@ fn java(jar: &Path, args: &[String], log: &Path) -> Java {
 
 fn hub_status(hub: &str) -> Option<Value> {
     let addr = hub.trim_start_matches("http://");
-    let (status, body) = std::panic::catch_unwind(|| wd::http(addr, "GET", "/status", b"", &[])).ok()?;
+    let (status, body) =
+        std::panic::catch_unwind(|| wd::http(addr, "GET", "/status", b"", &[])).ok()?;
     (status == 200).then(|| body["value"].clone())
 }
 
@@ -97,7 +96,9 @@ fn ceiling(jobs: usize) -> f64 {
     }
     let serial = t.elapsed();
     let t = Instant::now();
-    let handles: Vec<_> = (0..jobs).map(|_| std::thread::spawn(|| std::hint::black_box(spin()))).collect();
+    let handles: Vec<_> = (0..jobs)
+        .map(|_| std::thread::spawn(|| std::hint::black_box(spin())))
+        .collect();
     for h in handles {
         h.join().unwrap();
     }
@@ -106,19 +107,39 @@ fn ceiling(jobs: usize) -> f64 {
 
 #[test]
 fn selenium_grid_relays_four_parallel_sessions_to_two_automation_webdriver_nodes() {
-    let jar = std::env::var("AUTOMATION_SELENIUM_JAR").map(PathBuf::from).unwrap_or_default();
+    let jar = std::env::var("AUTOMATION_SELENIUM_JAR")
+        .map(PathBuf::from)
+        .unwrap_or_default();
     let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
     let selenium = !python.is_empty()
-        && Command::new(&python).args(["-c", "import selenium"]).output().is_ok_and(|o| o.status.success());
-    if !require("selenium-grid", jar.is_file() && on_path("java"), "AUTOMATION_SELENIUM_JAR or java is missing (scripts/test installs the jar with npm and openjdk-17-jre-headless)")
-        || !require("python-selenium", selenium, "AUTOMATION_PYTHON is unset or has no selenium")
-        || !require("atspi-apps", on_path("gtk3-widget-factory"), "gtk3-widget-factory is missing (Debian: gtk-3-examples)")
-        || !require("xvfb", on_path("Xvfb") && on_path("dbus-daemon"), "Xvfb or dbus-daemon is missing")
-    {
+        && Command::new(&python)
+            .args(["-c", "import selenium"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if !require(
+        "selenium-grid",
+        jar.is_file() && on_path("java"),
+        "AUTOMATION_SELENIUM_JAR or java is missing (scripts/test installs the jar with npm and openjdk-17-jre-headless)",
+    ) || !require(
+        "python-selenium",
+        selenium,
+        "AUTOMATION_PYTHON is unset or has no selenium",
+    ) || !require(
+        "atspi-apps",
+        on_path("gtk3-widget-factory"),
+        "gtk3-widget-factory is missing (Debian: gtk-3-examples)",
+    ) || !require(
+        "xvfb",
+        on_path("Xvfb") && on_path("dbus-daemon"),
+        "Xvfb or dbus-daemon is missing",
+    ) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let servers = [wd::Server::start(&["--max-sessions", "2"]), wd::Server::start(&["--max-sessions", "2"])];
+    let servers = [
+        wd::Server::start(&["--max-sessions", "2"]),
+        wd::Server::start(&["--max-sessions", "2"]),
+    ];
     let (hub_port, publish, subscribe) = (free_port(), free_port(), free_port());
     let events = [
         "--publish-events".to_string(),
@@ -127,7 +148,10 @@ fn selenium_grid_relays_four_parallel_sessions_to_two_automation_webdriver_nodes
         format!("tcp://127.0.0.1:{subscribe}"),
     ];
     let hub = format!("http://127.0.0.1:{hub_port}");
-    let mut args: Vec<String> = ["hub", "--host", "127.0.0.1", "--port"].iter().map(ToString::to_string).collect();
+    let mut args: Vec<String> = ["hub", "--host", "127.0.0.1", "--port"]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     args.push(hub_port.to_string());
     args.extend(events.iter().cloned());
     args.extend(["--session-request-timeout".to_string(), "120".to_string()]);
@@ -135,18 +159,30 @@ fn selenium_grid_relays_four_parallel_sessions_to_two_automation_webdriver_nodes
     let template = include_str!("grid/node.toml.in");
     let mut nodes = Vec::new();
     for (i, server) in servers.iter().enumerate() {
-        let toml = template.replace("@WEBDRIVER_URL@", &server.url).replace("@MAX_SESSIONS@", "2");
+        let toml = template
+            .replace("@WEBDRIVER_URL@", &server.url)
+            .replace("@MAX_SESSIONS@", "2");
         let config = dir.path().join(format!("node{i}.toml"));
         std::fs::write(&config, toml).unwrap();
-        let mut args: Vec<String> = ["node", "--host", "127.0.0.1", "--port"].iter().map(ToString::to_string).collect();
+        let mut args: Vec<String> = ["node", "--host", "127.0.0.1", "--port"]
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         args.push(free_port().to_string());
-        args.extend(["--hub".to_string(), hub.clone(), "--config".to_string(), config.display().to_string()]);
+        args.extend([
+            "--hub".to_string(),
+            hub.clone(),
+            "--config".to_string(),
+            config.display().to_string(),
+        ]);
         args.extend(events.iter().cloned());
         nodes.push(java(&jar, &args, &dir.path().join(format!("node{i}.log"))));
     }
     let started = Instant::now();
     let registered = loop {
-        let n = hub_status(&hub).and_then(|s| s["nodes"].as_array().map(Vec::len)).unwrap_or(0);
+        let n = hub_status(&hub)
+            .and_then(|s| s["nodes"].as_array().map(Vec::len))
+            .unwrap_or(0);
         if n == 2 || started.elapsed() > Duration::from_secs(120) {
             break n;
         }
@@ -155,11 +191,21 @@ fn selenium_grid_relays_four_parallel_sessions_to_two_automation_webdriver_nodes
     let logs = || {
         ["hub.log", "node0.log", "node1.log"]
             .iter()
-            .map(|l| format!("--- {l}\n{}", std::fs::read_to_string(dir.path().join(l)).unwrap_or_default()))
+            .map(|l| {
+                format!(
+                    "--- {l}\n{}",
+                    std::fs::read_to_string(dir.path().join(l)).unwrap_or_default()
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
-    assert_eq!(registered, 2, "the hub did not list both nodes within 120 s\n{}", logs());
+    assert_eq!(
+        registered,
+        2,
+        "the hub did not list both nodes within 120 s\n{}",
+        logs()
+    );
     eprintln!("grid up with 2 relay nodes after {:?}", started.elapsed());
 
     // One after another, then four at once, with what the servers start counted meanwhile.
@@ -172,7 +218,12 @@ fn selenium_grid_relays_four_parallel_sessions_to_two_automation_webdriver_nodes
     let pids: Vec<u32> = servers.iter().map(wd::Server::pid).collect();
     let cpu = |pid: u32| -> f64 {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let f: Vec<&str> = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or_default().split_whitespace().collect();
+        let f: Vec<&str> = stat
+            .rsplit_once(')')
+            .map(|(_, r)| r)
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect();
         let ticks: f64 = f.get(11).and_then(|u| u.parse::<f64>().ok()).unwrap_or(0.0)
             + f.get(12).and_then(|u| u.parse::<f64>().ok()).unwrap_or(0.0);
         ticks / 100.0
@@ -189,9 +240,16 @@ fn selenium_grid_relays_four_parallel_sessions_to_two_automation_webdriver_nodes
             std::thread::spawn(move || {
                 let (mut apps, mut displays) = (0usize, 0usize);
                 while counting.load(std::sync::atomic::Ordering::Relaxed) {
-                    let now: Vec<hostile::Proc> =
-                        pids.iter().flat_map(|p| hostile::descendants(*p)).filter(|p| p.state != 'Z').collect();
-                    apps = apps.max(now.iter().filter(|p| p.cmd.contains("gtk3-widget-factory")).count());
+                    let now: Vec<hostile::Proc> = pids
+                        .iter()
+                        .flat_map(|p| hostile::descendants(*p))
+                        .filter(|p| p.state != 'Z')
+                        .collect();
+                    apps = apps.max(
+                        now.iter()
+                            .filter(|p| p.cmd.contains("gtk3-widget-factory"))
+                            .count(),
+                    );
                     displays = displays.max(now.iter().filter(|p| p.cmd.contains("Xvfb")).count());
                     std::thread::sleep(Duration::from_millis(100));
                 }
@@ -212,20 +270,35 @@ fn selenium_grid_relays_four_parallel_sessions_to_two_automation_webdriver_nodes
             cpu(pids[1])
         );
         assert_eq!(four["nodes"], 2, "{four}");
-        assert!(apps >= 4 && displays >= 4, "four sessions should run four apps on four displays at once; saw {apps} and {displays}");
+        assert!(
+            apps >= 4 && displays >= 4,
+            "four sessions should run four apps on four displays at once; saw {apps} and {displays}"
+        );
         runs.push((ratio, machine));
         if ratio <= 0.6 {
             break;
         }
     }
-    let (ratio, machine) = runs.iter().copied().fold((f64::MAX, 0.0), |best, r| if r.0 < best.0 { r } else { best });
-    assert!(ratio <= 0.6, "four at once took {ratio:.2}× of one after another (ceiling {machine:.2}×); runs {runs:?}");
+    let (ratio, machine) =
+        runs.iter().copied().fold(
+            (f64::MAX, 0.0),
+            |best, r| if r.0 < best.0 { r } else { best },
+        );
+    assert!(
+        ratio <= 0.6,
+        "four at once took {ratio:.2}× of one after another (ceiling {machine:.2}×); runs {runs:?}"
+    );
 
     // Every session was quit: nothing the servers started is left.
     let left = hostile::until_empty(Duration::from_secs(15), || {
         pids.iter()
             .flat_map(|p| hostile::descendants(*p))
-            .filter(|p| p.state != 'Z' && ["gtk3-widget-factory", "Xvfb", "dbus-daemon", "at-spi"].iter().any(|n| p.cmd.contains(n)))
+            .filter(|p| {
+                p.state != 'Z'
+                    && ["gtk3-widget-factory", "Xvfb", "dbus-daemon", "at-spi"]
+                        .iter()
+                        .any(|n| p.cmd.contains(n))
+            })
             .collect::<Vec<_>>()
     });
     assert!(left.is_empty(), "left after every session quit: {left:?}");

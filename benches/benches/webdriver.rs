@@ -45,11 +45,26 @@ impl WebDriver {
             .spawn()
             .unwrap();
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let url = line.split_once("listening on ").unwrap().1.trim().to_string();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .split_once("listening on ")
+            .unwrap()
+            .1
+            .trim()
+            .to_string();
         let agent: ureq::Agent = ureq::Agent::config_builder().build().into();
-        let mut wd = Self { child, url, agent, session: String::new() };
-        let created = wd.post("/session", &json!({"capabilities": {"alwaysMatch": {"automation:headless": true}}}));
+        let mut wd = Self {
+            child,
+            url,
+            agent,
+            session: String::new(),
+        };
+        let created = wd.post(
+            "/session",
+            &json!({"capabilities": {"alwaysMatch": {"automation:headless": true}}}),
+        );
         wd.session = created["sessionId"].as_str().unwrap().to_string();
         wd
     }
@@ -69,8 +84,13 @@ impl WebDriver {
 
     fn find_click(&self, using: &str, value: &str) {
         let s = &self.session;
-        let found = self.post(&format!("/session/{s}/element"), &json!({"using": using, "value": value}));
-        let id = found["element-6066-11e4-a52e-4f735466cecf"].as_str().unwrap();
+        let found = self.post(
+            &format!("/session/{s}/element"),
+            &json!({"using": using, "value": value}),
+        );
+        let id = found["element-6066-11e4-a52e-4f735466cecf"]
+            .as_str()
+            .unwrap();
         let clicked = self.post(&format!("/session/{s}/element/{id}/click"), &json!({}));
         assert!(clicked.is_null(), "{clicked}");
     }
@@ -85,25 +105,39 @@ impl Drop for WebDriver {
 
 fn bench(c: &mut Criterion) {
     let Some(bin) = automation_benches::automation_bin() else {
-        println!("note: webdriver skipped: build the binary first (cargo build --release -p automation-cli) or set AUTOMATION_BIN");
+        println!(
+            "note: webdriver skipped: build the binary first (cargo build --release -p automation-cli) or set AUTOMATION_BIN"
+        );
         return;
     };
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
     let mcp = rt.block_on(async {
         let cmd = tokio::process::Command::new(&bin).configure(|c| {
             c.arg("--headless");
         });
-        ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap()
+        ().serve(TokioChildProcess::new(cmd).unwrap())
+            .await
+            .unwrap()
     });
     let mcp_find_click = || {
         rt.block_on(async {
             let found = mcp
-                .call_tool(CallToolRequestParams::new("find_node").with_arguments(object(json!({"role": "Button", "label": "Save"}))))
+                .call_tool(
+                    CallToolRequestParams::new("find_node")
+                        .with_arguments(object(json!({"role": "Button", "label": "Save"}))),
+                )
                 .await
                 .unwrap();
             let node = found.structured_content.unwrap()["node"].clone();
             let clicked = mcp
-                .call_tool(CallToolRequestParams::new("invoke_action").with_arguments(object(json!({"node": node, "action": "click"}))))
+                .call_tool(
+                    CallToolRequestParams::new("invoke_action")
+                        .with_arguments(object(json!({"node": node, "action": "click"}))),
+                )
                 .await
                 .unwrap();
             assert_eq!(clicked.is_error, Some(false));
@@ -113,8 +147,12 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("webdriver");
     g.bench_function("mcp_stdio_find_click", |b| b.iter(mcp_find_click));
-    g.bench_function("wd_name_find_click", |b| b.iter(|| wd.find_click("name", "Save")));
-    g.bench_function("wd_xpath_find_click", |b| b.iter(|| wd.find_click("xpath", "//Button[@name='Save']")));
+    g.bench_function("wd_name_find_click", |b| {
+        b.iter(|| wd.find_click("name", "Save"))
+    });
+    g.bench_function("wd_xpath_find_click", |b| {
+        b.iter(|| wd.find_click("xpath", "//Button[@name='Save']"))
+    });
     g.finish();
 }
 

@@ -47,7 +47,11 @@ pub struct Policy {
 impl Policy {
     /// The policy for a server on `addr`, or why it must not start: beyond loopback it needs
     /// both `token` and at least one `allow_app` glob.
-    pub fn new(addr: SocketAddr, token: Option<String>, allow_app: &[String]) -> Result<Self, String> {
+    pub fn new(
+        addr: SocketAddr,
+        token: Option<String>,
+        allow_app: &[String],
+    ) -> Result<Self, String> {
         let token = token.filter(|t| !t.is_empty());
         let allow_apps = allow_app
             .iter()
@@ -59,7 +63,9 @@ impl Policy {
         let loopback = addr.ip().is_loopback();
         if !loopback && (token.is_none() || allow_apps.is_empty()) {
             let missing = match (token.is_none(), allow_apps.is_empty()) {
-                (true, true) => "a bearer token (--auth-token T) and an allow-list (--allow-app GLOB)",
+                (true, true) => {
+                    "a bearer token (--auth-token T) and an allow-list (--allow-app GLOB)"
+                }
                 (true, false) => "a bearer token (--auth-token T)",
                 _ => "an allow-list of app command lines (--allow-app GLOB)",
             };
@@ -105,7 +111,9 @@ impl Policy {
             if !self.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
                 return Some((
                     StatusCode::FORBIDDEN,
-                    format!("the Host header {host:?} is not this loopback server's; call it at 127.0.0.1"),
+                    format!(
+                        "the Host header {host:?} is not this loopback server's; call it at 127.0.0.1"
+                    ),
                 ));
             }
         }
@@ -123,7 +131,10 @@ impl Policy {
 
 /// Whether the request's `Authorization` carries `token` (bearer, or basic's password).
 fn carries(headers: &HeaderMap, token: &str) -> bool {
-    let Some(auth) = headers.get(header::AUTHORIZATION).and_then(|h| h.to_str().ok()) else {
+    let Some(auth) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|h| h.to_str().ok())
+    else {
         return false;
     };
     let given = if let Some(t) = auth.strip_prefix("Bearer ") {
@@ -133,7 +144,9 @@ fn carries(headers: &HeaderMap, token: &str) -> bool {
             .decode(b.trim())
             .unwrap_or_default();
         let text = String::from_utf8_lossy(&decoded).into_owned();
-        text.split_once(':').map(|(_, p)| p.to_string()).unwrap_or_default()
+        text.split_once(':')
+            .map(|(_, p)| p.to_string())
+            .unwrap_or_default()
     } else {
         return false;
     };
@@ -157,7 +170,8 @@ pub async fn guard(State(policy): State<Arc<Policy>>, request: Request, next: Ne
         return refuse(status, "unknown error", &message);
     }
     let (parts, body) = request.into_parts();
-    let bytes = match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY)).await {
+    let bytes = match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY)).await
+    {
         Ok(Ok(b)) => b,
         Ok(Err(_)) => {
             return refuse(
@@ -177,7 +191,8 @@ pub async fn guard(State(policy): State<Arc<Policy>>, request: Request, next: Ne
             );
         }
     };
-    next.run(Request::from_parts(parts, Body::from(bytes))).await
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
 }
 
 /// Binds `addr`.
@@ -192,8 +207,15 @@ pub async fn bind(addr: SocketAddr) -> Result<(tokio::net::TcpListener, SocketAd
 }
 
 /// Serves `app` behind `policy` on `listener` until the process ends.
-pub async fn serve(listener: tokio::net::TcpListener, app: Router, policy: Policy) -> Result<(), String> {
-    let app = app.layer(axum::middleware::from_fn_with_state(Arc::new(policy), guard));
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    policy: Policy,
+) -> Result<(), String> {
+    let app = app.layer(axum::middleware::from_fn_with_state(
+        Arc::new(policy),
+        guard,
+    ));
     loop {
         let (stream, _peer) = match listener.accept().await {
             Ok(c) => c,
@@ -228,14 +250,26 @@ mod tests {
     fn beyond_loopback_needs_a_token_and_an_allow_list() {
         let any: SocketAddr = "0.0.0.0:4723".parse().unwrap();
         let e = Policy::new(any, None, &[]).unwrap_err();
-        assert!(e.contains("--auth-token") && e.contains("--allow-app"), "{e}");
+        assert!(
+            e.contains("--auth-token") && e.contains("--allow-app"),
+            "{e}"
+        );
         assert!(Policy::new(any, Some("t".into()), &[]).is_err());
         assert!(Policy::new(any, None, &["gtk3-*".into()]).is_err());
         let ok = Policy::new(any, Some("t".into()), &["gtk3-*".into()]).unwrap();
         assert!(ok.may_launch("gtk3-widget-factory").is_ok());
-        assert!(ok.may_launch("rm -rf /").unwrap_err().contains("allow-list"));
+        assert!(
+            ok.may_launch("rm -rf /")
+                .unwrap_err()
+                .contains("allow-list")
+        );
         let local: SocketAddr = "127.0.0.1:4723".parse().unwrap();
-        assert!(Policy::new(local, None, &[]).unwrap().may_launch("anything").is_ok());
+        assert!(
+            Policy::new(local, None, &[])
+                .unwrap()
+                .may_launch("anything")
+                .is_ok()
+        );
     }
 
     #[test]
@@ -247,7 +281,10 @@ mod tests {
         h.insert(header::AUTHORIZATION, "Bearer s3cres".parse().unwrap());
         assert!(!carries(&h, "s3cret"));
         let basic = base64::engine::general_purpose::STANDARD.encode("me:s3cret");
-        h.insert(header::AUTHORIZATION, format!("Basic {basic}").parse().unwrap());
+        h.insert(
+            header::AUTHORIZATION,
+            format!("Basic {basic}").parse().unwrap(),
+        );
         assert!(carries(&h, "s3cret"));
     }
 }

@@ -80,8 +80,11 @@ pub async fn serve(config: Config, announce: impl FnOnce(&str)) -> Result<(), St
     let (listener, addr) = http::bind(config.addr).await?;
     // Again on the bound port (0 picks one): the loopback Host check names it.
     let policy = Policy::new(addr, config.token.clone(), &config.allow_app)?;
-    let sessions: Arc<Sessions<()>> =
-        Sessions::new(config.max_sessions, config.idle_timeout, config.snapshots.clone());
+    let sessions: Arc<Sessions<()>> = Sessions::new(
+        config.max_sessions,
+        config.idle_timeout,
+        config.snapshots.clone(),
+    );
     sessions.reap_idle();
     let rt = tokio::runtime::Handle::current();
     let factory = {
@@ -92,8 +95,9 @@ pub async fn serve(config: Config, announce: impl FnOnce(&str)) -> Result<(), St
         move || -> Result<AutomationServer, std::io::Error> {
             // rmcp asks for the server synchronously, inside its request handler: start the
             // target without stalling the other connections on this worker.
-            let created = tokio::task::block_in_place(|| rt.block_on(sessions.create(mode.clone())))
-                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            let created =
+                tokio::task::block_in_place(|| rt.block_on(sessions.create(mode.clone())))
+                    .map_err(|e| std::io::Error::other(e.to_string()))?;
             tracing::info!(session = %created.id, "MCP session: {}", created.describe);
             let server = AutomationServer::with_caps(created.target().clone(), &caps)
                 .with_snapshots(snapshots.clone())

@@ -107,7 +107,9 @@ impl<S> Session<S> {
         let snapshots = Arc::clone(&self.snapshots);
         let done = self.target.run_task(move |backend| {
             let cancel = Cancel::new();
-            tools::call(&name, args, &snapshots, |r| serve_caught(backend, r, &cancel))
+            tools::call(&name, args, &snapshots, |r| {
+                serve_caught(backend, r, &cancel)
+            })
         });
         let outcome = match done.await {
             Ok(Ok(outcome)) => outcome,
@@ -303,8 +305,7 @@ fn open(mode: Mode) -> Result<(TargetHandle, String, Owned), String> {
             command,
             virtual_display,
         } => {
-            let (resolved, launched) =
-                crate::atspi_mode::launch_owned(&command, virtual_display)?;
+            let (resolved, launched) = crate::atspi_mode::launch_owned(&command, virtual_display)?;
             (resolved, Owned::Launched(launched))
         }
         other => (crate::mode::resolve(&other)?, Owned::None),

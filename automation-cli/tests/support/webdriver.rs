@@ -1,5 +1,6 @@
 //! A real `automation webdriver` (or `serve --http`) for a test, and raw HTTP to it (the
 //! hostile tests need to send what no client library would).
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -74,7 +75,9 @@ impl Server {
 
 /// SIGTERM through kill(1): no unsafe code in tests.
 fn unsafe_free_term(pid: u32) {
-    let _ = Command::new("kill").args(["-TERM", &pid.to_string()]).status();
+    let _ = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
 }
 
 impl Drop for Server {
@@ -85,15 +88,27 @@ impl Drop for Server {
 
 /// One HTTP/1.1 request with `Connection: close`; the status and the body as JSON (`Null` if
 /// it is not JSON). Sends the body even when the server answers before reading it all.
-pub fn http(addr: &str, method: &str, path: &str, body: &[u8], headers: &[(&str, &str)]) -> (u16, Value) {
+pub fn http(
+    addr: &str,
+    method: &str,
+    path: &str,
+    body: &[u8],
+    headers: &[(&str, &str)],
+) -> (u16, Value) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
     let host = headers
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case("host"))
         .map_or(addr.to_string(), |(_, v)| (*v).to_string());
-    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n", body.len());
-    for (k, v) in headers.iter().filter(|(k, _)| !k.eq_ignore_ascii_case("host")) {
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers
+        .iter()
+        .filter(|(k, _)| !k.eq_ignore_ascii_case("host"))
+    {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str("\r\n");
@@ -108,6 +123,9 @@ pub fn http(addr: &str, method: &str, path: &str, body: &[u8], headers: &[(&str,
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or(0);
-    let payload = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or_default();
+    let payload = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b)
+        .unwrap_or_default();
     (status, serde_json::from_str(payload).unwrap_or(Value::Null))
 }

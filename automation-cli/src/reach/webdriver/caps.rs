@@ -12,11 +12,23 @@ pub const AUTOMATION_NAME: &str = "automation";
 
 /// Our capabilities, each with what it takes.
 pub const OURS: &[(&str, &str)] = &[
-    ("appium:app", "a command line to launch (on a private display unless automation:virtualDisplay is false)"),
-    ("automation:virtualDisplay", "with appium:app: false launches it on the server's own display and session bus (default true)"),
-    ("automation:atspi", "a running app on the server's accessibility bus, by name or pid"),
+    (
+        "appium:app",
+        "a command line to launch (on a private display unless automation:virtualDisplay is false)",
+    ),
+    (
+        "automation:virtualDisplay",
+        "with appium:app: false launches it on the server's own display and session bus (default true)",
+    ),
+    (
+        "automation:atspi",
+        "a running app on the server's accessibility bus, by name or pid",
+    ),
     ("automation:headless", "true: the built-in headless demo"),
-    ("automation:connect", "a bridge endpoint (socket path or pipe name) of an app built with the kit"),
+    (
+        "automation:connect",
+        "a bridge endpoint (socket path or pipe name) of an app built with the kit",
+    ),
     ("automation:token", "the token for automation:connect"),
 ];
 
@@ -44,7 +56,10 @@ impl Wanted {
 /// — or, with `true`, that the body itself is malformed (`invalid argument`).
 pub fn read(body: &Value) -> Result<Wanted, (bool, String)> {
     let Some(body) = body.as_object() else {
-        return Err((true, "the new-session body must be a JSON object with `capabilities`".into()));
+        return Err((
+            true,
+            "the new-session body must be a JSON object with `capabilities`".into(),
+        ));
     };
     let (always, first) = match body.get("capabilities") {
         Some(Value::Object(c)) => {
@@ -58,7 +73,12 @@ pub fn read(body: &Value) -> Result<Wanted, (bool, String)> {
                 Some(Value::Array(a)) if a.is_empty() => vec![Map::new()],
                 Some(Value::Array(a)) => a
                     .iter()
-                    .map(|f| f.as_object().cloned().ok_or((true, "each capabilities.firstMatch entry must be an object".to_string())))
+                    .map(|f| {
+                        f.as_object().cloned().ok_or((
+                            true,
+                            "each capabilities.firstMatch entry must be an object".to_string(),
+                        ))
+                    })
                     .collect::<Result<_, _>>()?,
                 Some(_) => return Err((true, "capabilities.firstMatch must be an array".into())),
             };
@@ -80,7 +100,10 @@ pub fn read(body: &Value) -> Result<Wanted, (bool, String)> {
         let mut merged = always.clone();
         for (k, v) in f {
             if merged.contains_key(&k) {
-                return Err((true, format!("capability {k:?} is in both alwaysMatch and firstMatch")));
+                return Err((
+                    true,
+                    format!("capability {k:?} is in both alwaysMatch and firstMatch"),
+                ));
             }
             merged.insert(k, v);
         }
@@ -100,37 +123,58 @@ fn matched(caps: Map<String, Value>) -> Result<Wanted, (bool, String)> {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(Value::Number(n)) if k == "automation:atspi" => Ok(Some(n.to_string())),
-            Some(other) => Err((true, format!("capability {k:?} must be a string, got {other}"))),
+            Some(other) => Err((
+                true,
+                format!("capability {k:?} must be a string, got {other}"),
+            )),
         }
     };
     let flag = |k: &str| -> Result<Option<bool>, (bool, String)> {
         match caps.get(k) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(other) => Err((true, format!("capability {k:?} must be true or false, got {other}"))),
+            Some(other) => Err((
+                true,
+                format!("capability {k:?} must be true or false, got {other}"),
+            )),
         }
     };
     for k in caps.keys() {
         if k.starts_with("automation:") && !OURS.iter().any(|(o, _)| o == k) {
             let ours: Vec<&str> = OURS.iter().map(|(o, _)| *o).collect();
-            return Err((true, format!("unknown capability {k:?}; this server reads {}", ours.join(", "))));
+            return Err((
+                true,
+                format!(
+                    "unknown capability {k:?}; this server reads {}",
+                    ours.join(", ")
+                ),
+            ));
         }
     }
     if let Some(p) = text("platformName")?
         && !p.eq_ignore_ascii_case("linux")
         && !p.eq_ignore_ascii_case("any")
     {
-        return Err((false, format!("platformName {p:?} is not this server's (linux)")));
+        return Err((
+            false,
+            format!("platformName {p:?} is not this server's (linux)"),
+        ));
     }
     if let Some(n) = text("appium:automationName")?
         && !n.eq_ignore_ascii_case(AUTOMATION_NAME)
     {
-        return Err((false, format!("appium:automationName {n:?} is not this server's ({AUTOMATION_NAME:?})")));
+        return Err((
+            false,
+            format!("appium:automationName {n:?} is not this server's ({AUTOMATION_NAME:?})"),
+        ));
     }
     if let Some(b) = text("browserName")?
         && !b.is_empty()
     {
-        return Err((false, format!("browserName {b:?}: this server drives desktop apps, not browsers")));
+        return Err((
+            false,
+            format!("browserName {b:?}: this server drives desktop apps, not browsers"),
+        ));
     }
     let app = text("appium:app")?.filter(|a| !a.trim().is_empty());
     let atspi = text("automation:atspi")?;
@@ -159,7 +203,10 @@ fn matched(caps: Map<String, Value>) -> Result<Wanted, (bool, String)> {
     } else {
         return Err((false, "no target: set appium:app to a command line (e.g. \"gtk3-widget-factory\"), or automation:atspi, automation:headless or automation:connect".into()));
     };
-    Ok(Wanted { mode, matched: caps })
+    Ok(Wanted {
+        mode,
+        matched: caps,
+    })
 }
 
 /// The capabilities a new session answers with.
@@ -192,22 +239,38 @@ mod tests {
     #[test]
     fn the_app_capability_launches_on_a_private_display_by_default() {
         let w = caps(json!({"alwaysMatch": {"platformName": "Linux", "appium:automationName": "Automation", "appium:app": "gtk3-widget-factory"}})).unwrap();
-        assert_eq!(w.mode, Mode::Launch { command: "gtk3-widget-factory".into(), virtual_display: true });
+        assert_eq!(
+            w.mode,
+            Mode::Launch {
+                command: "gtk3-widget-factory".into(),
+                virtual_display: true
+            }
+        );
         let w = caps(json!({"alwaysMatch": {"appium:app": "zenity --entry", "automation:virtualDisplay": false}})).unwrap();
         assert_eq!(w.command(), Some("zenity --entry"));
-        let w = caps(json!({"firstMatch": [{"platformName": "windows"}, {"automation:headless": true}]})).unwrap();
+        let w = caps(
+            json!({"firstMatch": [{"platformName": "windows"}, {"automation:headless": true}]}),
+        )
+        .unwrap();
         assert_eq!(w.mode, Mode::Headless);
     }
 
     #[test]
     fn unmatched_and_malformed_sets_say_why() {
-        let (malformed, why) = caps(json!({"alwaysMatch": {"appium:automationName": "mac2", "appium:app": "x"}})).unwrap_err();
+        let (malformed, why) =
+            caps(json!({"alwaysMatch": {"appium:automationName": "mac2", "appium:app": "x"}}))
+                .unwrap_err();
         assert!(!malformed && why.contains("mac2"), "{why}");
         let (_, why) = caps(json!({"alwaysMatch": {}})).unwrap_err();
         assert!(why.contains("appium:app"), "{why}");
-        let (malformed, why) = caps(json!({"alwaysMatch": {"automation:headles": true}})).unwrap_err();
+        let (malformed, why) =
+            caps(json!({"alwaysMatch": {"automation:headles": true}})).unwrap_err();
         assert!(malformed && why.contains("automation:headless"), "{why}");
         assert!(read(&json!([1])).unwrap_err().0);
-        assert!(caps(json!({"alwaysMatch": {"appium:app": "a", "automation:headless": true}})).unwrap_err().0);
+        assert!(
+            caps(json!({"alwaysMatch": {"appium:app": "a", "automation:headless": true}}))
+                .unwrap_err()
+                .0
+        );
     }
 }

@@ -95,16 +95,22 @@ pub(super) async fn set_timeouts(State(server): Ctx, Path(sid): Sid, bytes: Byte
     with(&server, &sid, |s| async move {
         let b = body(&bytes)?;
         let Some(m) = b.as_object() else {
-            return Err(WdError::argument("timeouts take an object like {\"implicit\": 5000}"));
+            return Err(WdError::argument(
+                "timeouts take an object like {\"implicit\": 5000}",
+            ));
         };
         let read = |k: &str| -> Result<Option<u64>, WdError> {
             match m.get(k) {
                 None | Some(Value::Null) => Ok(None),
                 Some(v) => v
                     .as_u64()
-                    .filter(|n| *n <= (1u64 << 53) - 1)
+                    .filter(|n| *n < (1u64 << 53))
                     .map(Some)
-                    .ok_or_else(|| WdError::argument(format!("timeout {k:?} must be a whole number of milliseconds ≥ 0, got {v}"))),
+                    .ok_or_else(|| {
+                        WdError::argument(format!(
+                            "timeout {k:?} must be a whole number of milliseconds ≥ 0, got {v}"
+                        ))
+                    }),
             }
         };
         let (implicit, page, script) = (read("implicit")?, read("pageLoad")?, read("script")?);
@@ -143,7 +149,10 @@ async fn page(s: &Wd) -> Result<String, WdError> {
 }
 
 pub(super) async fn source(State(server): Ctx, Path(sid): Sid) -> Response {
-    with(&server, &sid, |s| async move { page(&s).await.map(Value::String) }).await
+    with(&server, &sid, |s| async move {
+        page(&s).await.map(Value::String)
+    })
+    .await
 }
 
 async fn shot(s: &Wd, node: Option<&str>) -> WdResult {
@@ -185,9 +194,16 @@ async fn current_window(s: &Wd) -> Result<Map<String, Value>, WdError> {
     let all = windows(s).await?;
     let chosen = lock(&s.state).window.clone();
     let pick = match chosen {
-        Some(h) => all.iter().find(|w| handle(w) == h).cloned().ok_or_else(|| {
-            WdError::new(W3c::NoSuchWindow, format!("window {h:?} is closed; GET /window/handles lists the open ones"))
-        })?,
+        Some(h) => all
+            .iter()
+            .find(|w| handle(w) == h)
+            .cloned()
+            .ok_or_else(|| {
+                WdError::new(
+                    W3c::NoSuchWindow,
+                    format!("window {h:?} is closed; GET /window/handles lists the open ones"),
+                )
+            })?,
         None => all
             .iter()
             .find(|w| w.get("focused") == Some(&Value::Bool(true)))
@@ -199,19 +215,32 @@ async fn current_window(s: &Wd) -> Result<Map<String, Value>, WdError> {
 }
 
 pub(super) async fn window(State(server): Ctx, Path(sid): Sid) -> Response {
-    with(&server, &sid, |s| async move { Ok(json!(handle(&current_window(&s).await?))) }).await
+    with(&server, &sid, |s| async move {
+        Ok(json!(handle(&current_window(&s).await?)))
+    })
+    .await
 }
 
 pub(super) async fn title(State(server): Ctx, Path(sid): Sid) -> Response {
     with(&server, &sid, |s| async move {
-        Ok(current_window(&s).await?.get("title").cloned().unwrap_or(json!("")))
+        Ok(current_window(&s)
+            .await?
+            .get("title")
+            .cloned()
+            .unwrap_or(json!("")))
     })
     .await
 }
 
 pub(super) async fn window_handles(State(server): Ctx, Path(sid): Sid) -> Response {
     with(&server, &sid, |s| async move {
-        Ok(Value::Array(windows(&s).await?.iter().map(|w| json!(handle(w))).collect()))
+        Ok(Value::Array(
+            windows(&s)
+                .await?
+                .iter()
+                .map(|w| json!(handle(w)))
+                .collect(),
+        ))
     })
     .await
 }
@@ -223,10 +252,17 @@ pub(super) async fn switch_window(State(server): Ctx, Path(sid): Sid, bytes: Byt
             .get("handle")
             .or_else(|| b.get("name"))
             .and_then(Value::as_str)
-            .ok_or_else(|| WdError::argument("switch to window takes {\"handle\": \"…\"} from GET /window/handles"))?
+            .ok_or_else(|| {
+                WdError::argument(
+                    "switch to window takes {\"handle\": \"…\"} from GET /window/handles",
+                )
+            })?
             .to_string();
         if !windows(&s).await?.iter().any(|w| handle(w) == h) {
-            return Err(WdError::new(W3c::NoSuchWindow, format!("no window {h:?}; GET /window/handles lists the open ones")));
+            return Err(WdError::new(
+                W3c::NoSuchWindow,
+                format!("no window {h:?}; GET /window/handles lists the open ones"),
+            ));
         }
         lock(&s.state).window = Some(h);
         Ok(Value::Null)
@@ -256,22 +292,35 @@ pub(super) async fn window_rect(State(server): Ctx, Path(sid): Sid) -> Response 
 fn rect_of(bounds: &Value) -> WdResult {
     let n = |k: &str| bounds.get(k).and_then(Value::as_f64);
     match (n("x"), n("y"), n("width"), n("height")) {
-        (Some(x), Some(y), Some(width), Some(height)) => Ok(json!({"x": x, "y": y, "width": width, "height": height})),
-        _ => Err(WdError::new(W3c::UnknownError, "the app gives no bounds for it (no geometry yet)")),
+        (Some(x), Some(y), Some(width), Some(height)) => {
+            Ok(json!({"x": x, "y": y, "width": width, "height": height}))
+        }
+        _ => Err(WdError::new(
+            W3c::UnknownError,
+            "the app gives no bounds for it (no geometry yet)",
+        )),
     }
 }
 
 pub(super) async fn unsupported(method: axum::http::Method, uri: axum::http::Uri) -> Response {
     reply(Err(WdError::new(
         W3c::UnsupportedOperation,
-        format!("{method} {} is not supported for desktop apps here (windows are the app's to place, scripts run as `automation: <op>` through execute/sync)", uri.path()),
+        format!(
+            "{method} {} is not supported for desktop apps here (windows are the app's to place, scripts run as `automation: <op>` through execute/sync)",
+            uri.path()
+        ),
     )))
 }
 
 // ---- find ----
 
 /// The elements a locator selects, looking again until the implicit wait is spent.
-async fn find(s: &Wd, bytes: &Bytes, from: Option<&str>, many: bool) -> Result<Vec<String>, WdError> {
+async fn find(
+    s: &Wd,
+    bytes: &Bytes,
+    from: Option<&str>,
+    many: bool,
+) -> Result<Vec<String>, WdError> {
     let b = body(bytes)?;
     let mut locator = locate::read(&b, from.is_some())?;
     if !many
@@ -292,7 +341,12 @@ async fn find(s: &Wd, bytes: &Bytes, from: Option<&str>, many: bool) -> Result<V
     }
 }
 
-async fn find_once(s: &Wd, locator: &Locator, from: Option<&str>, many: bool) -> Result<Vec<String>, WdError> {
+async fn find_once(
+    s: &Wd,
+    locator: &Locator,
+    from: Option<&str>,
+    many: bool,
+) -> Result<Vec<String>, WdError> {
     match locator {
         Locator::XPath(expr) => {
             let xml = page(s).await?;
@@ -305,7 +359,9 @@ async fn find_once(s: &Wd, locator: &Locator, from: Option<&str>, many: bool) ->
                     d.get("node").and_then(Value::as_str).map(str::to_string),
                     d.get("count").and_then(Value::as_u64).unwrap_or(1),
                 ),
-                Outcome::Failed(e) if e.code == automation_core::ErrorCode::NotFound => return Ok(Vec::new()),
+                Outcome::Failed(e) if e.code == automation_core::ErrorCode::NotFound => {
+                    return Ok(Vec::new());
+                }
                 Outcome::Failed(e) => return Err(selector_error(&e)),
                 _ => (None, 0),
             };
@@ -322,12 +378,19 @@ async fn find_once(s: &Wd, locator: &Locator, from: Option<&str>, many: bool) ->
             }
             if let Some(scope) = from {
                 // Only the element's descendants: the refs of its subtree's snapshot.
-                let snap = data(s, "snapshot_tree", json!({"format": "json", "root": scope, "max_nodes": SOURCE_NODES}), true).await?;
-                let inside: std::collections::HashSet<String> = source::records(snap.as_object().unwrap_or(&Map::new()))
-                    .iter()
-                    .filter_map(|r| r.get("id").and_then(Value::as_str).map(str::to_string))
-                    .filter(|r| r != scope)
-                    .collect();
+                let snap = data(
+                    s,
+                    "snapshot_tree",
+                    json!({"format": "json", "root": scope, "max_nodes": SOURCE_NODES}),
+                    true,
+                )
+                .await?;
+                let inside: std::collections::HashSet<String> =
+                    source::records(snap.as_object().unwrap_or(&Map::new()))
+                        .iter()
+                        .filter_map(|r| r.get("id").and_then(Value::as_str).map(str::to_string))
+                        .filter(|r| r != scope)
+                        .collect();
                 refs.retain(|r| inside.contains(r));
             }
             Ok(refs)
@@ -337,7 +400,10 @@ async fn find_once(s: &Wd, locator: &Locator, from: Option<&str>, many: bool) ->
 
 fn selector_error(e: &automation_core::OpError) -> WdError {
     let mut w = WdError::from_op(e, false);
-    if matches!(e.code, automation_core::ErrorCode::BadRequest | automation_core::ErrorCode::BadArgument) {
+    if matches!(
+        e.code,
+        automation_core::ErrorCode::BadRequest | automation_core::ErrorCode::BadArgument
+    ) {
         w.kind = W3c::InvalidSelector;
     }
     w
@@ -358,36 +424,68 @@ fn none_found(bytes: &Bytes) -> WdError {
 pub(super) async fn find_one(State(server): Ctx, Path(sid): Sid, bytes: Bytes) -> Response {
     with(&server, &sid, |s| async move {
         let found = find(&s, &bytes, None, false).await?;
-        found.first().map(|r| element(r)).ok_or_else(|| none_found(&bytes))
+        found
+            .first()
+            .map(|r| element(r))
+            .ok_or_else(|| none_found(&bytes))
     })
     .await
 }
 
 pub(super) async fn find_many(State(server): Ctx, Path(sid): Sid, bytes: Bytes) -> Response {
     with(&server, &sid, |s| async move {
-        Ok(Value::Array(find(&s, &bytes, None, true).await?.iter().map(|r| element(r)).collect()))
+        Ok(Value::Array(
+            find(&s, &bytes, None, true)
+                .await?
+                .iter()
+                .map(|r| element(r))
+                .collect(),
+        ))
     })
     .await
 }
 
-pub(super) async fn find_one_from(State(server): Ctx, Path((sid, eid)): SidEid, bytes: Bytes) -> Response {
+pub(super) async fn find_one_from(
+    State(server): Ctx,
+    Path((sid, eid)): SidEid,
+    bytes: Bytes,
+) -> Response {
     with(&server, &sid, |s| async move {
         let found = find(&s, &bytes, Some(&eid), false).await?;
-        found.first().map(|r| element(r)).ok_or_else(|| none_found(&bytes))
+        found
+            .first()
+            .map(|r| element(r))
+            .ok_or_else(|| none_found(&bytes))
     })
     .await
 }
 
-pub(super) async fn find_many_from(State(server): Ctx, Path((sid, eid)): SidEid, bytes: Bytes) -> Response {
+pub(super) async fn find_many_from(
+    State(server): Ctx,
+    Path((sid, eid)): SidEid,
+    bytes: Bytes,
+) -> Response {
     with(&server, &sid, |s| async move {
-        Ok(Value::Array(find(&s, &bytes, Some(&eid), true).await?.iter().map(|r| element(r)).collect()))
+        Ok(Value::Array(
+            find(&s, &bytes, Some(&eid), true)
+                .await?
+                .iter()
+                .map(|r| element(r))
+                .collect(),
+        ))
     })
     .await
 }
 
 pub(super) async fn active(State(server): Ctx, Path(sid): Sid) -> Response {
     with(&server, &sid, |s| async move {
-        let snap = data(&s, "snapshot_tree", json!({"format": "json", "max_nodes": 1}), false).await?;
+        let snap = data(
+            &s,
+            "snapshot_tree",
+            json!({"format": "json", "max_nodes": 1}),
+            false,
+        )
+        .await?;
         let focus = snap
             .get("focus")
             .or_else(|| snap.get("tree").and_then(|t| t.get("focus")))
@@ -404,7 +502,13 @@ pub(super) async fn active(State(server): Ctx, Path(sid): Sid) -> Response {
 
 pub(super) async fn click(State(server): Ctx, Path((sid, eid)): SidEid) -> Response {
     with(&server, &sid, |s| async move {
-        data(&s, "invoke_action", json!({"node": eid, "action": "click"}), true).await?;
+        data(
+            &s,
+            "invoke_action",
+            json!({"node": eid, "action": "click"}),
+            true,
+        )
+        .await?;
         Ok(Value::Null)
     })
     .await
@@ -418,7 +522,11 @@ pub(super) async fn clear(State(server): Ctx, Path((sid, eid)): SidEid) -> Respo
     .await
 }
 
-pub(super) async fn send_keys(State(server): Ctx, Path((sid, eid)): SidEid, bytes: Bytes) -> Response {
+pub(super) async fn send_keys(
+    State(server): Ctx,
+    Path((sid, eid)): SidEid,
+    bytes: Bytes,
+) -> Response {
     with(&server, &sid, |s| async move {
         let b = body(&bytes)?;
         let text = match (b.get("text"), b.get("value")) {
@@ -442,7 +550,11 @@ pub(super) async fn text(State(server): Ctx, Path((sid, eid)): SidEid) -> Respon
             .get("value")
             .and_then(Value::as_str)
             .or_else(|| r.get("label").and_then(Value::as_str))
-            .or_else(|| r.get("text").and_then(|t| t.get("document_text")).and_then(Value::as_str))
+            .or_else(|| {
+                r.get("text")
+                    .and_then(|t| t.get("document_text"))
+                    .and_then(Value::as_str)
+            })
             .unwrap_or_default();
         Ok(json!(t))
     })
@@ -452,13 +564,18 @@ pub(super) async fn text(State(server): Ctx, Path((sid, eid)): SidEid) -> Respon
 pub(super) async fn tag_name(State(server): Ctx, Path((sid, eid)): SidEid) -> Response {
     with(&server, &sid, |s| async move {
         let r = record(&s, &eid).await?;
-        Ok(json!(source::element_name(r.get("role").and_then(Value::as_str).unwrap_or("Unknown"))))
+        Ok(json!(source::element_name(
+            r.get("role").and_then(Value::as_str).unwrap_or("Unknown")
+        )))
     })
     .await
 }
 
 pub(super) async fn attribute(State(server): Ctx, Path((sid, eid, name)): SidEidName) -> Response {
-    with(&server, &sid, |s| async move { attribute_of(&s, &eid, &name).await }).await
+    with(&server, &sid, |s| async move {
+        attribute_of(&s, &eid, &name).await
+    })
+    .await
 }
 
 /// An attribute as the page source gives it (`name`, `value`, `checked`, …; `id` and `text`
@@ -468,7 +585,11 @@ async fn attribute_of(s: &Wd, eid: &str, name: &str) -> WdResult {
     let wanted = name.to_ascii_lowercase();
     let from_source = source::attributes(&r)
         .into_iter()
-        .find(|(k, _)| *k == wanted || (wanted == "id" && *k == "accessibility-id") || (wanted == "text" && *k == "value"))
+        .find(|(k, _)| {
+            *k == wanted
+                || (wanted == "id" && *k == "accessibility-id")
+                || (wanted == "text" && *k == "value")
+        })
         .map(|(_, v)| json!(v));
     Ok(from_source.unwrap_or_else(|| match r.get(name) {
         Some(Value::String(v)) => json!(v),
@@ -504,14 +625,20 @@ pub(super) async fn enabled(State(server): Ctx, Path((sid, eid)): SidEid) -> Res
 pub(super) async fn selected(State(server): Ctx, Path((sid, eid)): SidEid) -> Response {
     with(&server, &sid, |s| async move {
         let r = record(&s, &eid).await?;
-        let on = r.get("toggled") == Some(&Value::Bool(true)) || r.get("selected") == Some(&Value::Bool(true));
+        let on = r.get("toggled") == Some(&Value::Bool(true))
+            || r.get("selected") == Some(&Value::Bool(true));
         Ok(json!(on))
     })
     .await
 }
 
 pub(super) async fn displayed(State(server): Ctx, Path((sid, eid)): SidEid) -> Response {
-    with(&server, &sid, |s| async move { displayed_of(&s, &eid).await }).await
+    with(
+        &server,
+        &sid,
+        |s| async move { displayed_of(&s, &eid).await },
+    )
+    .await
 }
 
 /// Shown: not hidden, with an area on screen.
@@ -539,25 +666,48 @@ pub(super) async fn perform_actions(State(server): Ctx, Path(sid): Sid, bytes: B
 async fn run_step(s: &Wd, step: Step) -> Result<(), WdError> {
     match step {
         Step::Pause(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
-        Step::Move { element, relative, x, y } => {
+        Step::Move {
+            element,
+            relative,
+            x,
+            y,
+        } => {
             let to = if let Some(eid) = element {
                 let r = record(s, &eid).await?;
                 let b = rect_of(r.get("bounds").unwrap_or(&Value::Null))?;
                 let n = |k: &str| b.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-                input::Point { x: n("x") + n("width") / 2.0 + x, y: n("y") + n("height") / 2.0 + y }
+                input::Point {
+                    x: n("x") + n("width") / 2.0 + x,
+                    y: n("y") + n("height") / 2.0 + y,
+                }
             } else if relative {
                 let p = lock(&s.state).pointer;
-                input::Point { x: p.x + x, y: p.y + y }
+                input::Point {
+                    x: p.x + x,
+                    y: p.y + y,
+                }
             } else {
                 input::Point { x, y }
             };
-            data(s, "inject_pointer", json!({"x": to.x, "y": to.y, "action": "move"}), false).await?;
+            data(
+                s,
+                "inject_pointer",
+                json!({"x": to.x, "y": to.y, "action": "move"}),
+                false,
+            )
+            .await?;
             lock(&s.state).pointer = to;
         }
         Step::Button { down, button } => {
             let p = lock(&s.state).pointer;
             let action = if down { "down" } else { "up" };
-            data(s, "inject_pointer", json!({"x": p.x, "y": p.y, "action": action, "button": button}), false).await?;
+            data(
+                s,
+                "inject_pointer",
+                json!({"x": p.x, "y": p.y, "action": action, "button": button}),
+                false,
+            )
+            .await?;
             let mut st = lock(&s.state);
             st.buttons.retain(|b| *b != button);
             if down {
@@ -582,13 +732,23 @@ pub(super) async fn release_actions(State(server): Ctx, Path(sid): Sid) -> Respo
     with(&server, &sid, |s| async move {
         let (buttons, keys) = {
             let mut st = lock(&s.state);
-            (std::mem::take(&mut st.buttons), std::mem::take(&mut st.keys))
+            (
+                std::mem::take(&mut st.buttons),
+                std::mem::take(&mut st.keys),
+            )
         };
         for key in keys.into_iter().rev() {
             run_step(&s, Step::Key { down: false, key }).await?;
         }
         for button in buttons {
-            run_step(&s, Step::Button { down: false, button }).await?;
+            run_step(
+                &s,
+                Step::Button {
+                    down: false,
+                    button,
+                },
+            )
+            .await?;
         }
         Ok(Value::Null)
     })
@@ -602,7 +762,11 @@ fn unwrap_elements(v: Value) -> Value {
     match v {
         Value::Object(m) => match m.get(ELEMENT_KEY).and_then(Value::as_str) {
             Some(r) => json!(r),
-            None => Value::Object(m.into_iter().map(|(k, v)| (k, unwrap_elements(v))).collect()),
+            None => Value::Object(
+                m.into_iter()
+                    .map(|(k, v)| (k, unwrap_elements(v)))
+                    .collect(),
+            ),
         },
         Value::Array(a) => Value::Array(a.into_iter().map(unwrap_elements).collect()),
         other => other,
@@ -670,10 +834,9 @@ async fn atom_call(s: &Wd, atom: Atom, args: Option<&Value>) -> WdResult {
         .ok_or_else(|| WdError::argument("the atom's first argument must be an element"))?;
     match atom {
         Atom::GetAttribute => {
-            let name = args
-                .get(1)
-                .and_then(Value::as_str)
-                .ok_or_else(|| WdError::argument("getAttribute's second argument must be the attribute's name"))?;
+            let name = args.get(1).and_then(Value::as_str).ok_or_else(|| {
+                WdError::argument("getAttribute's second argument must be the attribute's name")
+            })?;
             attribute_of(s, eid, name).await
         }
         Atom::IsDisplayed => displayed_of(s, eid).await,

@@ -111,9 +111,10 @@ impl WdError {
             ErrorCode::NotFound if on_element => W3c::StaleElementReference,
             ErrorCode::NotFound => W3c::NoSuchElement,
             ErrorCode::Stale => W3c::StaleElementReference,
-            ErrorCode::Disabled | ErrorCode::NotVisible | ErrorCode::OutOfView | ErrorCode::NoGeometry => {
-                W3c::ElementNotInteractable
-            }
+            ErrorCode::Disabled
+            | ErrorCode::NotVisible
+            | ErrorCode::OutOfView
+            | ErrorCode::NoGeometry => W3c::ElementNotInteractable,
             ErrorCode::BadRequest | ErrorCode::BadArgument | ErrorCode::UnknownName => {
                 W3c::InvalidArgument
             }
@@ -163,6 +164,9 @@ mod tests {
         assert_eq!(missing.kind.status(), StatusCode::NOT_FOUND);
         assert_eq!(missing.data.unwrap()["code"], "NOT_FOUND");
         let disabled = OpError::new(ErrorCode::Disabled, "disabled");
-        assert_eq!(WdError::from_op(&disabled, true).kind, W3c::ElementNotInteractable);
+        assert_eq!(
+            WdError::from_op(&disabled, true).kind,
+            W3c::ElementNotInteractable
+        );
     }
 }

@@ -130,7 +130,10 @@ pub fn send_keys(node: &str, text: &str) -> Vec<ToolCall> {
             continue;
         }
         if !run.is_empty() {
-            calls.push(("type_text", object(json!({"node": node, "text": std::mem::take(&mut run)}))));
+            calls.push((
+                "type_text",
+                object(json!({"node": node, "text": std::mem::take(&mut run)})),
+            ));
             focused = true;
         }
         if !focused {
@@ -203,17 +206,25 @@ pub fn steps(body: &Value) -> Result<Vec<Step>, WdError> {
     let sources = body
         .get("actions")
         .and_then(Value::as_array)
-        .ok_or_else(|| WdError::argument("the actions body needs `actions`: an array of input sources"))?;
+        .ok_or_else(|| {
+            WdError::argument("the actions body needs `actions`: an array of input sources")
+        })?;
     let mut per_source: Vec<Vec<Step>> = Vec::new();
     for (i, source) in sources.iter().enumerate() {
-        let kind = source.get("type").and_then(Value::as_str).unwrap_or_default();
+        let kind = source
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let actions = source
             .get("actions")
             .and_then(Value::as_array)
             .ok_or_else(|| WdError::argument(format!("actions[{i}] has no `actions` array")))?;
         let mut list = Vec::new();
         for (j, a) in actions.iter().enumerate() {
-            list.push(step(kind, a).map_err(|m| WdError::argument(format!("actions[{i}].actions[{j}]: {m}")))?);
+            list.push(
+                step(kind, a)
+                    .map_err(|m| WdError::argument(format!("actions[{i}].actions[{j}]: {m}")))?,
+            );
         }
         per_source.push(list);
     }
@@ -233,7 +244,9 @@ fn step(kind: &str, a: &Value) -> Result<Step, String> {
     let ty = a.get("type").and_then(Value::as_str).unwrap_or_default();
     let num = |k: &str| a.get(k).and_then(Value::as_f64);
     match (kind, ty) {
-        (_, "pause") => Ok(Step::Pause(num("duration").unwrap_or(0.0).clamp(0.0, 60_000.0) as u64)),
+        (_, "pause") => Ok(Step::Pause(
+            num("duration").unwrap_or(0.0).clamp(0.0, 60_000.0) as u64,
+        )),
         ("pointer", "pointerMove") => {
             let (element, relative) = match a.get("origin") {
                 None | Some(Value::Null) => (None, false),
@@ -243,7 +256,11 @@ fn step(kind: &str, a: &Value) -> Result<Step, String> {
                     Some(r) => (Some(r.to_string()), false),
                     None => return Err("origin is an object but not an element reference".into()),
                 },
-                Some(other) => return Err(format!("origin {other} is not viewport, pointer or an element")),
+                Some(other) => {
+                    return Err(format!(
+                        "origin {other} is not viewport, pointer or an element"
+                    ));
+                }
             };
             Ok(Step::Move {
                 element,
@@ -257,7 +274,11 @@ fn step(kind: &str, a: &Value) -> Result<Step, String> {
                 0 => "primary",
                 1 => "middle",
                 2 => "secondary",
-                b => return Err(format!("button {b} is not 0 (left), 1 (middle) or 2 (right)")),
+                b => {
+                    return Err(format!(
+                        "button {b} is not 0 (left), 1 (middle) or 2 (right)"
+                    ));
+                }
             };
             Ok(Step::Button {
                 down: ty == "pointerDown",
@@ -268,7 +289,9 @@ fn step(kind: &str, a: &Value) -> Result<Step, String> {
             let value = a.get("value").and_then(Value::as_str).unwrap_or_default();
             let mut chars = value.chars();
             let (Some(c), None) = (chars.next(), chars.next()) else {
-                return Err(format!("a key action's value must be one character, got {value:?}"));
+                return Err(format!(
+                    "a key action's value must be one character, got {value:?}"
+                ));
             };
             Ok(Step::Key {
                 down: ty == "keyDown",
@@ -287,7 +310,9 @@ pub fn key_call(down: bool, key: Key) -> Option<Map<String, Value>> {
         Key::Modifier(m) => m.key().to_string(),
         Key::Null => return None,
     };
-    Some(object(json!({"key": name, "phase": if down { "down" } else { "up" }})))
+    Some(object(
+        json!({"key": name, "phase": if down { "down" } else { "up" }}),
+    ))
 }
 
 #[cfg(test)]
@@ -317,9 +342,29 @@ mod tests {
             {"type": "key", "id": "kb", "actions": [{"type": "keyDown", "value": "\u{E009}"}]}
         ]});
         let s = steps(&body).unwrap();
-        assert_eq!(s[0], Step::Move { element: Some("e4".into()), relative: false, x: 5.0, y: 6.0 });
-        assert_eq!(s[1], Step::Key { down: true, key: Key::Modifier(Modifier::Ctrl) });
-        assert_eq!(s[2], Step::Button { down: true, button: "primary" });
+        assert_eq!(
+            s[0],
+            Step::Move {
+                element: Some("e4".into()),
+                relative: false,
+                x: 5.0,
+                y: 6.0
+            }
+        );
+        assert_eq!(
+            s[1],
+            Step::Key {
+                down: true,
+                key: Key::Modifier(Modifier::Ctrl)
+            }
+        );
+        assert_eq!(
+            s[2],
+            Step::Button {
+                down: true,
+                button: "primary"
+            }
+        );
         assert!(steps(&json!({"actions": [{"type": "pointer", "actions": [{"type": "pointerDown", "button": 7}]}]})).is_err());
         assert!(steps(&json!({})).is_err());
     }

@@ -34,7 +34,10 @@ pub fn as_selector(body: &Value) -> Option<Map<String, Value>> {
         "class name" | "tag name" => ("role", value.trim().to_string()),
         "css selector" => match css(value, false).ok()? {
             Locator::XPath(x) => {
-                let (attr, lit) = x.strip_prefix("//*[@")?.strip_suffix(']')?.split_once('=')?;
+                let (attr, lit) = x
+                    .strip_prefix("//*[@")?
+                    .strip_suffix(']')?
+                    .split_once('=')?;
                 let v = lit.strip_prefix('"')?.strip_suffix('"')?;
                 match attr {
                     "accessibility-id" => ("author_id", v.to_string()),
@@ -87,12 +90,17 @@ pub fn read(body: &Value, scoped: bool) -> Result<Locator, WdError> {
             Ok(Value::Object(m)) => Ok(Locator::Selector(m)),
             _ => Err(WdError::new(
                 W3c::InvalidSelector,
-                format!("{SELECTOR} takes a JSON object like {{\"role\": \"Button\", \"label\": \"Save\"}}, got {value:?}"),
+                format!(
+                    "{SELECTOR} takes a JSON object like {{\"role\": \"Button\", \"label\": \"Save\"}}, got {value:?}"
+                ),
             )),
         },
         other => Err(WdError::new(
             W3c::InvalidSelector,
-            format!("unknown locator strategy {other:?}; use one of {}", STRATEGIES.join(", ")),
+            format!(
+                "unknown locator strategy {other:?}; use one of {}",
+                STRATEGIES.join(", ")
+            ),
         )),
     }
 }
@@ -100,10 +108,16 @@ pub fn read(body: &Value, scoped: bool) -> Result<Locator, WdError> {
 /// A role, matched without regard to case (`checkbox` finds `CheckBox`).
 fn role(value: &str, scoped: bool) -> Result<Locator, WdError> {
     let v = value.trim();
-    if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+    if v.is_empty()
+        || !v
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
         return Err(WdError::new(
             W3c::InvalidSelector,
-            format!("{value:?} is not a role name; class name takes a role as the page source names elements (Button, CheckBox, TextInput)"),
+            format!(
+                "{value:?} is not a role name; class name takes a role as the page source names elements (Button, CheckBox, TextInput)"
+            ),
         ));
     }
     let anywhere = if scoped { ".//*" } else { "//*" };
@@ -132,8 +146,13 @@ fn css(value: &str, scoped: bool) -> Result<Locator, WdError> {
         out
     };
     let anywhere = if scoped { ".//*" } else { "//*" };
-    let attr = |name: &str, val: &str| Locator::XPath(format!("{anywhere}[@{name}={}]", literal(val)));
-    if let Some(inner) = v.strip_prefix("*").unwrap_or(v).strip_prefix('[').and_then(|r| r.strip_suffix(']'))
+    let attr =
+        |name: &str, val: &str| Locator::XPath(format!("{anywhere}[@{name}={}]", literal(val)));
+    if let Some(inner) = v
+        .strip_prefix("*")
+        .unwrap_or(v)
+        .strip_prefix('[')
+        .and_then(|r| r.strip_suffix(']'))
         && let Some((name, quoted)) = inner.split_once('=')
     {
         let q = quoted.trim();
@@ -147,7 +166,11 @@ fn css(value: &str, scoped: bool) -> Result<Locator, WdError> {
                 "id" => Ok(attr("accessibility-id", &val)),
                 "name" => Ok(attr("name", &val)),
                 other => Ok(attr(other, &val)).and_then(|l| {
-                    if other.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') && !other.is_empty() {
+                    if other
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                        && !other.is_empty()
+                    {
                         Ok(l)
                     } else {
                         Err(css_error(value))
@@ -171,7 +194,9 @@ fn css(value: &str, scoped: bool) -> Result<Locator, WdError> {
 fn css_error(value: &str) -> WdError {
     WdError::new(
         W3c::InvalidSelector,
-        format!("CSS {value:?} is beyond the forms this server reads (#id, [name=\"x\"], [id=\"x\"], .Role, Role); use xpath over the page source"),
+        format!(
+            "CSS {value:?} is beyond the forms this server reads (#id, [name=\"x\"], [id=\"x\"], .Role, Role); use xpath over the page source"
+        ),
     )
 }
 
@@ -189,20 +214,46 @@ mod tests {
 
     #[test]
     fn selenium_css_forms_are_read_as_their_strategies() {
-        assert_eq!(xpath("css selector", r#"[name="Zoë's"]"#), r#"//*[@name="Zoë's"]"#);
-        assert_eq!(xpath("css selector", r#"[id="save"]"#), r#"//*[@accessibility-id="save"]"#);
-        assert_eq!(xpath("css selector", "#save"), r#"//*[@accessibility-id="save"]"#);
-        assert_eq!(xpath("css selector", ".CheckBox"), xpath("class name", "checkbox"));
+        assert_eq!(
+            xpath("css selector", r#"[name="Zoë's"]"#),
+            r#"//*[@name="Zoë's"]"#
+        );
+        assert_eq!(
+            xpath("css selector", r#"[id="save"]"#),
+            r#"//*[@accessibility-id="save"]"#
+        );
+        assert_eq!(
+            xpath("css selector", "#save"),
+            r#"//*[@accessibility-id="save"]"#
+        );
+        assert_eq!(
+            xpath("css selector", ".CheckBox"),
+            xpath("class name", "checkbox")
+        );
         assert_eq!(xpath("name", "6"), r#"//*[@name="6"]"#);
         let bad = read(&json!({"using": "css selector", "value": "div > p"}), false).unwrap_err();
         assert_eq!(bad.kind, W3c::InvalidSelector);
         let bad = read(&json!({"using": "link text", "value": "x"}), false).unwrap_err();
         assert!(bad.message.contains("accessibility id"), "{}", bad.message);
-        assert_eq!(read(&json!({"using": "xpath"}), false).unwrap_err().kind, W3c::InvalidArgument);
-        let sel = |using: &str, value: &str| as_selector(&json!({"using": using, "value": value})).map(Value::Object);
-        assert_eq!(sel("css selector", r#"[name="Save"]"#), Some(json!({"label": "Save"})));
-        assert_eq!(sel("accessibility id", "zoom"), Some(json!({"author_id": "zoom"})));
-        assert_eq!(sel("class name", "CheckBox"), Some(json!({"role": "CheckBox"})));
+        assert_eq!(
+            read(&json!({"using": "xpath"}), false).unwrap_err().kind,
+            W3c::InvalidArgument
+        );
+        let sel = |using: &str, value: &str| {
+            as_selector(&json!({"using": using, "value": value})).map(Value::Object)
+        };
+        assert_eq!(
+            sel("css selector", r#"[name="Save"]"#),
+            Some(json!({"label": "Save"}))
+        );
+        assert_eq!(
+            sel("accessibility id", "zoom"),
+            Some(json!({"author_id": "zoom"}))
+        );
+        assert_eq!(
+            sel("class name", "CheckBox"),
+            Some(json!({"role": "CheckBox"}))
+        );
         assert_eq!(sel("css selector", r#"[name="a\"b"]"#), None);
         assert_eq!(sel("xpath", "//Button"), None);
     }

@@ -131,32 +131,62 @@ fn routes() -> Router<Arc<Server>> {
         .route("/status", get(status))
         .route("/session", post(new_session))
         .route("/sessions", get(list_sessions))
-        .route("/session/{sid}", axum::routing::delete(delete_session).get(get_session))
-        .route("/session/{sid}/timeouts", get(c::get_timeouts).post(c::set_timeouts))
+        .route(
+            "/session/{sid}",
+            axum::routing::delete(delete_session).get(get_session),
+        )
+        .route(
+            "/session/{sid}/timeouts",
+            get(c::get_timeouts).post(c::set_timeouts),
+        )
         .route("/session/{sid}/source", get(c::source))
         .route("/session/{sid}/screenshot", get(c::screenshot))
         .route("/session/{sid}/title", get(c::title))
-        .route("/session/{sid}/window", get(c::window).post(c::switch_window).delete(c::unsupported))
+        .route(
+            "/session/{sid}/window",
+            get(c::window).post(c::switch_window).delete(c::unsupported),
+        )
         .route("/session/{sid}/window/handles", get(c::window_handles))
-        .route("/session/{sid}/window/rect", get(c::window_rect).post(c::unsupported))
+        .route(
+            "/session/{sid}/window/rect",
+            get(c::window_rect).post(c::unsupported),
+        )
         .route("/session/{sid}/element", post(c::find_one))
         .route("/session/{sid}/elements", post(c::find_many))
         .route("/session/{sid}/element/active", get(c::active))
-        .route("/session/{sid}/element/{eid}/element", post(c::find_one_from))
-        .route("/session/{sid}/element/{eid}/elements", post(c::find_many_from))
+        .route(
+            "/session/{sid}/element/{eid}/element",
+            post(c::find_one_from),
+        )
+        .route(
+            "/session/{sid}/element/{eid}/elements",
+            post(c::find_many_from),
+        )
         .route("/session/{sid}/element/{eid}/click", post(c::click))
         .route("/session/{sid}/element/{eid}/clear", post(c::clear))
         .route("/session/{sid}/element/{eid}/value", post(c::send_keys))
         .route("/session/{sid}/element/{eid}/text", get(c::text))
         .route("/session/{sid}/element/{eid}/name", get(c::tag_name))
-        .route("/session/{sid}/element/{eid}/attribute/{name}", get(c::attribute))
-        .route("/session/{sid}/element/{eid}/property/{name}", get(c::property))
+        .route(
+            "/session/{sid}/element/{eid}/attribute/{name}",
+            get(c::attribute),
+        )
+        .route(
+            "/session/{sid}/element/{eid}/property/{name}",
+            get(c::property),
+        )
         .route("/session/{sid}/element/{eid}/rect", get(c::rect))
         .route("/session/{sid}/element/{eid}/enabled", get(c::enabled))
         .route("/session/{sid}/element/{eid}/selected", get(c::selected))
         .route("/session/{sid}/element/{eid}/displayed", get(c::displayed))
-        .route("/session/{sid}/element/{eid}/screenshot", get(c::element_screenshot))
-        .route("/session/{sid}/actions", post(c::perform_actions).delete(c::release_actions))
+        .route(
+            "/session/{sid}/element/{eid}/screenshot",
+            get(c::element_screenshot),
+        )
+        .route(
+            "/session/{sid}/actions",
+            post(c::perform_actions).delete(c::release_actions),
+        )
         .route("/session/{sid}/execute/sync", post(c::execute))
         .route("/session/{sid}/execute/async", post(c::unsupported))
 }
@@ -175,7 +205,9 @@ pub fn body(bytes: &Bytes) -> Result<Value, WdError> {
         return Ok(json!({}));
     }
     serde_json::from_slice(bytes).map_err(|e| {
-        WdError::argument(format!("the request body is not JSON ({e}); send a JSON object"))
+        WdError::argument(format!(
+            "the request body is not JSON ({e}); send a JSON object"
+        ))
     })
 }
 
@@ -218,7 +250,10 @@ async fn create(server: &Server, bytes: &Bytes) -> WdResult {
         if malformed {
             WdError::argument(why)
         } else {
-            WdError::new(W3c::SessionNotCreated, format!("no capability set matched: {why}"))
+            WdError::new(
+                W3c::SessionNotCreated,
+                format!("no capability set matched: {why}"),
+            )
         }
     })?;
     if let Some(command) = wanted.command() {
@@ -255,7 +290,11 @@ async fn delete_session(State(server): Ctx, Path(sid): Path<String>) -> Response
 }
 
 async fn get_session(State(server): Ctx, Path(sid): Path<String>) -> Response {
-    reply(server.session(&sid).map(|s| json!({"sessionId": s.id, "target": s.describe})))
+    reply(
+        server
+            .session(&sid)
+            .map(|s| json!({"sessionId": s.id, "target": s.describe})),
+    )
 }
 
 async fn list_sessions(State(server): Ctx) -> Response {
@@ -271,7 +310,10 @@ async fn list_sessions(State(server): Ctx) -> Response {
 async fn unknown_command(method: axum::http::Method, uri: axum::http::Uri) -> Response {
     WdError::new(
         W3c::UnknownCommand,
-        format!("{method} {} is not a command of this server; docs/webdriver.md lists them", uri.path()),
+        format!(
+            "{method} {} is not a command of this server; docs/webdriver.md lists them",
+            uri.path()
+        ),
     )
     .into_response()
 }

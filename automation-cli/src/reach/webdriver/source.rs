@@ -108,7 +108,11 @@ pub fn xml(snapshot: &Map<String, Value>, app: &str) -> String {
     let children = |r: &Map<String, Value>| -> Vec<String> {
         r.get("children")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|c| c.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|c| c.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let child_refs: std::collections::HashSet<String> =
@@ -135,7 +139,12 @@ pub fn xml(snapshot: &Map<String, Value>, app: &str) -> String {
             let _ = write!(out, "</{closing}>");
             continue;
         };
-        let name = element_name(record.get("role").and_then(Value::as_str).unwrap_or("Unknown"));
+        let name = element_name(
+            record
+                .get("role")
+                .and_then(Value::as_str)
+                .unwrap_or("Unknown"),
+        );
         indent(&mut out, depth);
         let _ = write!(out, "<{name}");
         for (k, v) in attributes(record) {
@@ -171,7 +180,13 @@ fn indent(out: &mut String, depth: usize) {
 pub fn element_name(role: &str) -> String {
     let mut name: String = role
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         name.insert(0, '_');
@@ -214,7 +229,10 @@ pub fn literal(s: &str) -> String {
 /// element `context` (a `ref`) when given, else from the document.
 pub fn select(xml: &str, expr: &str, context: Option<&str>) -> Result<Vec<String>, WdError> {
     let package = sxd_document::parser::parse(xml).map_err(|e| {
-        WdError::new(W3c::UnknownError, format!("the page source did not parse as XML: {e}"))
+        WdError::new(
+            W3c::UnknownError,
+            format!("the page source did not parse as XML: {e}"),
+        )
     })?;
     let document = package.as_document();
     let xpath = sxd_xpath::Factory::new()
@@ -235,7 +253,10 @@ pub fn select(xml: &str, expr: &str, context: Option<&str>) -> Result<Vec<String
         .evaluate(&sxd_xpath::Context::new(), start)
         .map_err(|e| invalid(expr, &e.to_string()))?;
     let sxd_xpath::Value::Nodeset(nodes) = value else {
-        return Err(invalid(expr, "it gives a value, not elements (a count, a string, a boolean)"));
+        return Err(invalid(
+            expr,
+            "it gives a value, not elements (a count, a string, a boolean)",
+        ));
     };
     let mut refs = Vec::new();
     for node in nodes.document_order() {
@@ -261,12 +282,17 @@ pub fn select(xml: &str, expr: &str, context: Option<&str>) -> Result<Vec<String
 fn invalid(expr: &str, why: &str) -> WdError {
     WdError::new(
         W3c::InvalidSelector,
-        format!("the XPath {expr:?} cannot be used: {why}; XPath 1.0 over GET /source, e.g. //Button[@name='OK']"),
+        format!(
+            "the XPath {expr:?} cannot be used: {why}; XPath 1.0 over GET /source, e.g. //Button[@name='OK']"
+        ),
     )
 }
 
 /// The element whose `ref` is `r`, searched depth-first.
-fn find_ref<'d>(root: sxd_document::dom::Root<'d>, r: &str) -> Option<sxd_xpath::nodeset::Node<'d>> {
+fn find_ref<'d>(
+    root: sxd_document::dom::Root<'d>,
+    r: &str,
+) -> Option<sxd_xpath::nodeset::Node<'d>> {
     let mut stack: Vec<sxd_document::dom::Element<'d>> = root
         .children()
         .into_iter()
@@ -305,14 +331,26 @@ mod tests {
         assert!(xml.contains(r#"<Button ref="e2" name="Say &quot;hi&quot; &amp; &lt;go&gt;" enabled="true" visible="true" focused="true" x="8" y="32" width="43" height="20"/>"#), "{xml}");
         assert_eq!(select(&xml, "//CheckBox", None).unwrap(), ["e3"]);
         assert_eq!(select(&xml, "//*[@enabled='false']", None).unwrap(), ["e3"]);
-        assert_eq!(select(&xml, "//*[@accessibility-id='zoom']", None).unwrap(), ["e4"]);
+        assert_eq!(
+            select(&xml, "//*[@accessibility-id='zoom']", None).unwrap(),
+            ["e4"]
+        );
         assert_eq!(select(&xml, "//Slider[@value='30']", None).unwrap(), ["e4"]);
-        assert_eq!(select(&xml, "//Window/*", None).unwrap(), ["e2", "e3", "e4"]);
+        assert_eq!(
+            select(&xml, "//Window/*", None).unwrap(),
+            ["e2", "e3", "e4"]
+        );
         assert_eq!(select(&xml, "./*", Some("e1")).unwrap(), ["e2", "e3", "e4"]);
         let name = literal("Say \"hi\" & <go>");
-        assert_eq!(select(&xml, &format!("//*[@name={name}]"), None).unwrap(), ["e2"]);
+        assert_eq!(
+            select(&xml, &format!("//*[@name={name}]"), None).unwrap(),
+            ["e2"]
+        );
         assert_eq!(literal(r#"a"b'c"#), r#"concat("a", '"', "b'c")"#);
-        assert_eq!(select(&xml, "//Nothing", None).unwrap(), Vec::<String>::new());
+        assert_eq!(
+            select(&xml, "//Nothing", None).unwrap(),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
