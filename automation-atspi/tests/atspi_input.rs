@@ -132,9 +132,24 @@ fn gnome_calculator_type_text_into_its_field_lands_whether_or_not_it_has_focus()
     eprintln!("focused before: {before}");
     let v = r.ok(json!({"type_text": {"node": id, "text": "12+3"}}));
     eprintln!("type_text: {v}");
-    let dump = oracle.dump();
-    let twin = oracle_twin(&dump, &field)
-        .unwrap_or_else(|| panic!("the oracle has no twin of {field}: {dump:#?}"));
+    // The twin is matched by extents: the field may move or grow a pixel as the app lays out
+    // its new text, so match the field as it is now, and read again while the two settle.
+    let mut last = (Value::Null, Vec::new());
+    let mut found = None;
+    for _ in 0..15 {
+        let now = r.ok(json!({"read_node": {"node": id}}));
+        let now = now.get("record").cloned().unwrap_or(now);
+        let dump = oracle.dump();
+        if let Some(t) = oracle_twin(&dump, &now) {
+            found = Some(t.clone());
+            break;
+        }
+        last = (now, dump);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let twin =
+        found.unwrap_or_else(|| panic!("the oracle has no twin of {}: {:#?}", last.0, last.1));
+    let twin = &twin;
     assert!(has_state(twin, "focused"), "{twin}");
     assert!(
         twin["text"].as_str().is_some_and(|t| t.contains("12+3")),
