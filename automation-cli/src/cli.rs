@@ -516,6 +516,9 @@ mod tests {
             Some(Verb::Inspect { target, .. }) => {
                 resolve_target(&cli.target, Some(("inspect", target)))
             }
+            Some(Verb::Serve { target, .. }) => {
+                resolve_target(&cli.target, Some(("serve", target)))
+            }
             _ => Err("not a verb that drives an app".into()),
         }
     }
@@ -554,7 +557,7 @@ mod tests {
                 driving.push(sub.get_name().to_string());
             }
         }
-        assert_eq!(driving, ["op", "run", "inspect"]);
+        assert_eq!(driving, ["op", "run", "inspect", "serve"]);
     }
 
     #[test]
@@ -564,6 +567,7 @@ mod tests {
             ("op", vec!["snapshot_tree"]),
             ("run", vec!["flows/"]),
             ("inspect", vec![]),
+            ("serve", vec!["--http", "127.0.0.1:0"]),
         ] {
             for line in mode_lines() {
                 let mut before = vec!["automation"];

@@ -20,10 +20,17 @@ fn mcp_doc_tables_match_the_catalog() {
 fn webdriver_doc_lists_every_route() {
     let router = include_str!("../src/reach/webdriver/mod.rs");
     let doc = include_str!("../../docs/webdriver.md");
-    let routes: Vec<&str> = router
-        .split(".route(\"")
+    // `.route(` then the path, on the same line or the next (as rustfmt breaks them).
+    let routes: Vec<String> = router
+        .split(".route(")
         .skip(1)
-        .filter_map(|r| r.split('"').next())
+        .filter_map(|r| {
+            r.trim_start()
+                .strip_prefix('"')?
+                .split('"')
+                .next()
+                .map(str::to_string)
+        })
         .collect();
     assert!(routes.len() > 25, "{routes:?}");
     for route in routes {

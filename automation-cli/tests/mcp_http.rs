@@ -1,6 +1,7 @@
 //! MCP over streamable HTTP (`automation serve --http`): two clients of the official Python
 //! MCP SDK at once on one server, each on its own launched app (its own private display), each
-//! typing into its own field — neither sees the other's text; and when the sessions close,
+//! typing into its own field — neither sees the other's text, as the kit reads it and as
+//! pyatspi reads it on each app's own private bus; and when the sessions close,
 //! their apps, displays and buses are gone.
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -55,6 +56,25 @@ fn two_mcp_clients_over_http_each_drive_their_own_app() {
         ],
         "MCP over HTTP at ",
     );
+    // The same edge as WebDriver's: an oversized body, a foreign Host, an unknown MCP session.
+    let addr = server.addr();
+    let big = vec![b'x'; 10 * 1024 * 1024];
+    assert_eq!(wd::http(&addr, "POST", "/mcp", &big, &[]).0, 413);
+    assert_eq!(
+        wd::http(&addr, "POST", "/mcp", b"{}", &[("Host", "evil.example")]).0,
+        403
+    );
+    let (status, _) = wd::http(
+        &addr,
+        "POST",
+        "/mcp",
+        br#"{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}"#,
+        &[
+            ("Accept", "application/json, text/event-stream"),
+            ("Mcp-Session-Id", "no-such-session"),
+        ],
+    );
+    assert_eq!(status, 404, "an unknown MCP session id");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/mcp_http_two.py");
     let ours = |p: &hostile::Proc| {
         p.state != 'Z'
@@ -65,6 +85,7 @@ fn two_mcp_clients_over_http_each_drive_their_own_app() {
     let child = Command::new(&python)
         .arg(&script)
         .arg(&server.url)
+        .env("AUTOMATION_SERVER_PID", server.pid().to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

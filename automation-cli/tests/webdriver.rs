@@ -118,6 +118,21 @@ fn hostile_input_gets_w3c_errors_and_the_server_keeps_serving() {
         (404, Some("no such element"))
     );
 
+    // An element the session never handed out (or one whose node is gone) is stale.
+    let (status, body) = http(
+        &addr,
+        "POST",
+        &format!("/session/{a}/element/e999999/click"),
+        b"{}",
+        &[],
+    );
+    assert_eq!(
+        (status, body["value"]["error"].as_str()),
+        (404, Some("stale element reference")),
+        "{body}"
+    );
+    assert_eq!(body["value"]["data"]["code"], "NOT_FOUND", "{body}");
+
     // A slow client: its headers never finish; the server drops it on time and answers
     // everyone else meanwhile.
     let mut slow = TcpStream::connect(&addr).unwrap();

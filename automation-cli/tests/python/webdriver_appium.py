@@ -32,7 +32,7 @@ from selenium.common.exceptions import NoSuchElementException
 from selenium.webdriver.common.keys import Keys
 
 from webdriver_apps import (GTK3_FACTORY, QT_CALCULATOR, Checks, Oracle, app_ends, app_pid, calculator_flow,
-                            caps, checkbox_flow, ensure_a11y_bus, entry_flow, pids_named, slider_flow,
+                            caps, checkbox_flow, entry_flow, pids_named, slider_flow,
                             trace_http)
 
 
@@ -91,13 +91,11 @@ def main(url):
     c.fact("appium_python_client", appium.version.version)
     oracle = None
     try:
-        with c.section("setup"):
-            ensure_a11y_bus()
-            oracle = Oracle()
         with c.section("gtk3"):
             driver, pid = start(c, url, GTK3_FACTORY, "gtk3")
             try:
                 driver.implicitly_wait(5)
+                oracle = Oracle(pid)
                 oracle.app(pid)
                 with c.section("locators"):
                     locators(c, driver)
@@ -110,10 +108,13 @@ def main(url):
             finally:
                 driver.quit()
             app_ends(c, oracle, pid, "gtk3")
+            oracle.stop()
+            oracle = None
         with c.section("calculator"):
             driver, pid = start(c, url, QT_CALCULATOR, "calculator")
             try:
                 driver.implicitly_wait(5)
+                oracle = Oracle(pid)
                 oracle.app(pid)
                 calculator_flow(c, driver, AppiumBy, None, oracle)
             finally:

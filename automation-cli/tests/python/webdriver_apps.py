@@ -34,9 +34,10 @@ XP_SLIDER = "(//Slider[@enabled='true'])[1]"
 XP_ENTRY = "(//TextInput[@enabled='true'][not(@value) or @value=''])[1]"
 
 
-def caps(app, virtual_display=False, **extra):
-    """The capabilities of a session on `app` (a shell command line). `virtual_display` False:
-    the app runs on this process's own display and session bus, where the oracle sees it."""
+def caps(app, virtual_display=True, **extra):
+    """The capabilities of a session on `app` (a shell command line): by default on a private
+    display and buses of its own (the oracle reads it there: `Oracle(pid)`); `virtual_display`
+    False runs it on this process's own display and session bus."""
     c = {"platformName": "linux", "appium:automationName": "automation", "appium:app": app}
     if not virtual_display:
         c["automation:virtualDisplay"] = False
@@ -235,12 +236,22 @@ class Oracle:
     spoken to in JSON lines. Reads what a person would check: states, the Value interface's
     current value, the Text interface's text, extents."""
 
-    def __init__(self):
+    def __init__(self, pid=None):
+        """With `pid`, on that app's own display and buses, as its environment names them (an
+        app the server launched on a private display); else on this process's."""
         if not os.path.exists(SYSTEM_PYTHON):
             raise RuntimeError(f"{SYSTEM_PYTHON} is missing (Debian: python3, python3-pyatspi)")
+        env = dict(os.environ)
+        if pid is not None:
+            theirs = dict(e.decode(errors="replace").split("=", 1)
+                          for e in open(f"/proc/{pid}/environ", "rb").read().split(b"\0") if b"=" in e)
+            env.pop("AT_SPI_BUS_ADDRESS", None)
+            for k in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "AT_SPI_BUS_ADDRESS"):
+                if k in theirs:
+                    env[k] = theirs[k]
         self.p = subprocess.Popen([SYSTEM_PYTHON, os.path.join(HERE, "atspi_oracle.py")],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                  env=dict(os.environ))
+                                  env=env)
         line = self.p.stdout.readline()
         if not line:
             raise RuntimeError(f"the oracle exited at start ({self.p.wait()})")
@@ -423,6 +434,7 @@ def calculator_flow(c, driver, loc, action_chains=None, oracle=None, prefix="cal
 
 
 def app_ends(c, oracle, pid, prefix):
-    """After quit, the server ended the app it launched (the oracle no longer sees it)."""
-    gone = wait_until(lambda: not os.path.exists(f"/proc/{pid}") or not oracle.alive(), timeout=10)
+    """After quit, the server ended the app it launched: its process is gone (its private bus
+    went with it, so the oracle is not asked)."""
+    gone = wait_until(lambda: not os.path.exists(f"/proc/{pid}"), timeout=10)
     c.check(f"{prefix}: the app ended after quit", bool(gone), pid=pid)

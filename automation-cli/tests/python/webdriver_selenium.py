@@ -34,12 +34,13 @@ from selenium.common.exceptions import (InvalidSelectorException, NoSuchElementE
                                         WebDriverException)
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.command import Command
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.common.options import ArgOptions
 
 from webdriver_apps import (GTK3_FACTORY, QT_CALCULATOR, XP_CHECKBOX, Checks, Oracle, app_ends, app_pid,
-                            calculator_flow, caps, checkbox_flow, ensure_a11y_bus, entry_flow, png_size,
-                            pids_named, slider_flow, trace_http)
+                            calculator_flow, caps, checkbox_flow, entry_flow, png_size,
+                            brief, pids_named, slider_flow, trace_http, wait_until)
 
 
 def remote(url, capabilities):
@@ -70,6 +71,24 @@ def refs_lxml(root, expr):
 
 def refs_server(driver, by, value):
     return [e.get_attribute("ref") or e.id for e in driver.find_elements(by, value)]
+
+
+def actions_flow(c, driver, box, oracle):
+    """The actions API: ActionChains moves the pointer to the (now checked) box and clicks it
+    (pointerMove with an element origin, pointerDown, pointerUp); it unchecks, and pyatspi
+    agrees."""
+    o, before = oracle.at_rect({"role": "check box", "name": "checkbutton"}, box.rect)
+    c.check("actions: oracle checked before", "checked" in before["states"], oracle=brief(before))
+    t = time.monotonic()
+    ActionChains(driver).move_to_element(box).click().perform()
+    c.fact("actions_click_ms", round((time.monotonic() - t) * 1000))
+    after = oracle.wait_read(o, lambda r: "checked" not in r.get("states", []))
+    c.check("actions: oracle unchecked after the pointer click", "checked" not in after.get("states", []),
+            oracle=brief(after))
+    cleared = wait_until(lambda: box.is_selected() is False)
+    c.check("actions: is_selected after the pointer click is false", cleared is True, got=box.is_selected())
+    # DELETE /actions: releases whatever is held (nothing is, after a whole click).
+    driver.execute(Command.W3C_CLEAR_ACTIONS)
 
 
 def locators(c, driver):
@@ -187,16 +206,16 @@ def main(url):
     c.fact("selenium", webdriver.__version__)
     oracle = None
     try:
-        with c.section("setup"):
-            ensure_a11y_bus()
-            oracle = Oracle()
         with c.section("gtk3"):
             driver, pid = start(c, url, GTK3_FACTORY, "gtk3")
             try:
                 driver.implicitly_wait(5)
+                oracle = Oracle(pid)
                 oracle.app(pid)
                 with c.section("checkbox"):
-                    checkbox_flow(c, driver, By, oracle)
+                    box = checkbox_flow(c, driver, By, oracle)
+                with c.section("actions"):
+                    actions_flow(c, driver, box, oracle)
                 with c.section("slider"):
                     slider_flow(c, driver, By, Keys, oracle)
                 with c.section("entry"):
@@ -212,10 +231,13 @@ def main(url):
                 driver.quit()
                 c.fact("gtk3_quit_ms", round((time.monotonic() - t) * 1000))
             app_ends(c, oracle, pid, "gtk3")
+            oracle.stop()
+            oracle = None
         with c.section("calculator"):
             driver, pid = start(c, url, QT_CALCULATOR, "calculator")
             try:
                 driver.implicitly_wait(5)
+                oracle = Oracle(pid)
                 oracle.app(pid)
                 calculator_flow(c, driver, By, ActionChains, oracle)
             finally:
