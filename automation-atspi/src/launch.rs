@@ -110,6 +110,17 @@ pub fn launch(
     display: Option<VirtualDisplay>,
     output: Output,
 ) -> Result<(AtspiTarget, Launched), TargetError> {
+    launch_within(command_line, display, output, LAUNCH_TIMEOUT)
+}
+
+/// [`launch`], waiting at most `timeout` for the app's window on the bus (a caller that will
+/// start it again on a new display can give up sooner on a first try).
+pub fn launch_within(
+    command_line: &str,
+    display: Option<VirtualDisplay>,
+    output: Output,
+    timeout: Duration,
+) -> Result<(AtspiTarget, Launched), TargetError> {
     let bus = Bus::connect(display.as_ref().map(|d| d.session_address.as_str()))?;
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
@@ -156,7 +167,7 @@ pub fn launch(
         exit: Arc::clone(&exit),
         pgid,
     };
-    let app = wait_for_launched(&bus, &mut launched, pid, command_line)?;
+    let app = wait_for_launched(&bus, &mut launched, pid, command_line, timeout)?;
     let mut target = AtspiTarget::new(&bus, app, display_name)?;
     target.watch_exit(exit);
     Ok((target, launched))
@@ -175,6 +186,7 @@ fn wait_for_launched(
     launched: &mut Launched,
     pid: u32,
     command_line: &str,
+    timeout: Duration,
 ) -> Result<App, TargetError> {
     let pgid = launched.pgid;
     let own_group = launched.display.is_none();
@@ -215,7 +227,5 @@ fn wait_for_launched(
             .collect()
     };
     let what = format!("started by {command_line:?} (pid {pid} or its descendants)");
-    bus.wait_with(&what, LAUNCH_TIMEOUT, &mut alive, |bus| {
-        bus.find_among(&family())
-    })
+    bus.wait_with(&what, timeout, &mut alive, |bus| bus.find_among(&family()))
 }

@@ -56,7 +56,7 @@ pub mod process;
 pub use bus::{App, AppSelector, Bus};
 pub use display::VirtualDisplay;
 pub use host::AtspiHost;
-pub use launch::{Launched, Output, launch};
+pub use launch::{Launched, Output, launch, launch_within};
 pub use target::{AtspiTarget, attach};
 
 /// Serves one request against an AT-SPI app: core's `serve` with the X11 host.

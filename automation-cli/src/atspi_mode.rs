@@ -85,11 +85,11 @@ pub fn launch_owned(command: &str, virtual_display: bool) -> Result<(Resolved, L
         // under load: its one registration attempt met a registry still starting), the
         // second try is a whole new display, buses and app. An app that exited is its own
         // failure and is reported at once.
-        match launch_on_new_display(command) {
+        match launch_on_new_display(command, FIRST_TRY) {
             Ok(ok) => ok,
             Err((first, true)) => {
                 tracing::warn!("{first}; starting {command:?} once more on a new display");
-                launch_on_new_display(command)
+                launch_on_new_display(command, automation_atspi::launch::LAUNCH_TIMEOUT)
                     .map_err(|(second, _)| format!("{second} (a first try failed too: {first})"))?
             }
             Err((first, false)) => return Err(first),
@@ -117,11 +117,19 @@ pub fn launch_owned(command: &str, virtual_display: bool) -> Result<(Resolved, L
     ))
 }
 
+/// How long a first try on a private display waits for the app on the bus before starting
+/// again: a good start registers within a second or two, even LibreOffice within ten; an app
+/// whose one registration attempt was lost never will (the second try waits the full 30 s).
+const FIRST_TRY: std::time::Duration = std::time::Duration::from_secs(15);
+
 /// `command` on a new private display; the error says whether the environment failed (the
 /// display or its buses did not come up, or the app never reached the bus) rather than the app.
-fn launch_on_new_display(command: &str) -> Result<(AtspiTarget, Launched), (String, bool)> {
+fn launch_on_new_display(
+    command: &str,
+    timeout: std::time::Duration,
+) -> Result<(AtspiTarget, Launched), (String, bool)> {
     let display = VirtualDisplay::start().map_err(|e| (e, true))?;
-    automation_atspi::launch(command, Some(display), Output::Tee).map_err(|e| {
+    automation_atspi::launch_within(command, Some(display), Output::Tee, timeout).map_err(|e| {
         // Timeout: never on the bus; Ipc: the bus itself failed. An app that exited or could
         // not start is AppGone.
         let environment = matches!(
