@@ -8,8 +8,8 @@
 //!   rebinds its DNS name to 127.0.0.1 cannot reach the server).
 //! - With a token, every request carries it: `Authorization: Bearer T`, or HTTP basic auth
 //!   with T as the password (what a client given `http://user:T@host:port` sends).
-//! - A request's headers must arrive within [`HEADER_TIMEOUT`] and its body within
-//!   [`BODY_TIMEOUT`]; a body over the cap is refused (413) before it is all read.
+//! - A request's headers must arrive within [`HEADER_TIMEOUT`] (30 s; an idle keep-alive
+//!   connection is closed after as long) and its body within [`BODY_TIMEOUT`] (10 s); a body over the cap is refused (413) before it is all read.
 //!
 //! Connections are served by hyper-util directly rather than `axum::serve`, which sets no
 //! timer and so no header-read timeout: a client sending one byte a minute would hold a
@@ -28,8 +28,11 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use serde_json::json;
 
-/// How long a client may take to send a request's headers.
-pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a client may take to send a request's headers — hyper's own default. The clock
+/// also runs while a keep-alive connection sits idle between requests, so it is also how long
+/// an idle connection is kept: shorter, and a client pool's reuse of a connection races its
+/// close more often.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a client may take to send a request's body.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The largest request body (a `send keys` of a long text, an `execute` script's arguments).

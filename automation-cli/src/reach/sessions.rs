@@ -188,6 +188,9 @@ impl<S: Default + Send + 'static> Sessions<S> {
     /// thread, never the server's). The slot is taken first and given back on failure.
     pub async fn create(self: &Arc<Self>, mode: Mode) -> Result<Arc<Session<S>>, CreateError> {
         self.take_slot()?;
+        // Given back however this ends, the caller's future dropped mid-start included (a
+        // client that hung up): a lost slot would shrink the server for good.
+        let _slot = Starting(&self.starting);
         let snapshots = Arc::clone(&self.snapshots);
         let opened = tokio::task::spawn_blocking(move || open(mode))
             .await
@@ -207,7 +210,6 @@ impl<S: Default + Send + 'static> Sessions<S> {
             lock(&self.live).insert(session.id.clone(), Arc::clone(&session));
             session
         });
-        self.starting.fetch_sub(1, Ordering::AcqRel);
         result.map_err(CreateError::Failed)
     }
 
@@ -276,6 +278,15 @@ impl<S: Default + Send + 'static> Sessions<S> {
                 }
             }
         });
+    }
+}
+
+/// A slot taken by a session that is starting; given back on drop.
+struct Starting<'a>(&'a AtomicUsize);
+
+impl Drop for Starting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
