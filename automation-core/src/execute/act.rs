@@ -271,6 +271,15 @@ pub(super) fn type_text<T: Target + ?Sized>(
     if !a.text.is_empty() && value_of(s) == value_before && s.target.clock() == ClockKind::Real {
         effect::wait_until(s, settle, |s| value_of(s) != value_before)?;
     }
+    // The first change is not the last: an app under load takes the keys one by one, and a
+    // value read after the first of them would answer "b" for "bravo". On the real clock, wait
+    // (within the late-state budget) for the text to show; a field that filters or formats
+    // its input never shows it verbatim, and the reply then says so.
+    let verbatim = !a.text.is_empty() && !a.text.chars().any(char::is_control);
+    let shows_text = |s: &Session<T>| value_of(s).is_some_and(|v| v.contains(a.text.as_str()));
+    if verbatim && s.target.clock() == ClockKind::Real && !shows_text(s) {
+        effect::wait_until(s, settle, shows_text)?;
+    }
     let after = value_of(s);
     if !a.text.is_empty() && (after.is_some() || value_before.is_some()) && after == value_before {
         let name = s
@@ -287,6 +296,15 @@ pub(super) fn type_text<T: Target + ?Sized>(
         .with_actual_expected(json!(after), json!(a.text)));
     }
     reply["value"] = value::shown_text(after.as_deref());
+    if verbatim
+        && after
+            .as_deref()
+            .is_some_and(|v| !v.contains(a.text.as_str()))
+    {
+        reply["note"] = json!(
+            "the field's value does not hold the typed text: it may filter or format its input, or not all keys landed; read_node it to check"
+        );
+    }
     Ok(reply)
 }
 
