@@ -1,9 +1,10 @@
 //! Third-party WebDriver clients against the real `automation webdriver`: the official
 //! Selenium Python client, the Appium Python client and WebdriverIO each drive
 //! gtk3-widget-factory (a check box, a slider, "Zoë" into an entry, each read back) and the
-//! Qt 5 calculator (6 × 7 = 42). The Python scripts judge each effect with pyatspi on the same
-//! bus too (the apps are launched on this test's display and session bus), and check that
-//! lxml's XPath over the page source selects what `find_elements(By.XPATH)` does.
+//! Qt 5 calculator (6 × 7 = 42). Each app runs on a private display of its own, and every
+//! script judges each effect with pyatspi too (the system python's `atspi_oracle.py`, on the
+//! app's own bus, found through the session's `automation:pid`). The Selenium script also
+//! checks that lxml's XPath over the page source selects what `find_elements(By.XPATH)` does.
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

@@ -12,7 +12,8 @@
 // native mobile-style app: no BiDi, W3C element commands (isDisplayed, getValue are endpoints,
 // not scripts); `click({...})` goes through the actions API with a touch pointer.
 //
-// Flows (read back through WebDriver; no pyatspi here):
+// Flows (read back through WebDriver, and judged by pyatspi too: `atspi_oracle.py` in the
+// system python, on each app's own display and buses, found through `automation:pid`):
 //   gtk3-widget-factory: the unchecked checkbutton clicked (isSelected, the checked attribute);
 //   the first enabled slider (ArrowRight moves it up; `automation: set_value` 30 reads 30);
 //   "Zoë" typed into an empty entry (getText, getValue); direct strategies `name:`,
@@ -22,6 +23,7 @@
 // Prints one JSON line of measured facts (the last line on stdout); exit 0 only when every check
 // held. Every session is deleted (finally).
 
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -120,14 +122,54 @@ async function session(app, prefix) {
     return browser;
 }
 
+const ORACLE = new URL('../python/atspi_oracle.py', import.meta.url).pathname;
+
+/** Every object of the app `pid` matching `spec`, as pyatspi reads it on the app's own bus. */
+function oracleAll(pid, spec) {
+    const theirs = Object.fromEntries(
+        readFileSync(`/proc/${pid}/environ`, 'latin1')
+            .split('\0')
+            .filter((e) => e.includes('='))
+            .map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]),
+    );
+    const env = { ...process.env };
+    delete env.AT_SPI_BUS_ADDRESS;
+    for (const k of ['DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'AT_SPI_BUS_ADDRESS']) {
+        if (k in theirs) env[k] = theirs[k];
+    }
+    const input = [{ cmd: 'app', pid, timeout: 10 }, { cmd: 'find_all', spec }].map((c) => JSON.stringify(c)).join('\n') + '\n';
+    const r = spawnSync('/usr/bin/python3', [ORACLE], { input, env, encoding: 'utf8', timeout: 60000 });
+    const replies = (r.stdout || '').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const last = replies[replies.length - 1];
+    if (!last || !last.ok || !Array.isArray(last.all)) throw new Error(`oracle ${JSON.stringify(spec)}: ${JSON.stringify(last)} ${r.stderr}`);
+    return last.all;
+}
+
+/** Polls the oracle until `holds(all)` (an app takes a moment to show an effect). */
+async function oracleUntil(pid, spec, holds) {
+    let all = [];
+    const ok = await waitFor(async () => {
+        all = oracleAll(pid, spec);
+        return holds(all);
+    }, 5000, 200);
+    return { ok: ok === true, all };
+}
+
+const checkedCount = (all) => all.filter((o) => (o.states || []).includes('checked')).length;
+
 async function gtk3(browser) {
+    const pid = browser.capabilities['automation:pid'];
     await section('checkbox', async () => {
         const cb = await browser.$(XP_CHECKBOX);
         await cb.waitForExist({ timeout: 10000 });
         check('checkbox: isSelected before is false', (await cb.isSelected()) === false);
+        const spec = { role: 'check box', name: 'checkbutton' };
+        const before = checkedCount(oracleAll(pid, spec));
         await cb.click();
         const sel = await waitFor(async () => (await cb.isSelected()) === true);
         check('checkbox: isSelected after click', sel === true, { got: sel });
+        const seen = await oracleUntil(pid, spec, (all) => checkedCount(all) === before + 1);
+        check('checkbox: oracle sees one more checkbutton checked', seen.ok, { before, after: checkedCount(seen.all) });
         const attr = await cb.getAttribute('checked');
         check("checkbox: getAttribute('checked') is true", attr === 'true', { got: attr });
         check('checkbox: isDisplayed', (await cb.isDisplayed()) === true);
@@ -157,6 +199,8 @@ async function gtk3(browser) {
         check(`entry: getText is ${ZOE}`, text === ZOE, { got: facts.entry_text });
         const value = await en.getValue();
         check(`entry: getValue is ${ZOE}`, value === ZOE, { got: value });
+        const seen = await oracleUntil(pid, { role: 'text' }, (all) => all.some((o) => o.text === ZOE));
+        check(`entry: oracle Text is ${ZOE}`, seen.ok, { texts: seen.all.map((o) => o.text).slice(0, 12) });
         const rect = await browser.getElementRect(en.elementId);
         check('entry: rect has a size', rect.width > 0 && rect.height > 0, { rect });
     });
@@ -180,6 +224,7 @@ async function gtk3(browser) {
 }
 
 async function calculator(browser) {
+    const pid = browser.capabilities['automation:pid'];
     await section('calculator', async () => {
         const display = await browser.$('class name:TextInput');
         await display.waitForExist({ timeout: 10000 });
@@ -196,6 +241,8 @@ async function calculator(browser) {
         const done = await waitFor(async () => (await display.getText()).trim() === '42');
         facts.calculator_display = await display.getText();
         check('calculator: display reads 42', done === true, { got: facts.calculator_display });
+        const seen = await oracleUntil(pid, { role: 'text' }, (all) => all.some((o) => (o.text || '').trim() === '42'));
+        check('calculator: oracle Text is 42', seen.ok, { texts: seen.all.map((o) => o.text) });
     });
 }
 
