@@ -39,18 +39,11 @@ where
     {
         return emit(&usage(&e));
     }
+    // The MCP server's settings, stdio or HTTP (read before the match takes the verb apart).
+    let (caps, snapshots) = (cli.caps.clone().unwrap_or_default(), server_snapshots(&cli));
     let code = match cli.verb {
         None => match resolve_target(&cli.target, None) {
-            Ok((mode, wait)) => serve(
-                mode.unwrap_or(Mode::Headless),
-                wait,
-                &cli.caps.unwrap_or_default(),
-                crate::tools::Snapshots::new(
-                    cli.snapshots
-                        .unwrap_or_else(|| crate::runner::flow::DEFAULT_SNAPSHOTS_DIR.into()),
-                    cli.update_snapshots,
-                ),
-            ),
+            Ok((mode, wait)) => serve(mode.unwrap_or(Mode::Headless), wait, &caps, snapshots),
             Err(e) => emit(&usage(&e)),
         },
         Some(Verb::Op {
@@ -60,13 +53,10 @@ where
             out,
             overwrite,
         }) => {
-            let (mode, wait) = match resolve_target(&cli.target, Some(("op", &target))) {
-                Ok((m, w)) => (m.unwrap_or(Mode::Headless), w),
+            let (mode, wait) = match verb_mode(&cli.target, "op", &target) {
+                Ok(m) => m,
                 Err(e) => return emit(&usage(&e)),
             };
-            if mode == Mode::List {
-                return emit(&usage("--list cannot be combined with `op`"));
-            }
             let target = match mode::resolve_with_wait(&mode, wait)
                 .and_then(|r| TargetHandle::spawn(r.factory))
             {
@@ -98,16 +88,10 @@ where
             overwrite,
         )),
         Some(Verb::Exec { junit, command }) => crate::exec::run(&command, junit.as_deref()),
-        Some(Verb::Inspect { target, port }) => {
-            let mode = match resolve_target(&cli.target, Some(("inspect", &target))) {
-                Ok((m, w)) => (m.unwrap_or(Mode::Headless), w),
-                Err(e) => return emit(&usage(&e)),
-            };
-            if mode.0 == Mode::List {
-                return emit(&usage("--list cannot be combined with `inspect`"));
-            }
-            inspect(mode.0, mode.1, port)
-        }
+        Some(Verb::Inspect { target, port }) => match verb_mode(&cli.target, "inspect", &target) {
+            Ok((mode, wait)) => inspect(mode, wait, port),
+            Err(e) => emit(&usage(&e)),
+        },
         Some(Verb::ShowReport { dir, port }) => show_report(dir, port),
         Some(Verb::Webdriver { port, reach }) => webdriver(port, &reach),
         Some(Verb::Serve {
@@ -115,20 +99,10 @@ where
             http,
             reach,
         }) => {
-            let (mode, wait) = match resolve_target(&cli.target, Some(("serve", &target))) {
-                Ok((m, w)) => (m.unwrap_or(Mode::Headless), w),
+            let (mode, wait) = match verb_mode(&cli.target, "serve", &target) {
+                Ok(m) => m,
                 Err(e) => return emit(&usage(&e)),
             };
-            if mode == Mode::List {
-                return emit(&usage("--list cannot be combined with `serve`"));
-            }
-            let snapshots = crate::tools::Snapshots::new(
-                cli.snapshots
-                    .clone()
-                    .unwrap_or_else(|| crate::runner::flow::DEFAULT_SNAPSHOTS_DIR.into()),
-                cli.update_snapshots,
-            );
-            let caps = cli.caps.clone().unwrap_or_default();
             match http {
                 None => serve(mode, wait, &caps, snapshots),
                 Some(addr) => serve_http(&addr, mode, &reach, caps, snapshots),
@@ -145,13 +119,10 @@ where
             update_snapshots,
             flows,
         }) => {
-            let (mode, wait) = match resolve_target(&cli.target, Some(("run", &target))) {
-                Ok((m, w)) => (m.unwrap_or(Mode::Headless), w),
+            let (mode, wait) = match verb_mode(&cli.target, "run", &target) {
+                Ok(m) => m,
                 Err(e) => return emit(&usage(&e)),
             };
-            if mode == Mode::List {
-                return emit(&usage("--list cannot be combined with `run`"));
-            }
             crate::runner::suite::run(&crate::runner::suite::RunOptions {
                 flows,
                 mode,
@@ -290,6 +261,30 @@ fn inspect(mode: Mode, wait: Option<Duration>, port: u16) -> u8 {
         Ok(()) => 0,
         Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
     }
+}
+
+/// The mode a verb drives (given before or after it; the headless demo by default): `--list`
+/// drives nothing, so it is refused with the verb.
+fn verb_mode(
+    top: &crate::cli::TargetArgs,
+    verb: &str,
+    after: &crate::cli::TargetArgs,
+) -> Result<(Mode, Option<Duration>), String> {
+    let (mode, wait) = resolve_target(top, Some((verb, after)))?;
+    match mode.unwrap_or(Mode::Headless) {
+        Mode::List => Err(format!("--list cannot be combined with `{verb}`")),
+        mode => Ok((mode, wait)),
+    }
+}
+
+/// Where an MCP server (stdio or HTTP) keeps `assert_screenshot` baselines.
+fn server_snapshots(cli: &Cli) -> crate::tools::Snapshots {
+    crate::tools::Snapshots::new(
+        cli.snapshots
+            .clone()
+            .unwrap_or_else(|| crate::runner::flow::DEFAULT_SNAPSHOTS_DIR.into()),
+        cli.update_snapshots,
+    )
 }
 
 /// `webdriver`: W3C WebDriver over the session manager, until stopped.

@@ -198,6 +198,11 @@ pub enum Step {
     },
 }
 
+/// Most actions one `POST /actions` may hold.
+pub const MAX_STEPS: usize = 10_000;
+/// Most pause time one `POST /actions` may hold, summed over its sources.
+pub const MAX_PAUSE_MS: u64 = 60_000;
+
 /// The element reference key of W3C.
 pub const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
 
@@ -227,6 +232,22 @@ pub fn steps(body: &Value) -> Result<Vec<Step>, WdError> {
             );
         }
         per_source.push(list);
+    }
+    let total: usize = per_source.iter().map(Vec::len).sum();
+    if total > MAX_STEPS {
+        return Err(WdError::argument(format!(
+            "the actions body holds {total} actions; at most {MAX_STEPS} a request: send them in several"
+        )));
+    }
+    let paused: u64 = per_source
+        .iter()
+        .flatten()
+        .map(|s| if let Step::Pause(ms) = s { *ms } else { 0 })
+        .sum();
+    if paused > MAX_PAUSE_MS {
+        return Err(WdError::argument(format!(
+            "the actions pause {paused} ms in all; at most {MAX_PAUSE_MS} ms a request (a session's commands wait behind it)"
+        )));
     }
     let ticks = per_source.iter().map(Vec::len).max().unwrap_or(0);
     let mut out = Vec::new();
@@ -367,5 +388,10 @@ mod tests {
         );
         assert!(steps(&json!({"actions": [{"type": "pointer", "actions": [{"type": "pointerDown", "button": 7}]}]})).is_err());
         assert!(steps(&json!({})).is_err());
+        let pauses: Vec<Value> = (0..3)
+            .map(|_| json!({"type": "pause", "duration": 30_000}))
+            .collect();
+        let long = steps(&json!({"actions": [{"type": "none", "actions": pauses}]})).unwrap_err();
+        assert!(long.message.contains("60000 ms"), "{}", long.message);
     }
 }

@@ -25,7 +25,6 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
@@ -316,9 +315,4 @@ async fn unknown_command(method: axum::http::Method, uri: axum::http::Uri) -> Re
         ),
     )
     .into_response()
-}
-
-/// The status a refusal before any session carries (for the HTTP edge's own errors).
-pub fn status_of(kind: W3c) -> StatusCode {
-    kind.status()
 }

@@ -64,15 +64,7 @@ pub fn attributes(record: &Map<String, Value>) -> Vec<(&'static str, String)> {
     if let Some(Value::Object(b)) = record.get("bounds") {
         for k in ["x", "y", "width", "height"] {
             let v = b.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-            out.push((
-                match k {
-                    "x" => "x",
-                    "y" => "y",
-                    "width" => "width",
-                    _ => "height",
-                },
-                format!("{}", v.round() as i64),
-            ));
+            out.push((k, format!("{}", v.round() as i64)));
         }
     }
     out
