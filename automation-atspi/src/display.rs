@@ -4,7 +4,8 @@
 //! accessibility bus activates, the app launched into it) — is in one process group, so
 //! teardown signals the group, waits, and kills what is left. Sockets live in one private
 //! temporary directory (the session bus socket, and the accessibility bus's, through
-//! `XDG_RUNTIME_DIR`), which is removed; Xvfb removes its own lock and socket on exit. The
+//! `XDG_RUNTIME_DIR`), which is removed; Xvfb removes its socket on exit (started with
+//! `-displayfd` it takes no lock file: a live server's abstract socket is what refuses it). The
 //! group and the directory are listed with [`crate::cleanup`] while they live, so a signal
 //! that ends the process ends them too.
 

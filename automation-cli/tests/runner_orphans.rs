@@ -213,7 +213,7 @@ fn sigterm_of_the_mcp_server_leaves_nothing() {
     server_stopped_by(libc::SIGTERM, "SIGTERM");
 }
 
-/// `--launch zenity --virtual-display` killed with SIGKILL: Xvfb (and its lock), both bus
+/// `--launch zenity --virtual-display` killed with SIGKILL: Xvfb (and its sockets), both bus
 /// daemons, the launcher, the registry and the app are gone within 2 s, and so is the
 /// display's private directory.
 #[test]
@@ -280,6 +280,10 @@ fn sigkill_of_launch_on_a_virtual_display_leaves_nothing() {
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap()
         .to_string();
+    assert!(
+        x_server_answers(&display),
+        "the probe of the display's abstract socket finds the live server on :{display}"
+    );
     let child = std::mem::replace(&mut s.child, Command::new("true").spawn().unwrap());
     let vd = format!("automation-vd-{}-", child.id());
     stop_and_check(
@@ -296,15 +300,29 @@ fn sigkill_of_launch_on_a_virtual_display_leaves_nothing() {
         named.is_empty(),
         "processes of the display's directory left: {named:#?}"
     );
-    let lock = PathBuf::from(format!("/tmp/.X{display}-lock"));
+    // Started with `-displayfd`, Xvfb takes no lock file (a lock there is another server's,
+    // or stale); it listens on a socket file and, on Linux, an abstract socket of that name.
+    let socket = PathBuf::from(format!("/tmp/.X11-unix/X{display}"));
     let gone = until_empty(BOUND, || {
-        if lock.exists() {
-            vec![lock.clone()]
+        if socket.exists() || x_server_answers(&display) {
+            vec![socket.clone()]
         } else {
             vec![]
         }
     });
-    assert!(gone.is_empty(), "Xvfb's lock stayed: {gone:?}");
+    assert!(
+        gone.is_empty(),
+        "display :{display} is still served or its socket stayed: {gone:?}"
+    );
+}
+
+/// Whether an X server takes connections on `:display`'s abstract socket.
+fn x_server_answers(display: &str) -> bool {
+    use std::os::linux::net::SocketAddrExt as _;
+    use std::os::unix::net::{SocketAddr, UnixStream};
+    SocketAddr::from_abstract_name(format!("/tmp/.X11-unix/X{display}"))
+        .and_then(|addr| UnixStream::connect_addr(&addr))
+        .is_ok()
 }
 
 /// Run directories whose process has ended are swept when the next run starts; one that is
