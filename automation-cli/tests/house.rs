@@ -221,7 +221,7 @@ fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
         };
         let used: String = text
             .lines()
-            .filter(|l| !(rel.ends_with("mod.rs") && l.trim_start().starts_with("pub use ")))
+            .filter(|l| !(rel.ends_with("mod.rs") && is_reexport(l)))
             .collect::<Vec<_>>()
             .join("\n");
         for (anchor, segs) in paths(&used) {
@@ -237,6 +237,16 @@ fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
                 }
                 _ => continue,
             };
+            // `super::super::x`: each further `super` is one module up.
+            let mut base = base;
+            let mut segs = segs.as_slice();
+            while let Some((first, rest)) = segs.split_first()
+                && first == "super"
+                && anchor == "super"
+            {
+                base.pop();
+                segs = rest;
+            }
             let mut full = base.clone();
             full.extend(segs.iter().cloned());
             let target = match longest_module(&modules, &full) {
@@ -252,6 +262,15 @@ fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
         }
     }
     g
+}
+
+/// `pub use …` or `pub(super) use …` (any visibility): a re-export.
+fn is_reexport(line: &str) -> bool {
+    let l = line.trim_start();
+    l.starts_with("pub use ")
+        || (l.starts_with("pub(")
+            && l.split_once(')')
+                .is_some_and(|(_, r)| r.starts_with(" use ")))
 }
 
 fn join(a: &[String], b: &[String]) -> String {
@@ -346,6 +365,9 @@ fn the_graph_reader_sees_plain_grouped_relative_and_reexported_paths() {
     .unwrap();
     std::fs::write(src.join("m/b.rs"), "use super::c::Z; // crate::a::no\n").unwrap();
     std::fs::write(src.join("m/c.rs"), "fn f() { crate::Thing::new(); }\n").unwrap();
+    std::fs::create_dir(src.join("m/n")).unwrap();
+    std::fs::write(src.join("m/n/mod.rs"), "mod e;\npub(super) use e::*;\n").unwrap();
+    std::fs::write(src.join("m/n/e.rs"), "use super::super::c::W;\n").unwrap();
     let g = graph(src);
     let edges = |m: &str| g[m].iter().cloned().collect::<Vec<_>>();
     assert_eq!(edges("a"), ["m::b", "m::c"]);
@@ -359,6 +381,15 @@ fn the_graph_reader_sees_plain_grouped_relative_and_reexported_paths() {
         edges("m::c"),
         ["a"],
         "a re-exported item counts as its module"
+    );
+    assert_eq!(
+        edges("m::n::e"),
+        ["m::c"],
+        "each further `super` is one module up"
+    );
+    assert!(
+        edges("m::n").is_empty(),
+        "a `pub(super) use` in a mod.rs is its contents too"
     );
     assert_eq!(cycles(&g), [["a", "m::b", "m::c"]]);
 }

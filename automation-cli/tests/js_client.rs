@@ -16,7 +16,7 @@ use std::sync::mpsc::Receiver;
 
 use automation_core::{CATALOG, ErrorCode};
 use automation_testkit::require::require;
-use automation_testkit::xvfb::{Killed, start_xvfb};
+use automation_testkit::xvfb::live_demo;
 use automation_wire::events::{Event, EventKind, EventPipe, LogLevel, LogRecord, PipeItem};
 use serde_json::{Value, json};
 
@@ -648,48 +648,10 @@ fn plain_node_drives_the_eframe_demo_running_as_a_live_debug_app() {
     }
     // automation-egui's example: the demo in a real eframe window with the bridge installed
     // in debug builds. `cargo test --workspace --all-features` builds it.
-    let exe = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .and_then(Path::parent)
-        .unwrap()
-        .join("examples/bridge_smoke");
-    assert!(
-        exe.exists(),
-        "{} is missing: build it with `cargo build -p automation-egui --features live --example bridge_smoke` (`cargo test --workspace --all-features` does)",
-        exe.display()
-    );
-    let Some((_xvfb, display)) = start_xvfb() else {
+    let Some(demo) = live_demo() else {
         return;
     };
-    let runtime = tempfile::tempdir().unwrap();
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(runtime.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
-    }
-    let app = Command::new(&exe)
-        .args(["--exit-after-ms", "120000"])
-        .env("DISPLAY", &display)
-        .env("XDG_RUNTIME_DIR", runtime.path())
-        .env_remove("WAYLAND_DISPLAY")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = app.id();
-    let mut app = Killed(app);
-    let descriptor = runtime.path().join(format!("automation/{pid}.json"));
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !descriptor.exists() {
-        if let Ok(Some(status)) = app.0.try_wait() {
-            panic!("the app exited before publishing its descriptor: {status}");
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no descriptor for pid {pid} after 60 s"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    let (pid, runtime) = (demo.pid(), &demo.runtime);
     // Exactly what a person types: `node examples/save-name.mjs`, no endpoint given; with an
     // event pipe as well, so its steps are seen.
     let base = tempfile::tempdir().unwrap();

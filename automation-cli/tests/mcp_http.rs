@@ -43,19 +43,16 @@ fn two_mcp_clients_over_http_each_drive_their_own_app() {
     ) {
         return;
     }
-    let server = wd::Server::spawn(
-        &[
-            "serve",
-            "--http",
-            "127.0.0.1:0",
-            "--launch",
-            APP,
-            "--virtual-display",
-            "--max-sessions",
-            "2",
-        ],
-        "MCP over HTTP at ",
-    );
+    let server = wd::Server::spawn(&[
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--launch",
+        APP,
+        "--virtual-display",
+        "--max-sessions",
+        "2",
+    ]);
     // The same edge as WebDriver's: an oversized body, a foreign Host, an unknown MCP session.
     let addr = server.addr();
     let big = vec![b'x'; 10 * 1024 * 1024];

@@ -6,10 +6,11 @@
 
 #[path = "support/hostile.rs"]
 mod hostile;
+#[path = "support/webdriver.rs"]
+mod wd;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
 use automation_testkit::require::{on_path, require};
 use serde_json::Value;
@@ -184,51 +185,11 @@ fn the_report_of_a_run_opens_offline_in_chromium() {
     );
 }
 
-/// `automation inspect …` started; its URL (the first stdout line) and the child.
-fn inspector(args: &[&str]) -> (String, Child) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_automation"))
-        .arg("inspect")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .to_string();
-    (url, child)
-}
-
-/// Ends the inspector (and what it launched) however the test ends.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        // SIGTERM: the inspector tears down a launched app and its display.
-        // SAFETY: kill(2) on a pid we spawned.
-        unsafe { libc::kill(self.0.id() as i32, libc::SIGTERM) };
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        while std::time::Instant::now() < deadline {
-            if let Ok(Some(_)) = self.0.try_wait() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn inspect_with(python: &str, args: &[&str], checks: [&str; 5]) -> Value {
-    let (url, child) = inspector(args);
-    let _running = Running(child);
+    let mut argv = vec!["inspect"];
+    argv.extend_from_slice(args);
+    let inspector = wd::Server::spawn(&argv);
+    let url = inspector.url.clone();
     let shot = tempfile::NamedTempFile::with_suffix(".png").unwrap();
     let mut all = vec![url.as_str()];
     all.extend(checks);

@@ -6,21 +6,13 @@
 #![cfg(all(feature = "live", unix, debug_assertions))]
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
 use automation_core::{Reply, Request};
-use automation_testkit::xvfb::{Killed, start_xvfb};
+use automation_testkit::xvfb::live_demo;
 use automation_wire::core_bridge::CoreBridgeClient;
 use automation_wire::descriptor::DescriptorDir;
 use serde_json::{Value, json};
-
-fn example() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let debug = exe.parent().and_then(Path::parent).unwrap();
-    debug.join("examples").join("bridge_smoke")
-}
 
 fn ok(client: &mut CoreBridgeClient, request: Value) -> Value {
     let r = Request::from_value(request.clone()).unwrap();
@@ -36,44 +28,12 @@ fn mode(path: &Path) -> u32 {
 
 #[test]
 fn attach_snapshot_click_snapshot_screenshot() {
-    let exe = example();
-    assert!(
-        exe.exists(),
-        "{} is missing: run through `cargo test --features live` (which builds examples)",
-        exe.display()
-    );
-    let Some((_xvfb, display)) = start_xvfb() else {
+    let Some(demo) = live_demo() else {
         return;
     };
-    let runtime = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(runtime.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
-    let app = Command::new(&exe)
-        .args(["--exit-after-ms", "120000"])
-        .env("DISPLAY", &display)
-        .env("XDG_RUNTIME_DIR", runtime.path())
-        .env_remove("WAYLAND_DISPLAY")
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let pid = app.id();
-    let mut app = Killed(app);
-
-    let dir = DescriptorDir::open_in(runtime.path()).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let descriptor = loop {
-        if let Some(d) = dir.find(pid).unwrap() {
-            break d;
-        }
-        if let Ok(Some(status)) = app.0.try_wait() {
-            panic!("the app exited before publishing its descriptor: {status}");
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no descriptor for pid {pid} after 60 s"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let pid = demo.pid();
+    let dir = DescriptorDir::open_in(demo.runtime.path()).unwrap();
+    let descriptor = dir.find(pid).unwrap().unwrap();
     assert_eq!(mode(&dir.path_for(pid)), 0o600, "descriptor is owner-only");
     let socket = Path::new(&descriptor.address);
     assert_eq!(mode(socket), 0o600, "socket is owner-only");

@@ -81,3 +81,74 @@ pub fn start_xvfb() -> Option<(Killed, String)> {
     }
     panic!("no free X display number in :90..:199");
 }
+
+/// automation-egui's `bridge_smoke` example (the demo in a real eframe window, its bridge
+/// installed) running on a private Xvfb, with a private runtime directory where it publishes
+/// its descriptor. Dropping it ends the app, then the X server.
+pub struct LiveDemo {
+    /// The app (field order: dropped before the X server).
+    pub app: Killed,
+    /// Its `XDG_RUNTIME_DIR` (owner-only): the descriptor is `automation/PID.json` in it.
+    pub runtime: tempfile::TempDir,
+    /// Its `DISPLAY`.
+    pub display: String,
+    _xvfb: Killed,
+}
+
+impl LiveDemo {
+    /// The app's pid.
+    pub fn pid(&self) -> u32 {
+        self.app.0.id()
+    }
+}
+
+/// Starts [`LiveDemo`] and waits (up to 60 s) for its descriptor; `None` when Xvfb is missing
+/// and the run allows that. Panics when the example is not built (`cargo test --workspace
+/// --all-features` builds it) or the app exits first.
+#[track_caller]
+pub fn live_demo() -> Option<LiveDemo> {
+    use std::os::unix::fs::PermissionsExt as _;
+    // A test binary is target/<profile>/deps/NAME: the examples are beside deps.
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|e| Some(e.parent()?.parent()?.join("examples/bridge_smoke")))
+        .unwrap_or_default();
+    assert!(
+        exe.exists(),
+        "{} is missing: build it with `cargo build -p automation-egui --features live --example bridge_smoke` (`cargo test --workspace --all-features` does)",
+        exe.display()
+    );
+    let (xvfb, display) = start_xvfb()?;
+    let runtime = tempfile::tempdir().unwrap_or_else(|e| panic!("a temp dir: {e}"));
+    std::fs::set_permissions(runtime.path(), std::fs::Permissions::from_mode(0o700))
+        .unwrap_or_else(|e| panic!("chmod 700 the runtime dir: {e}"));
+    let app = Command::new(&exe)
+        .args(["--exit-after-ms", "120000"])
+        .env("DISPLAY", &display)
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
+    let mut demo = LiveDemo {
+        app: Killed(app),
+        runtime,
+        display,
+        _xvfb: xvfb,
+    };
+    let pid = demo.pid();
+    let descriptor = demo.runtime.path().join(format!("automation/{pid}.json"));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !descriptor.exists() {
+        if let Ok(Some(status)) = demo.app.0.try_wait() {
+            panic!("the app exited before publishing its descriptor: {status}");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no descriptor for pid {pid} after 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Some(demo)
+}

@@ -1,4 +1,4 @@
-//! A real `automation webdriver` (or `serve --http`) for a test, and raw HTTP to it (the
+//! A real `automation webdriver` (or `serve --http`, `inspect`) for a test, and raw HTTP to it (the
 //! hostile tests need to send what no client library would).
 #![allow(dead_code)]
 
@@ -23,11 +23,12 @@ impl Server {
     pub fn start(args: &[&str]) -> Self {
         let mut all = vec!["webdriver", "--port", "0"];
         all.extend_from_slice(args);
-        Self::spawn(&all, "listening on ")
+        Self::spawn(&all)
     }
 
-    /// `automation ARGS`, its URL read from the line holding `marker`.
-    pub fn spawn(args: &[&str], marker: &str) -> Self {
+    /// `automation ARGS`, a verb that serves HTTP and says where on its first stdout line
+    /// (`webdriver`, `serve --http`, `inspect`): the first `http://` word of that line.
+    pub fn spawn(args: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_automation"))
             .args(args)
             .env("RUST_LOG", "info")
@@ -40,11 +41,15 @@ impl Server {
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
             .unwrap();
-        let url = line
-            .split_once(marker)
-            .map(|(_, u)| u.trim().to_string())
-            .unwrap_or_else(|| panic!("no URL in {line:?}"));
-        Self { child, url }
+        let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://")) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("no URL in {line:?}");
+        };
+        Self {
+            url: url.to_string(),
+            child,
+        }
     }
 
     /// `host:port`.
@@ -128,4 +133,48 @@ pub fn http(
         .map(|(_, b)| b)
         .unwrap_or_default();
     (status, serde_json::from_str(payload).unwrap_or(Value::Null))
+}
+
+/// A session on a server, for tests that drive it command by command.
+pub struct Session {
+    pub addr: String,
+    pub id: String,
+}
+
+impl Session {
+    /// `POST /session` with `alwaysMatch` = `caps`; panics with the reply unless it is 200.
+    pub fn new(addr: &str, caps: Value) -> Self {
+        let body = serde_json::json!({"capabilities": {"alwaysMatch": caps}}).to_string();
+        let (status, reply) = http(addr, "POST", "/session", body.as_bytes(), &[]);
+        assert_eq!(status, 200, "new session {caps}: {reply}");
+        let id = reply["value"]["sessionId"].as_str().unwrap().to_string();
+        Self {
+            addr: addr.to_string(),
+            id,
+        }
+    }
+
+    /// `METHOD /session/{id}PATH` with `v` as the body (none when `Null`): the reply's
+    /// `value`; panics with the reply unless it is 200.
+    pub fn call(&self, method: &str, path: &str, v: Value) -> Value {
+        let body = if v.is_null() {
+            Vec::new()
+        } else {
+            v.to_string().into_bytes()
+        };
+        let (status, reply) = http(
+            &self.addr,
+            method,
+            &format!("/session/{}{path}", self.id),
+            &body,
+            &[],
+        );
+        assert_eq!(status, 200, "{method} {path} {v}: {reply}");
+        reply["value"].clone()
+    }
+
+    /// The element id of a find reply.
+    pub fn element(found: &Value) -> String {
+        found[ELEMENT].as_str().unwrap().to_string()
+    }
 }

@@ -1,0 +1,154 @@
+//! Window handles: a handle per window `list_windows` reports, the one switched to, and its
+//! title and rect.
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::response::Response;
+use serde_json::{Map, Value, json};
+
+use super::super::error::{W3c, WdError};
+use super::super::{Ctx, Wd, body};
+use super::common::{Sid, data, rect_of, with};
+use crate::reach::sessions::lock;
+
+/// The app's windows (`list_windows`).
+async fn windows(s: &Wd) -> Result<Vec<Map<String, Value>>, WdError> {
+    let d = data(s, "list_windows", json!({}), false).await?;
+    Ok(d.get("windows")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|w| w.as_object().cloned()).collect())
+        .unwrap_or_default())
+}
+
+fn handle(w: &Map<String, Value>) -> String {
+    match w.get("id") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
+}
+
+/// The node finds and the page source are scoped to: the window switched to (its node in the
+/// tree), or `None` before any switch (the whole app, as desktop drivers have it) or when the
+/// app gives the window no node.
+pub(super) async fn scope(s: &Wd) -> Result<Option<String>, WdError> {
+    if lock(&s.state).window.is_none() {
+        return Ok(None);
+    }
+    let w = current_window(s).await?;
+    Ok(match w.get("node") {
+        Some(Value::String(n)) => Some(n.clone()),
+        Some(Value::Null) | None => None,
+        Some(other) => Some(other.to_string()),
+    })
+}
+
+/// The current window: the one switched to, else the focused one, else the first.
+async fn current_window(s: &Wd) -> Result<Map<String, Value>, WdError> {
+    let all = windows(s).await?;
+    let chosen = lock(&s.state).window.clone();
+    let pick = match chosen {
+        Some(h) => all
+            .iter()
+            .find(|w| handle(w) == h)
+            .cloned()
+            .ok_or_else(|| {
+                WdError::new(
+                    W3c::NoSuchWindow,
+                    format!("window {h:?} is closed; GET /window/handles lists the open ones"),
+                )
+            })?,
+        None => all
+            .iter()
+            .find(|w| w.get("focused") == Some(&Value::Bool(true)))
+            .or_else(|| all.first())
+            .cloned()
+            .ok_or_else(|| WdError::new(W3c::NoSuchWindow, "the app has no window open"))?,
+    };
+    Ok(pick)
+}
+
+pub(in crate::reach::webdriver) async fn window(State(server): Ctx, Path(sid): Sid) -> Response {
+    with(&server, &sid, |s| async move {
+        Ok(json!(handle(&current_window(&s).await?)))
+    })
+    .await
+}
+
+pub(in crate::reach::webdriver) async fn title(State(server): Ctx, Path(sid): Sid) -> Response {
+    with(&server, &sid, |s| async move {
+        Ok(current_window(&s)
+            .await?
+            .get("title")
+            .cloned()
+            .unwrap_or(json!("")))
+    })
+    .await
+}
+
+pub(in crate::reach::webdriver) async fn window_handles(
+    State(server): Ctx,
+    Path(sid): Sid,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        Ok(Value::Array(
+            windows(&s)
+                .await?
+                .iter()
+                .map(|w| json!(handle(w)))
+                .collect(),
+        ))
+    })
+    .await
+}
+
+pub(in crate::reach::webdriver) async fn switch_window(
+    State(server): Ctx,
+    Path(sid): Sid,
+    bytes: Bytes,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        let b = body(&bytes)?;
+        let h = b
+            .get("handle")
+            .or_else(|| b.get("name"))
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                WdError::argument(
+                    "switch to window takes {\"handle\": \"…\"} from GET /window/handles",
+                )
+            })?
+            .to_string();
+        if !windows(&s).await?.iter().any(|w| handle(w) == h) {
+            return Err(WdError::new(
+                W3c::NoSuchWindow,
+                format!("no window {h:?}; GET /window/handles lists the open ones"),
+            ));
+        }
+        lock(&s.state).window = Some(h);
+        Ok(Value::Null)
+    })
+    .await
+}
+
+pub(in crate::reach::webdriver) async fn window_rect(
+    State(server): Ctx,
+    Path(sid): Sid,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        let w = current_window(&s).await?;
+        let bounds = match w.get("bounds") {
+            Some(b) => b.clone(),
+            None => match w.get("node") {
+                Some(n) => data(&s, "read_node", json!({ "node": n }), false)
+                    .await?
+                    .get("bounds")
+                    .cloned()
+                    .unwrap_or(Value::Null),
+                None => Value::Null,
+            },
+        };
+        rect_of(&bounds)
+    })
+    .await
+}
