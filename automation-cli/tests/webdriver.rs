@@ -15,8 +15,8 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-use wd::{Server, http};
+use serde_json::{Value, json};
+use wd::{Server, Session, http};
 
 #[test]
 fn hostile_input_gets_w3c_errors_and_the_server_keeps_serving() {
@@ -289,5 +289,39 @@ fn beyond_loopback_the_server_needs_a_token_and_an_allow_list() {
             .unwrap()
             .contains("allow-list"),
         "{body}"
+    );
+}
+
+/// A value longer than a snapshot keeps (1 KiB) is whole in the page source, and an XPath on
+/// it finds its element; `GET /text` reads the same whole value.
+#[test]
+fn a_long_value_is_whole_in_the_source_and_for_xpath() {
+    let server = Server::start(&[]);
+    let session = Session::new(&server.addr(), json!({"automation:headless": true}));
+    let long: String = (0..300).map(|i| format!("Zoë {i} ")).collect();
+    assert!(long.len() > 2048, "{}", long.len());
+    let name = Session::element(&session.call(
+        "POST",
+        "/element",
+        json!({"using": "name", "value": "Name"}),
+    ));
+    session.call(
+        "POST",
+        "/execute/sync",
+        json!({"script": "automation: set_value", "args": [{"node": name, "value": long}]}),
+    );
+    let source = session.call("GET", "/source", Value::Null);
+    let source = source.as_str().unwrap();
+    assert!(source.contains(&format!("value=\"{long}\"")), "{source}");
+    assert!(!source.contains('…'), "nothing is cut: {source}");
+    let found = session.call(
+        "POST",
+        "/element",
+        json!({"using": "xpath", "value": format!("//TextInput[@value=\"{long}\"]")}),
+    );
+    assert_eq!(Session::element(&found), name);
+    assert_eq!(
+        session.call("GET", &format!("/element/{name}/text"), Value::Null),
+        json!(long)
     );
 }

@@ -29,7 +29,21 @@ impl Server {
     /// `automation ARGS`, a verb that serves HTTP and says where on its first stdout line
     /// (`webdriver`, `serve --http`, `inspect`): the first `http://` word of that line.
     pub fn spawn(args: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_automation"))
+        Self::spawn_env(args, &[])
+    }
+
+    /// [`Server::spawn`] with `env` set for the server.
+    /// An empty value removes the variable.
+    pub fn spawn_env(args: &[&str], env: &[(String, String)]) -> Self {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_automation"));
+        for (k, v) in env {
+            if v.is_empty() {
+                cmd.env_remove(k);
+            } else {
+                cmd.env(k, v);
+            }
+        }
+        let mut child = cmd
             .args(args)
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
@@ -139,6 +153,8 @@ pub fn http(
 pub struct Session {
     pub addr: String,
     pub id: String,
+    /// The capabilities the new session answered with.
+    pub caps: Value,
 }
 
 impl Session {
@@ -151,6 +167,7 @@ impl Session {
         Self {
             addr: addr.to_string(),
             id,
+            caps: reply["value"]["capabilities"].clone(),
         }
     }
 

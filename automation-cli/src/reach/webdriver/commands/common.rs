@@ -16,6 +16,8 @@ use crate::tools::Outcome;
 
 /// The largest page source (nodes) a find or `GET /source` reads.
 pub(super) const SOURCE_NODES: u64 = 20_000;
+/// How many nodes' cut strings the page source puts back whole (a `read_node` each).
+const WHOLE_NODES: usize = 256;
 /// How often a find with an implicit wait looks again.
 pub(super) const FIND_POLL: Duration = Duration::from_millis(150);
 /// Largest screenshot side and size: WebDriver wants the full image, not MCP's thumbnail.
@@ -45,7 +47,7 @@ pub(super) async fn data(s: &Wd, tool: &str, a: Value, on_element: bool) -> WdRe
     }
 }
 
-/// An element's record (`read_node`).
+/// An element's record, whole (`read_node`); a gone node is a stale element.
 pub(super) async fn record(s: &Wd, eid: &str) -> Result<Map<String, Value>, WdError> {
     let d = data(s, "read_node", json!({ "node": eid }), true).await?;
     let d = match d {
@@ -85,12 +87,60 @@ pub(super) async fn page_in(s: &Wd, root: Option<&str>) -> Result<String, WdErro
         a["root"] = json!(r);
     }
     let snap = data(s, "snapshot_tree", a, false).await?;
-    let map = match snap {
+    let mut map = match snap {
         Value::Object(m) => m,
         _ => Map::new(),
     };
+    whole_values(s, &mut map).await;
     let app = s.describe.split(" (pid").next().unwrap_or_default();
     Ok(source::xml(&map, app))
+}
+
+/// Puts back, whole, the strings a snapshot cut (it keeps 1 KiB of each and lists the field
+/// in `cut`), from `read_node`, for up to [`WHOLE_NODES`] nodes: an XPath on a long value,
+/// and lxml on the source, then see what the app holds. A node gone meanwhile keeps its cut.
+async fn whole_values(s: &Wd, snapshot: &mut Map<String, Value>) {
+    let nodes = if snapshot.contains_key("nodes") {
+        snapshot.get_mut("nodes")
+    } else {
+        snapshot.get_mut("tree").and_then(|t| t.get_mut("nodes"))
+    };
+    let Some(Value::Array(nodes)) = nodes else {
+        return;
+    };
+    let cut = nodes
+        .iter_mut()
+        .filter_map(Value::as_object_mut)
+        .filter(|r| {
+            r.get("cut")
+                .and_then(Value::as_array)
+                .is_some_and(|c| !c.is_empty())
+        })
+        .take(WHOLE_NODES);
+    for node in cut {
+        let Some(id) = node.get("id").and_then(Value::as_str).map(str::to_string) else {
+            continue;
+        };
+        let Ok(whole) = record(s, &id).await else {
+            continue;
+        };
+        let fields: Vec<String> = node
+            .get("cut")
+            .and_then(Value::as_array)
+            .map(|c| {
+                c.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for f in fields {
+            if let Some(v) = whole.get(&f) {
+                node.insert(f, v.clone());
+            }
+        }
+        node.remove("cut");
+    }
 }
 
 /// The refs of the nodes under `root` (its own among them): an element's (a gone element is
