@@ -140,6 +140,24 @@ fn wait_until(what: &str, mut ready: impl FnMut() -> bool) -> Result<(), String>
     Ok(())
 }
 
+/// The first line `program` prints (empty when it exits first), within `limit`: a server that
+/// hangs before it says it is up fails the start instead of holding it forever (the reading
+/// thread ends when the server is killed and its pipe closes).
+fn first_line(
+    out: std::process::ChildStdout,
+    program: &str,
+    limit: Duration,
+) -> Result<String, String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(out).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    rx.recv_timeout(limit)
+        .map_err(|_| format!("{program} printed nothing within {} s", limit.as_secs()))
+}
+
 fn which(program: &str) -> Option<PathBuf> {
     if program.contains('/') {
         return Some(PathBuf::from(program));
@@ -246,8 +264,7 @@ impl VirtualDisplay {
             .stdout
             .take()
             .ok_or_else(|| "Xvfb gave no stdout".to_string())?;
-        let mut line = String::new();
-        let _ = BufReader::new(out).read_line(&mut line);
+        let line = first_line(out, "Xvfb", START_TIMEOUT)?;
         if line.trim() == n.to_string() {
             return Ok(true);
         }
@@ -310,11 +327,9 @@ impl VirtualDisplay {
             .stdout
             .take()
             .ok_or_else(|| "dbus-daemon gave no stdout".to_string())?;
-        let mut line = String::new();
-        BufReader::new(out)
-            .read_line(&mut line)
-            .map_err(|e| format!("reading the session bus address: {e}"))?;
-        self.session_address = line.trim().to_string();
+        self.session_address = first_line(out, "dbus-daemon", START_TIMEOUT)?
+            .trim()
+            .to_string();
         if self.session_address.is_empty() {
             return Err("dbus-daemon printed no address".into());
         }
@@ -399,5 +414,43 @@ impl VirtualDisplay {
 impl Drop for VirtualDisplay {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn piped(script: &str) -> Child {
+        Command::new("sh")
+            .args(["-c", script])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_server_that_prints_nothing_in_time_fails_the_start() {
+        let mut quiet = piped("sleep 5");
+        let out = quiet.stdout.take().unwrap();
+        let started = Instant::now();
+        let e = first_line(out, "Xvfb", Duration::from_millis(300)).unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(2), "{e}");
+        assert!(e.contains("Xvfb printed nothing"), "{e}");
+        let _ = quiet.kill();
+        let _ = quiet.wait();
+
+        let mut says = piped("echo 104; sleep 5");
+        let line = first_line(says.stdout.take().unwrap(), "Xvfb", Duration::from_secs(5));
+        assert_eq!(line.unwrap(), "104\n");
+        let _ = says.kill();
+        let _ = says.wait();
+        // One that exits first: an empty line (a taken display), not a wait.
+        let mut gone = piped("exit 1");
+        let line = first_line(gone.stdout.take().unwrap(), "Xvfb", Duration::from_secs(5));
+        assert_eq!(line.unwrap(), "");
+        let _ = gone.wait();
     }
 }

@@ -16,16 +16,14 @@
 mod wd;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use automation_core::{Reply, Request};
-use automation_testkit::require::{on_path, require};
 use automation_testkit::xvfb::live_demo;
 use automation_wire::core_bridge::CoreBridgeClient;
 use automation_wire::descriptor::DescriptorDir;
 use serde_json::{Value, json};
-use wd::{Server, Session, http};
+use wd::{Server, Session, TwoWindows, http};
 
 #[test]
 fn a_session_attaches_to_a_running_app_by_its_bridge_and_leaves_it_running() {
@@ -103,23 +101,11 @@ fn a_session_attaches_to_a_running_app_by_its_bridge_and_leaves_it_running() {
 
 #[test]
 fn a_session_attaches_to_a_running_app_on_its_accessibility_bus_by_pid() {
-    let gtk3 = Command::new("/usr/bin/python3")
-        .args(["-c", "import gi; gi.require_version('Gtk', '3.0')"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !require(
-        "atspi-apps",
-        on_path("Xvfb") && on_path("dbus-daemon") && gtk3,
-        "Xvfb, dbus-daemon or the system python's GTK 3 bindings are missing (Debian: xvfb dbus python3-gi gir1.2-gtk-3.0)",
-    ) {
+    let Some(two) = TwoWindows::new() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let record = dir.path().join("notes.txt");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/two_windows.py");
-    let app = format!("/usr/bin/python3 {} {}", script.display(), record.display());
+    };
     let launcher = Server::start(&[]);
-    let owner = Session::new(&launcher.addr(), json!({"appium:app": app}));
+    let owner = Session::new(&launcher.addr(), json!({"appium:app": two.app}));
     let pid = owner.caps["automation:pid"].as_u64().unwrap();
     let until = Instant::now() + Duration::from_secs(20);
     while owner
@@ -155,14 +141,7 @@ fn a_session_attaches_to_a_running_app_on_its_accessibility_bus_by_pid() {
         &format!("/element/{note}/value"),
         json!({"text": "attached"}),
     );
-    let until = Instant::now() + Duration::from_secs(20);
-    let text = loop {
-        let text = std::fs::read_to_string(&record).unwrap_or_default();
-        if text.lines().any(|l| l == "First: attached") || Instant::now() > until {
-            break text;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let text = two.record_with("First: attached");
     assert!(
         text.lines().any(|l| l == "First: attached"),
         "the app's record: {text:?}"

@@ -10,52 +10,22 @@
 #[path = "support/webdriver.rs"]
 mod wd;
 
-use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use automation_testkit::require::{on_path, require};
 use serde_json::{Value, json};
-use wd::{ELEMENT, Server, Session, http};
-
-fn gtk3_python() -> bool {
-    Command::new("/usr/bin/python3")
-        .args(["-c", "import gi; gi.require_version('Gtk', '3.0')"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// Waits (up to 20 s) for the app's record to hold `line`; all of it.
-fn record_with(path: &Path, line: &str) -> String {
-    let until = Instant::now() + Duration::from_secs(20);
-    loop {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        if text.lines().any(|l| l == line) || Instant::now() > until {
-            return text;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
+use wd::{ELEMENT, Server, Session, TwoWindows, http};
 
 #[test]
 fn a_switch_scopes_finds_and_the_source_to_that_window_and_typing_lands_there() {
-    if !require(
-        "atspi-apps",
-        on_path("Xvfb") && on_path("dbus-daemon") && gtk3_python(),
-        "Xvfb, dbus-daemon or the system python's GTK 3 bindings are missing (Debian: xvfb dbus python3-gi gir1.2-gtk-3.0)",
-    ) {
+    let Some(two) = TwoWindows::new() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let record = dir.path().join("notes.txt");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/two_windows.py");
+    };
     let server = Server::start(&[]);
     let addr = server.addr();
-    let app = format!("/usr/bin/python3 {} {}", script.display(), record.display());
     let caps = json!({
         "platformName": "linux",
         "appium:automationName": "automation",
-        "appium:app": app,
+        "appium:app": two.app,
     });
     let session = Session::new(&addr, caps);
     let call = |method: &str, path: &str, v: Value| session.call(method, path, v);
@@ -183,7 +153,7 @@ fn a_switch_scopes_finds_and_the_source_to_that_window_and_typing_lands_there() 
         &format!("/element/{}/value", per_window[1]),
         json!({"text": "into second"}),
     );
-    let text = record_with(&record, "Second: into second");
+    let text = two.record_with("Second: into second");
     assert!(
         text.lines().any(|l| l == "Second: into second") && !text.contains("First:"),
         "the app's record: {text:?}"
@@ -209,7 +179,7 @@ fn a_switch_scopes_finds_and_the_source_to_that_window_and_typing_lands_there() 
         &format!("/element/{}/value", per_window[0]),
         json!({"text": "into first"}),
     );
-    let text = record_with(&record, "First: into first");
+    let text = two.record_with("First: into first");
     assert!(
         text.lines().any(|l| l == "First: into first"),
         "the app's record: {text:?}"

@@ -66,17 +66,27 @@ pub fn start_xvfb() -> Option<(Killed, String)> {
                 return None;
             }
         };
-        let mut line = String::new();
+        // Read on a thread: an Xvfb that hangs before printing fails the test at the deadline
+        // (the thread ends when the guard kills it).
+        let (tx, rx) = std::sync::mpsc::channel();
         if let Some(out) = child.0.stdout.take() {
-            let _ = BufReader::new(out).read_line(&mut line);
+            std::thread::spawn(move || {
+                let mut line = String::new();
+                let _ = BufReader::new(out).read_line(&mut line);
+                let _ = tx.send(line);
+            });
         }
-        if line.trim() == display.to_string() {
-            return Some((child, format!(":{display}")));
-        }
-        // Taken (this Xvfb exited) or not up: the guard ends it; try the next number.
-        drop(child);
-        if Instant::now() >= deadline {
-            panic!("Xvfb did not come up on any of :90..:{display} within 10 s");
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) if line.trim() == display.to_string() => {
+                return Some((child, format!(":{display}")));
+            }
+            // Taken: this Xvfb exited; the guard reaps it; try the next number.
+            Ok(_) => drop(child),
+            Err(_) => {
+                drop(child);
+                panic!("Xvfb did not come up on any of :90..:{display} within 10 s");
+            }
         }
     }
     panic!("no free X display number in :90..:199");

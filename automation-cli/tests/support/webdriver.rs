@@ -195,3 +195,53 @@ impl Session {
         found[ELEMENT].as_str().unwrap().to_string()
     }
 }
+
+/// The two-window GTK 3 app (`tests/python/two_windows.py`) and the record it keeps of what
+/// each window's entry holds: the app's own word on where typed text landed.
+pub struct TwoWindows {
+    /// The command line a session launches (`appium:app`).
+    pub app: String,
+    record: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl TwoWindows {
+    /// `None` (after the requirement check) when Xvfb, dbus-daemon or the system python's
+    /// GTK 3 bindings are missing.
+    #[track_caller]
+    pub fn new() -> Option<Self> {
+        use automation_testkit::require::{on_path, require};
+        let gtk3 = Command::new("/usr/bin/python3")
+            .args(["-c", "import gi; gi.require_version('Gtk', '3.0')"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !require(
+            "atspi-apps",
+            on_path("Xvfb") && on_path("dbus-daemon") && gtk3,
+            "Xvfb, dbus-daemon or the system python's GTK 3 bindings are missing (Debian: xvfb dbus python3-gi gir1.2-gtk-3.0)",
+        ) {
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let record = dir.path().join("notes.txt");
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/two_windows.py");
+        Some(Self {
+            app: format!("/usr/bin/python3 {} {}", script.display(), record.display()),
+            record,
+            _dir: dir,
+        })
+    }
+
+    /// The record once it holds `line` (waiting up to 20 s), or as it is then.
+    pub fn record_with(&self, line: &str) -> String {
+        let until = std::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let text = std::fs::read_to_string(&self.record).unwrap_or_default();
+            if text.lines().any(|l| l == line) || std::time::Instant::now() > until {
+                return text;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}

@@ -1,11 +1,12 @@
 //! Finding elements: a locator, looked for again until the implicit wait is spent.
 
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::super::error::{W3c, WdError};
 use super::super::locate::{self, Locator};
@@ -57,48 +58,65 @@ async fn find_once(
             let xml = page_in(s, window).await?;
             source::select(&xml, expr, from)
         }
-        Locator::Selector(sel) => {
-            let first = s.call("find_node", sel.clone()).await;
-            let (first, count) = match first {
-                Outcome::Data(d) => (
-                    d.get("node").and_then(Value::as_str).map(str::to_string),
-                    d.get("count").and_then(Value::as_u64).unwrap_or(1),
-                ),
-                Outcome::Failed(e) if e.code == automation_core::ErrorCode::NotFound => {
-                    return Ok(Vec::new());
+        Locator::Selector(sel) => by_selector(s, sel, from, window, many).await,
+    }
+}
+
+/// The kit's selector: `find_node`'s matches in document order (a call a match, with `nth`,
+/// up to 1 000), those inside the element and the window the find is scoped to. The scope is
+/// read first, so a one-element find stops at the first match inside it.
+async fn by_selector(
+    s: &Wd,
+    sel: &Map<String, Value>,
+    from: Option<&str>,
+    window: Option<&str>,
+    many: bool,
+) -> Result<Vec<String>, WdError> {
+    let mut inside: Option<HashSet<String>> = None;
+    if let Some(element) = from {
+        // Only the element's descendants.
+        let mut under = subtree(s, element, true).await?;
+        under.remove(element);
+        inside = Some(under);
+    }
+    if let Some(w) = window {
+        let in_window = subtree(s, w, false).await?;
+        inside = Some(match inside {
+            Some(under) => under.intersection(&in_window).cloned().collect(),
+            None => in_window,
+        });
+    }
+    let mut refs = Vec::new();
+    let (mut nth, mut count) = (0u64, 1u64);
+    while nth < count.min(1000) {
+        let mut one = sel.clone();
+        if nth > 0 {
+            one.insert("nth".into(), json!(nth));
+        }
+        match s.call("find_node", one).await {
+            Outcome::Data(d) => {
+                if nth == 0 {
+                    count = d.get("count").and_then(Value::as_u64).unwrap_or(1);
                 }
-                Outcome::Failed(e) => return Err(selector_error(&e)),
-                _ => (None, 0),
-            };
-            let mut refs: Vec<String> = first.into_iter().collect();
-            // Scoped, the first match may lie outside: read them all, keep those inside.
-            let scoped = from.is_some() || window.is_some();
-            let wanted = if many || scoped { count.min(1000) } else { 1 };
-            for nth in 1..wanted {
-                let mut sel = sel.clone();
-                sel.insert("nth".into(), json!(nth));
-                if let Outcome::Data(d) = s.call("find_node", sel).await
-                    && let Some(r) = d.get("node").and_then(Value::as_str)
+                if let Some(r) = d.get("node").and_then(Value::as_str)
+                    && inside.as_ref().is_none_or(|i| i.contains(r))
                 {
                     refs.push(r.to_string());
+                    if !many {
+                        break;
+                    }
                 }
             }
-            if let Some(element) = from {
-                // Only the element's descendants.
-                let mut inside = subtree(s, element, true).await?;
-                inside.remove(element);
-                refs.retain(|r| inside.contains(r));
+            Outcome::Failed(e) if nth == 0 && e.code != automation_core::ErrorCode::NotFound => {
+                return Err(selector_error(&e));
             }
-            if let Some(w) = window {
-                let inside = subtree(s, w, false).await?;
-                refs.retain(|r| inside.contains(r));
-            }
-            if !many {
-                refs.truncate(1);
-            }
-            Ok(refs)
+            // None at all; a later one gone meanwhile is skipped.
+            _ if nth == 0 => break,
+            _ => {}
         }
+        nth += 1;
     }
+    Ok(refs)
 }
 
 fn selector_error(e: &automation_core::OpError) -> WdError {
