@@ -297,11 +297,7 @@ fn webdriver(port: u16, reach: &crate::cli::ReachArgs) -> u8 {
         addr: std::net::SocketAddr::new(reach.host, port),
         max_sessions: usize::from(reach.max_sessions),
         idle_timeout: Duration::from_secs(reach.idle_timeout),
-        token: reach
-            .auth_token
-            .clone()
-            .or_else(|| std::env::var("AUTOMATION_AUTH_TOKEN").ok()),
-        allow_app: reach.allow_app.clone(),
+        access: reach.access(),
     };
     let result = rt.block_on(crate::reach::webdriver::serve(config, |url| {
         announce(&format!("automation webdriver: listening on {url}"));
@@ -337,11 +333,7 @@ fn serve_http(
         mode,
         max_sessions: usize::from(reach.max_sessions),
         idle_timeout: Duration::from_secs(reach.idle_timeout),
-        token: reach
-            .auth_token
-            .clone()
-            .or_else(|| std::env::var("AUTOMATION_AUTH_TOKEN").ok()),
-        allow_app: reach.allow_app.clone(),
+        access: reach.access(),
         caps,
         snapshots,
     };

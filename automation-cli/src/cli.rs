@@ -297,6 +297,25 @@ pub struct ReachArgs {
     /// loopback.
     #[arg(long, value_name = "GLOB")]
     pub allow_app: Vec<String>,
+    /// A web origin whose pages may call the server (repeatable), as a browser sends it:
+    /// `http://localhost:3000`. Requests from any other page are refused (403); clients
+    /// that are not browsers send no origin and are not affected.
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
+}
+
+impl ReachArgs {
+    /// The token (the flag, or `$AUTOMATION_AUTH_TOKEN`), the apps and the origins.
+    pub fn access(&self) -> crate::reach::http::Access {
+        crate::reach::http::Access {
+            token: self
+                .auth_token
+                .clone()
+                .or_else(|| std::env::var("AUTOMATION_AUTH_TOKEN").ok()),
+            allow_app: self.allow_app.clone(),
+            allow_origin: self.allow_origin.clone(),
+        }
+    }
 }
 
 /// The verbs.

@@ -21,6 +21,8 @@
 //! - [`reach`]: many sessions over HTTP: `automation webdriver` (W3C WebDriver) and
 //!   `automation serve --http` (MCP over streamable HTTP).
 //! - [`docs`]: the generated part of `docs/mcp.md`.
+//! - [`edge`]: the one network edge every HTTP server stands behind (the loopback `Host`, the
+//!   peer's user, `Origin`, the token, content types, timeouts, connection caps).
 //! - [`files`]: the one way a file someone else may have touched is read or written, and the
 //!   private directories; [`watchdog`]: what we start ends with us, SIGKILL included.
 
@@ -31,6 +33,7 @@ pub mod authoring;
 pub mod backend;
 pub mod cli;
 pub mod docs;
+pub mod edge;
 pub mod exec;
 pub mod files;
 pub mod mcp;

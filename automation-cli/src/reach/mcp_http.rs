@@ -14,7 +14,7 @@ use axum::Router;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
-use super::http::{self, Policy};
+use super::http::{self, Access, Policy};
 use super::sessions::{Session, Sessions};
 use crate::cli::Mode;
 use crate::mcp::AutomationServer;
@@ -35,10 +35,8 @@ pub struct Config {
     pub max_sessions: usize,
     /// An MCP session unused this long is ended.
     pub idle_timeout: Duration,
-    /// The bearer token, if any.
-    pub token: Option<String>,
-    /// Globs the `--launch` command must match (beyond loopback).
-    pub allow_app: Vec<String>,
+    /// The token, the apps a session may launch, the web origins a user trusts.
+    pub access: Access,
     /// The listed tool sets.
     pub caps: Caps,
     /// Where `assert_screenshot` keeps baselines.
@@ -73,13 +71,14 @@ impl Drop for Owner {
 /// Binds and serves until the process ends; `announce` gets the MCP URL once it listens.
 pub async fn serve(config: Config, announce: impl FnOnce(&str)) -> Result<(), String> {
     // Refused before anything binds.
-    let policy = Policy::new(config.addr, config.token.clone(), &config.allow_app)?;
+    let policy = Policy::new(config.addr, &config.access)?;
     if let Mode::Launch { command, .. } = &config.mode {
         policy.may_launch(command)?;
     }
-    let (listener, addr) = http::bind(config.addr).await?;
-    // Again on the bound port (0 picks one): the loopback Host check names it.
-    let policy = Policy::new(addr, config.token.clone(), &config.allow_app)?;
+    http::door("MCP server", config.addr, &config.access)?;
+    let (listener, addr) = crate::edge::bind(config.addr).await?;
+    // On the bound port (0 picks one): the loopback Host check names it.
+    let door = http::door("MCP server", addr, &config.access)?;
     let sessions: Arc<Sessions<()>> = Sessions::new(
         config.max_sessions,
         config.idle_timeout,
@@ -119,7 +118,7 @@ pub async fn serve(config: Config, announce: impl FnOnce(&str)) -> Result<(), St
     let service = StreamableHttpService::new(factory, Arc::new(manager), mcp);
     let app = Router::new().nest_service(PATH, service);
     announce(&format!("http://{addr}{PATH}"));
-    let served = http::serve(listener, app, policy).await;
+    let served = crate::edge::serve(listener, app, door).await;
     sessions.end_all().await;
     served
 }

@@ -2,18 +2,19 @@
 //! the hovered and selected node outlined, the selected node's record, its durable selector
 //! and the calls a test would make — refreshed when the app changes (server-sent events).
 //!
-//! Served on loopback only, on a random port, behind a random token the printed URL carries:
-//! every request without it (or with a `Host` that is not the loopback address it was served
-//! on, a DNS-rebinding page) is refused with 403. Every read and action goes through the
-//! same target thread and tool layer as MCP.
+//! Served on loopback only, on a random port, behind the binary's one edge with a random
+//! token the printed URL carries: a request without it, from another user, from another
+//! page's origin, or with a `Host` that is not the loopback address it was served on (a
+//! DNS-rebinding page) is refused. Every read and action goes through the same target thread
+//! and tool layer as MCP.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use automation_core::{ErrorCode, OpError, Reply, Request};
 use axum::Router;
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -36,9 +37,6 @@ const MAX_BODY: usize = 16 * 1024;
 
 struct Shared {
     target: TargetHandle,
-    token: String,
-    /// The `Host` values a request may carry (`127.0.0.1:PORT`, `localhost:PORT`).
-    hosts: Vec<String>,
     /// The last screenshot's size and scale (what `/api/shot-meta` answers).
     last_meta: std::sync::Mutex<Option<Map<String, Value>>>,
     /// Actions running: the change events wait for them to end, so a page reloads once, after
@@ -49,11 +47,6 @@ struct Shared {
 
 type Ctx = State<Arc<Shared>>;
 
-#[derive(Deserialize)]
-struct Auth {
-    token: Option<String>,
-}
-
 /// The inspector over `target`, bound to `127.0.0.1:port` (0: a free port); its URL carries
 /// the token.
 pub async fn bind(target: TargetHandle, port: u16) -> Result<Server, String> {
@@ -63,11 +56,6 @@ pub async fn bind(target: TargetHandle, port: u16) -> Result<Server, String> {
     let addr = bound.addr;
     let shared = Arc::new(Shared {
         target,
-        hosts: vec![
-            format!("127.0.0.1:{}", addr.port()),
-            format!("localhost:{}", addr.port()),
-        ],
-        token: token.clone(),
         last_meta: std::sync::Mutex::new(None),
         acting: std::sync::atomic::AtomicUsize::new(0),
     });
@@ -82,7 +70,14 @@ pub async fn bind(target: TargetHandle, port: u16) -> Result<Server, String> {
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
         .with_state(shared);
     let url = format!("http://{addr}/?token={token}");
-    Ok(Server::new("inspector", url, bound, app))
+    Ok(Server::new(
+        "inspector",
+        url,
+        bound,
+        app,
+        Some(token),
+        MAX_BODY,
+    ))
 }
 
 /// A JSON error with an HTTP status: `{code, message, hint}`.
@@ -92,48 +87,6 @@ fn refuse(status: StatusCode, code: &str, message: &str, hint: &str) -> Response
         axum::Json(json!({"code": code, "message": message, "hint": hint})),
     )
         .into_response()
-}
-
-/// A request refused before it reached the app (403).
-struct Refused {
-    code: &'static str,
-    message: &'static str,
-    hint: &'static str,
-}
-
-impl IntoResponse for Refused {
-    fn into_response(self) -> Response {
-        refuse(StatusCode::FORBIDDEN, self.code, self.message, self.hint)
-    }
-}
-
-/// Checks the token (`?token=` or `Authorization: Bearer`) and the `Host`.
-fn check(shared: &Shared, auth: &Auth, headers: &HeaderMap) -> Result<(), Refused> {
-    let host_ok = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .is_some_and(|h| shared.hosts.iter().any(|ok| ok == h));
-    if !host_ok {
-        return Err(Refused {
-            code: "BAD_HOST",
-            message: "the inspector answers only requests addressed to its loopback address",
-            hint: "open the URL automation inspect printed",
-        });
-    }
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|h| h.to_str().ok())
-        .and_then(|h| h.strip_prefix("Bearer "));
-    let given = auth.token.as_deref().or(bearer).unwrap_or_default();
-    if automation_wire::handshake::tokens_match(given.as_bytes(), shared.token.as_bytes()) {
-        Ok(())
-    } else {
-        Err(Refused {
-            code: "BAD_TOKEN",
-            message: "missing or wrong token",
-            hint: "open the URL automation inspect printed: it carries the token",
-        })
-    }
 }
 
 /// An op's failure as HTTP: the kit's error, 400 for the caller's mistake, 503 to retry.
@@ -172,10 +125,7 @@ async fn data(shared: &Shared, tool: &str, args: Value) -> Result<Value, Respons
     }
 }
 
-async fn page(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap) -> Response {
-    if let Err(refused) = check(&shared, &auth, &headers) {
-        return refused.into_response();
-    }
+async fn page() -> Response {
     (
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
@@ -186,10 +136,7 @@ async fn page(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap) 
         .into_response()
 }
 
-async fn tree(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap) -> Response {
-    if let Err(refused) = check(&shared, &auth, &headers) {
-        return refused.into_response();
-    }
+async fn tree(State(shared): Ctx) -> Response {
     let args = json!({"format": "json", "max_nodes": MAX_NODES});
     match data(&shared, "snapshot_tree", args).await {
         Ok(v) => axum::Json(v).into_response(),
@@ -219,10 +166,7 @@ async fn capture(shared: &Shared) -> Result<automation_core::Image, Response> {
     }
 }
 
-async fn screenshot(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap) -> Response {
-    if let Err(refused) = check(&shared, &auth, &headers) {
-        return refused.into_response();
-    }
+async fn screenshot(State(shared): Ctx) -> Response {
     match capture(&shared).await {
         Ok(image) => (
             [
@@ -236,10 +180,7 @@ async fn screenshot(State(shared): Ctx, Query(auth): Query<Auth>, headers: Heade
     }
 }
 
-async fn shot_meta(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap) -> Response {
-    if let Err(refused) = check(&shared, &auth, &headers) {
-        return refused.into_response();
-    }
+async fn shot_meta(State(shared): Ctx) -> Response {
     // The meta of the last capture the page loaded; a capture of its own only before any.
     let cached = shared.last_meta.lock().ok().and_then(|m| m.clone());
     let meta = match cached {
@@ -266,15 +207,7 @@ async fn shot_meta(State(shared): Ctx, Query(auth): Query<Auth>, headers: Header
     }
 }
 
-async fn node(
-    State(shared): Ctx,
-    Path(id): Path<String>,
-    Query(auth): Query<Auth>,
-    headers: HeaderMap,
-) -> Response {
-    if let Err(refused) = check(&shared, &auth, &headers) {
-        return refused.into_response();
-    }
+async fn node(State(shared): Ctx, Path(id): Path<String>) -> Response {
     let mut record = match data(
         &shared,
         "read_node",
@@ -341,15 +274,7 @@ fn click() -> String {
     "click".into()
 }
 
-async fn act(
-    State(shared): Ctx,
-    Query(auth): Query<Auth>,
-    headers: HeaderMap,
-    body: axum::body::Bytes,
-) -> Response {
-    if let Err(refused) = check(&shared, &auth, &headers) {
-        return refused.into_response();
-    }
+async fn act(State(shared): Ctx, body: axum::body::Bytes) -> Response {
     let act: Act = match serde_json::from_slice(&body) {
         Ok(a) => a,
         Err(e) => {
@@ -382,10 +307,7 @@ async fn act(
 }
 
 /// `changed` events with the tree's version whenever it moves.
-async fn events(State(shared): Ctx, Query(auth): Query<Auth>, headers: HeaderMap) -> Response {
-    if let Err(refused) = check(&shared, &auth, &headers) {
-        return refused.into_response();
-    }
+async fn events(State(shared): Ctx) -> Response {
     let stream =
         futures_util::stream::unfold((shared, None::<Value>), |(shared, last)| async move {
             loop {

@@ -1,9 +1,12 @@
-//! A web server on 127.0.0.1 (the inspector's, `show-report`'s): bound before it serves, so
-//! the URL printed is one that answers.
+//! A web server of pages on 127.0.0.1 (the inspector's, `show-report`'s): bound before it
+//! serves, so the URL printed is one that answers, and served behind the binary's one edge
+//! ([`crate::edge`]): its own user, a loopback `Host`, its own pages' origin, its token.
 
 use std::net::SocketAddr;
 
 use axum::Router;
+
+use crate::edge::{self, Door};
 
 /// A bound listener and its address.
 pub struct Bound {
@@ -14,12 +17,7 @@ pub struct Bound {
 
 /// Binds `127.0.0.1:port` (0: a free port).
 pub async fn bind(port: u16) -> Result<Bound, String> {
-    let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port)))
-        .await
-        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| format!("no local address: {e}"))?;
+    let (listener, addr) = edge::bind(SocketAddr::from(([127, 0, 0, 1], port))).await?;
     Ok(Bound { listener, addr })
 }
 
@@ -27,17 +25,26 @@ pub async fn bind(port: u16) -> Result<Bound, String> {
 pub struct Server {
     /// What to open.
     pub url: String,
-    what: &'static str,
+    door: Door,
     bound: Bound,
     app: Router,
 }
 
 impl Server {
-    /// `app` on `bound`, announced as `url`; `what` names it in an error.
-    pub fn new(what: &'static str, url: String, bound: Bound, app: Router) -> Self {
+    /// `app` on `bound`, announced as `url`; `name` names it in logs and refusals; `token`,
+    /// if any, is the one its URL carries; `max_body` caps a request's body.
+    pub fn new(
+        name: &'static str,
+        url: String,
+        bound: Bound,
+        app: Router,
+        token: Option<String>,
+        max_body: usize,
+    ) -> Self {
+        let door = Door::pages(name, bound.addr.port(), token, max_body);
         Self {
             url,
-            what,
+            door,
             bound,
             app,
         }
@@ -45,8 +52,6 @@ impl Server {
 
     /// Serves until the process ends.
     pub async fn serve(self) -> Result<(), String> {
-        axum::serve(self.bound.listener, self.app)
-            .await
-            .map_err(|e| format!("the {} stopped: {e}", self.what))
+        edge::serve(self.bound.listener, self.app, self.door).await
     }
 }

@@ -33,7 +33,7 @@ pub async fn bind(dir: PathBuf, port: u16) -> Result<Server, String> {
         .route("/index.html", get(index))
         .route("/img/{name}", get(image))
         .with_state(Arc::new(dir));
-    Ok(Server::new("report server", url, bound, app))
+    Ok(Server::new("report server", url, bound, app, None, 0))
 }
 
 fn file(path: &std::path::Path, mime: &'static str) -> Response {

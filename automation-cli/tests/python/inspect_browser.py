@@ -22,6 +22,8 @@ def api(base: str, path: str, token: str | None, body: dict | None = None, host:
     url = base + path + (("&" if "?" in path else "?") + "token=" + token if token else "")
     req = urllib.request.Request(url, data=None if body is None else json.dumps(body).encode(),
                                  method="GET" if body is None else "POST")
+    if body is not None:
+        req.add_header("Content-Type", "application/json")
     if host:
         req.add_header("Host", host)
     try:
@@ -35,13 +37,14 @@ def main(url: str, act_role: str, act_label: str, expect: str, role: str, label:
     parts = urllib.parse.urlsplit(url)
     base = f"{parts.scheme}://{parts.netloc}"
     token = urllib.parse.parse_qs(parts.query)["token"][0]
-    # Refusals first: no token, a wrong one, a page from another origin (DNS rebinding).
-    for path, tok, host in (("/api/tree", None, None), ("/api/tree", "nope", None), ("/", None, None),
-                            ("/api/tree", token, "evil.example:80")):
+    # Refusals first: no token, a wrong one (401), a page from another origin (DNS rebinding:
+    # 403).
+    for path, tok, host, want in (("/api/tree", None, None, 401), ("/api/tree", "nope", None, 401),
+                                  ("/", None, None, 401), ("/api/tree", token, "evil.example:80", 403)):
         status, body = api(base, path, tok, host=host)
-        check(status == 403, f"{path} token={tok} host={host}: {status} {body}")
+        check(status == want, f"{path} token={tok} host={host}: {status} {body}")
     status, body = api(base, "/api/act", None, {"node": {"role": act_role, "label": act_label}})
-    check(status == 403, f"an action without the token is refused: {status}")
+    check(status == 401, f"an action without the token is refused: {status}")
 
     driver = chromium()
     try:

@@ -5,7 +5,9 @@
 //! The data's path, one module each:
 //! - [`caps`]: a new session's capabilities → which target it drives;
 //! - [`locate`]: a locator → an XPath over the page source, or the kit's selector;
-//! - [`source`]: the tree as the page-source XML, and XPath 1.0 over it;
+//! - [`source`]: the tree as the page source (data, written as XML);
+//! - [`xpath`]: XPath 1.0 over the page source, bounded in size, nesting and work, off the
+//!   async runtime;
 //! - [`input`]: `send keys` text and the actions API → the catalog's input ops;
 //! - [`commands`]: each command → tool calls on the session's target (the same tool layer
 //!   as MCP: no second find, click or type here);
@@ -17,6 +19,7 @@ pub mod error;
 pub mod input;
 pub mod locate;
 pub mod source;
+pub mod xpath;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -29,7 +32,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 
-use super::http::{self, Policy};
+use super::http::{self, Access, Policy};
 use super::sessions::{CreateError, Session, Sessions};
 use crate::tools::Snapshots;
 use error::{W3c, WdError, WdResult};
@@ -43,10 +46,8 @@ pub struct Config {
     pub max_sessions: usize,
     /// A session unused this long is ended.
     pub idle_timeout: Duration,
-    /// The bearer token, if any.
-    pub token: Option<String>,
-    /// Globs of the command lines a session may launch.
-    pub allow_app: Vec<String>,
+    /// The token, the apps a session may launch, the web origins a user trusts.
+    pub access: Access,
 }
 
 /// A session's WebDriver state beside its target.
@@ -94,10 +95,11 @@ type Wd = Arc<Session<WdState>>;
 /// Binds and serves until the process ends; `announce` gets the URL once it listens.
 pub async fn serve(config: Config, announce: impl FnOnce(&str)) -> Result<(), String> {
     // Refused before anything binds.
-    Policy::new(config.addr, config.token.clone(), &config.allow_app)?;
-    let (listener, addr) = http::bind(config.addr).await?;
-    // Again on the bound port (0 picks one): the loopback Host check names it.
-    let policy = Policy::new(addr, config.token.clone(), &config.allow_app)?;
+    let policy = Policy::new(config.addr, &config.access)?;
+    http::door("WebDriver server", config.addr, &config.access)?;
+    let (listener, addr) = crate::edge::bind(config.addr).await?;
+    // On the bound port (0 picks one): the loopback Host check names it.
+    let door = http::door("WebDriver server", addr, &config.access)?;
     let sessions = Sessions::new(
         config.max_sessions,
         config.idle_timeout,
@@ -106,10 +108,10 @@ pub async fn serve(config: Config, announce: impl FnOnce(&str)) -> Result<(), St
     sessions.reap_idle();
     let server = Arc::new(Server {
         sessions: Arc::clone(&sessions),
-        policy: policy.clone(),
+        policy,
     });
     announce(&format!("http://{addr}"));
-    let served = http::serve(listener, router(server), policy).await;
+    let served = crate::edge::serve(listener, router(server), door).await;
     sessions.end_all().await;
     served
 }

@@ -2,15 +2,14 @@
 //!
 //! One element per node, named by its role; its attributes are the record's fields a
 //! locator reads (`name`, `value`, `accessibility-id`, the states, the bounds) and `ref`, the
-//! element id a command takes. `find_element(By.XPATH, …)` evaluates the expression on the
-//! very XML `GET /source` returns, so what Appium Inspector or lxml select on the page source
-//! is what find selects.
+//! element id a command takes. The page is data ([`Page`]): `GET /source` writes it as XML,
+//! and `find_element(By.XPATH, …)` evaluates the expression over the same elements
+//! ([`super::xpath`]), so what Appium Inspector or lxml select on the page source is what find
+//! selects.
 
 use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
-
-use super::error::{W3c, WdError};
 
 /// The root element's name.
 pub const ROOT: &str = "App";
@@ -90,75 +89,137 @@ pub fn records(snapshot: &Map<String, Value>) -> Vec<&Map<String, Value>> {
         .unwrap_or_default()
 }
 
-/// The page source of a snapshot: `<App name="…">`, then each root node and its subtree.
-pub fn xml(snapshot: &Map<String, Value>, app: &str) -> String {
-    let records = records(snapshot);
-    let by_ref: std::collections::HashMap<&str, &Map<String, Value>> = records
-        .iter()
-        .filter_map(|r| Some((r.get("id")?.as_str()?, *r)))
-        .collect();
-    let children = |r: &Map<String, Value>| -> Vec<String> {
-        r.get("children")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|c| c.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let child_refs: std::collections::HashSet<String> =
-        records.iter().flat_map(|r| children(r)).collect();
-    let mut out = String::with_capacity(records.len() * 160);
-    out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = write!(out, "<{ROOT} name=\"{}\">", escape(app));
-    // Iteratively, so a deep tree cannot overflow the stack: (record, closing?).
-    let mut stack: Vec<(Option<&Map<String, Value>>, String)> = records
-        .iter()
-        .rev()
-        .filter(|r| {
-            r.get("id")
-                .and_then(Value::as_str)
-                .is_none_or(|id| !child_refs.contains(id))
-        })
-        .map(|r| (Some(*r), String::new()))
-        .collect();
-    let mut depth = 1usize;
-    while let Some((record, closing)) = stack.pop() {
-        let Some(record) = record else {
-            depth -= 1;
-            indent(&mut out, depth);
-            let _ = write!(out, "</{closing}>");
-            continue;
-        };
-        let name = element_name(
-            record
-                .get("role")
-                .and_then(Value::as_str)
-                .unwrap_or("Unknown"),
-        );
-        indent(&mut out, depth);
-        let _ = write!(out, "<{name}");
-        for (k, v) in attributes(record) {
-            let _ = write!(out, " {k}=\"{}\"", escape(&v));
-        }
-        let kids: Vec<&Map<String, Value>> = children(record)
+/// One element of the page source: its name, its attributes (values already as the XML
+/// holds them), and how deep it sits under the root `<App>` (its children are one deeper).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Element {
+    /// The element's name (the node's role).
+    pub name: String,
+    /// Its attributes, in order.
+    pub attributes: Vec<(&'static str, String)>,
+    /// 1 for a root node, its children 2, and so on.
+    pub depth: usize,
+}
+
+/// The page source as data: the app's name and its elements in document order. `GET /source`
+/// writes it as XML ([`Page::xml`]); a find evaluates XPath over the very same elements
+/// ([`super::xpath`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Page {
+    /// The root element's `name`.
+    pub app: String,
+    /// Every element, in document order.
+    pub elements: Vec<Element>,
+}
+
+impl Page {
+    /// The page of a snapshot: each root node and its subtree, walked without recursion (a
+    /// deep tree cannot overflow the stack).
+    pub fn new(snapshot: &Map<String, Value>, app: &str) -> Self {
+        let records = records(snapshot);
+        let by_ref: std::collections::HashMap<&str, &Map<String, Value>> = records
             .iter()
-            .filter_map(|c| by_ref.get(c.as_str()).copied())
+            .filter_map(|r| Some((r.get("id")?.as_str()?, *r)))
             .collect();
-        if kids.is_empty() {
-            out.push_str("/>");
-        } else {
-            out.push('>');
-            depth += 1;
-            stack.push((None, name));
-            for k in kids.into_iter().rev() {
-                stack.push((Some(k), String::new()));
+        let children = |r: &Map<String, Value>| -> Vec<String> {
+            r.get("children")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|c| c.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let child_refs: std::collections::HashSet<String> =
+            records.iter().flat_map(|r| children(r)).collect();
+        let mut stack: Vec<(&Map<String, Value>, usize)> = records
+            .iter()
+            .rev()
+            .filter(|r| {
+                r.get("id")
+                    .and_then(Value::as_str)
+                    .is_none_or(|id| !child_refs.contains(id))
+            })
+            .map(|r| (*r, 1))
+            .collect();
+        let mut elements = Vec::with_capacity(records.len());
+        let mut seen = std::collections::HashSet::new();
+        while let Some((record, depth)) = stack.pop() {
+            // A node listed as a child twice (or in a cycle) appears once.
+            if let Some(id) = record.get("id").and_then(Value::as_str)
+                && !seen.insert(id)
+            {
+                continue;
+            }
+            let name = element_name(
+                record
+                    .get("role")
+                    .and_then(Value::as_str)
+                    .unwrap_or("Unknown"),
+            );
+            let attributes = attributes(record)
+                .into_iter()
+                .map(|(k, v)| (k, clean(&v)))
+                .collect();
+            elements.push(Element {
+                name,
+                attributes,
+                depth,
+            });
+            for c in children(record).iter().rev() {
+                if let Some(k) = by_ref.get(c.as_str()) {
+                    stack.push((k, depth + 1));
+                }
             }
         }
+        Self {
+            app: clean(app),
+            elements,
+        }
     }
-    out.push_str(&format!("\n</{ROOT}>\n"));
-    out
+
+    /// The page as XML: `<App name="…">`, then each element, indented by its depth.
+    pub fn xml(&self) -> String {
+        let mut out = String::with_capacity(self.elements.len() * 160);
+        out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        let _ = write!(out, "<{ROOT} name=\"{}\">", escape(&self.app));
+        // The names of the elements still open, innermost last.
+        let mut open: Vec<&str> = Vec::new();
+        for (i, e) in self.elements.iter().enumerate() {
+            while open.len() >= e.depth {
+                let name = open.pop().unwrap_or_default();
+                indent(&mut out, open.len() + 1);
+                let _ = write!(out, "</{name}>");
+            }
+            indent(&mut out, e.depth);
+            let _ = write!(out, "<{}", e.name);
+            for (k, v) in &e.attributes {
+                let _ = write!(out, " {k}=\"{}\"", escape(v));
+            }
+            let has_children = self
+                .elements
+                .get(i + 1)
+                .is_some_and(|next| next.depth > e.depth);
+            if has_children {
+                out.push('>');
+                open.push(&e.name);
+            } else {
+                out.push_str("/>");
+            }
+        }
+        while let Some(name) = open.pop() {
+            indent(&mut out, open.len() + 1);
+            let _ = write!(out, "</{name}>");
+        }
+        out.push_str(&format!("\n</{ROOT}>\n"));
+        out
+    }
+}
+
+/// The page source of a snapshot as XML (`Page::new(…).xml()`).
+pub fn xml(snapshot: &Map<String, Value>, app: &str) -> String {
+    Page::new(snapshot, app).xml()
 }
 
 fn indent(out: &mut String, depth: usize) {
@@ -186,7 +247,19 @@ pub fn element_name(role: &str) -> String {
     name
 }
 
-/// Escapes an attribute value; characters XML 1.0 cannot hold become U+FFFD.
+/// A value as XML 1.0 can hold it: characters it cannot become U+FFFD. The page keeps values
+/// cleaned, so XPath compares what the XML shows.
+fn clean(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\n' | '\r' | '\t' => c,
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => '\u{FFFD}',
+            c => c,
+        })
+        .collect()
+}
+
+/// Escapes an attribute value's markup (its characters are already [`clean`]).
 fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -198,7 +271,6 @@ fn escape(s: &str) -> String {
             '\n' => out.push_str("&#10;"),
             '\r' => out.push_str("&#13;"),
             '\t' => out.push_str("&#9;"),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
             c => out.push(c),
         }
     }
@@ -214,147 +286,5 @@ pub fn literal(s: &str) -> String {
     } else {
         let parts: Vec<String> = s.split('"').map(|p| format!("\"{p}\"")).collect();
         format!("concat({})", parts.join(", '\"', "))
-    }
-}
-
-/// The `ref`s of the elements `expr` selects in `xml`, in document order; evaluated from the
-/// element `context` (a `ref`) when given, else from the document.
-pub fn select(xml: &str, expr: &str, context: Option<&str>) -> Result<Vec<String>, WdError> {
-    let package = sxd_document::parser::parse(xml).map_err(|e| {
-        WdError::new(
-            W3c::UnknownError,
-            format!("the page source did not parse as XML: {e}"),
-        )
-    })?;
-    let document = package.as_document();
-    let xpath = sxd_xpath::Factory::new()
-        .build(expr)
-        .map_err(|e| invalid(expr, &e.to_string()))?
-        .ok_or_else(|| invalid(expr, "it is empty"))?;
-    let root = document.root();
-    let start: sxd_xpath::nodeset::Node<'_> = match context {
-        None => root.into(),
-        Some(r) => find_ref(root, r).ok_or_else(|| {
-            WdError::new(
-                W3c::StaleElementReference,
-                format!("element {r} is not in the app's tree any more; find it again"),
-            )
-        })?,
-    };
-    let value = xpath
-        .evaluate(&sxd_xpath::Context::new(), start)
-        .map_err(|e| invalid(expr, &e.to_string()))?;
-    let sxd_xpath::Value::Nodeset(nodes) = value else {
-        return Err(invalid(
-            expr,
-            "it gives a value, not elements (a count, a string, a boolean)",
-        ));
-    };
-    let mut refs = Vec::new();
-    for node in nodes.document_order() {
-        match node {
-            sxd_xpath::nodeset::Node::Element(e) => {
-                if let Some(r) = e.attribute_value("ref") {
-                    refs.push(r.to_string());
-                } else if e.name().local_part() != ROOT {
-                    return Err(invalid(expr, "it selects an element without a ref"));
-                }
-            }
-            _ => {
-                return Err(invalid(
-                    expr,
-                    "it selects attributes or text, not elements; select the element (drop the trailing /@name or /text())",
-                ));
-            }
-        }
-    }
-    Ok(refs)
-}
-
-fn invalid(expr: &str, why: &str) -> WdError {
-    WdError::new(
-        W3c::InvalidSelector,
-        format!(
-            "the XPath {expr:?} cannot be used: {why}; XPath 1.0 over GET /source, e.g. //Button[@name='OK']"
-        ),
-    )
-}
-
-/// The element whose `ref` is `r`, searched depth-first.
-fn find_ref<'d>(
-    root: sxd_document::dom::Root<'d>,
-    r: &str,
-) -> Option<sxd_xpath::nodeset::Node<'d>> {
-    let mut stack: Vec<sxd_document::dom::Element<'d>> = root
-        .children()
-        .into_iter()
-        .filter_map(|c| c.element())
-        .collect();
-    while let Some(e) = stack.pop() {
-        if e.attribute_value("ref") == Some(r) {
-            return Some(e.into());
-        }
-        stack.extend(e.children().into_iter().filter_map(|c| c.element()));
-    }
-    None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn snapshot() -> Map<String, Value> {
-        json!({"nodes": [
-            {"id": "e1", "role": "Window", "label": "Demo", "children": ["e2", "e3", "e4"], "disabled": false, "focused": false},
-            {"id": "e2", "role": "Button", "label": "Say \"hi\" & <go>", "children": [], "disabled": false, "focused": true,
-             "bounds": {"x": 8.0, "y": 32.4, "width": 42.6, "height": 20.0}},
-            {"id": "e3", "role": "CheckBox", "label": "Remember", "toggled": false, "children": [], "disabled": true, "focused": false},
-            {"id": "e4", "role": "Slider", "numeric_value": 30.0, "author_id": "zoom", "children": [], "disabled": false, "focused": false}
-        ]})
-        .as_object()
-        .cloned()
-        .unwrap()
-    }
-
-    #[test]
-    fn the_source_is_xml_that_xpath_reads() {
-        let xml = xml(&snapshot(), "demo");
-        assert!(xml.contains(r#"<Button ref="e2" name="Say &quot;hi&quot; &amp; &lt;go&gt;" enabled="true" visible="true" focused="true" x="8" y="32" width="43" height="20"/>"#), "{xml}");
-        assert_eq!(select(&xml, "//CheckBox", None).unwrap(), ["e3"]);
-        assert_eq!(select(&xml, "//*[@enabled='false']", None).unwrap(), ["e3"]);
-        assert_eq!(
-            select(&xml, "//*[@accessibility-id='zoom']", None).unwrap(),
-            ["e4"]
-        );
-        assert_eq!(select(&xml, "//Slider[@value='30']", None).unwrap(), ["e4"]);
-        assert_eq!(
-            select(&xml, "//Window/*", None).unwrap(),
-            ["e2", "e3", "e4"]
-        );
-        assert_eq!(select(&xml, "./*", Some("e1")).unwrap(), ["e2", "e3", "e4"]);
-        let name = literal("Say \"hi\" & <go>");
-        assert_eq!(
-            select(&xml, &format!("//*[@name={name}]"), None).unwrap(),
-            ["e2"]
-        );
-        assert_eq!(literal(r#"a"b'c"#), r#"concat("a", '"', "b'c")"#);
-        assert_eq!(
-            select(&xml, "//Nothing", None).unwrap(),
-            Vec::<String>::new()
-        );
-    }
-
-    #[test]
-    fn an_xpath_that_selects_no_elements_is_an_invalid_selector() {
-        let xml = xml(&snapshot(), "demo");
-        for bad in ["//Button[", "count(//Button)", "//Button/@name", ""] {
-            let e = select(&xml, bad, None).unwrap_err();
-            assert_eq!(e.kind, W3c::InvalidSelector, "{bad}: {}", e.message);
-        }
-        assert_eq!(
-            select(&xml, "./*", Some("e99")).unwrap_err().kind,
-            W3c::StaleElementReference
-        );
     }
 }

@@ -81,7 +81,7 @@ pub(super) type SidEid = Path<(String, String)>;
 pub(super) type SidEidName = Path<(String, String, String)>;
 
 /// The page source from `root` (a window's node), or of the whole app.
-pub(super) async fn page_in(s: &Wd, root: Option<&str>) -> Result<String, WdError> {
+pub(super) async fn page_in(s: &Wd, root: Option<&str>) -> Result<source::Page, WdError> {
     let mut a = json!({"format": "json", "bounds": true, "max_nodes": SOURCE_NODES});
     if let Some(r) = root {
         a["root"] = json!(r);
@@ -93,7 +93,7 @@ pub(super) async fn page_in(s: &Wd, root: Option<&str>) -> Result<String, WdErro
     };
     whole_values(s, &mut map).await;
     let app = s.describe.split(" (pid").next().unwrap_or_default();
-    Ok(source::xml(&map, app))
+    Ok(source::Page::new(&map, app))
 }
 
 /// Puts back, whole, the strings a snapshot cut (it keeps 1 KiB of each and lists the field

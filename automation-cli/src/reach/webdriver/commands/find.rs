@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::super::error::{W3c, WdError};
 use super::super::locate::{self, Locator};
-use super::super::{Ctx, Server, Wd, body, source};
+use super::super::{Ctx, Server, Wd, body, xpath};
 use super::common::{FIND_POLL, Sid, SidEid, data, element, page_in, subtree, with};
 use super::windows::scope;
 use crate::reach::sessions::lock;
@@ -55,8 +55,8 @@ async fn find_once(
 ) -> Result<Vec<String>, WdError> {
     match locator {
         Locator::XPath(expr) => {
-            let xml = page_in(s, window).await?;
-            source::select(&xml, expr, from)
+            let page = page_in(s, window).await?;
+            xpath::select_off_runtime(page, expr.clone(), from.map(str::to_string)).await
         }
         Locator::Selector(sel) => by_selector(s, sel, from, window, many).await,
     }

@@ -14,7 +14,7 @@ use super::windows::scope;
 /// switch.
 async fn page(s: &Wd) -> Result<String, WdError> {
     let root = scope(s).await?;
-    page_in(s, root.as_deref()).await
+    Ok(page_in(s, root.as_deref()).await?.xml())
 }
 
 pub(in crate::reach::webdriver) async fn source(State(server): Ctx, Path(sid): Sid) -> Response {
