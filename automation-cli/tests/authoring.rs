@@ -4,12 +4,21 @@
 //! exports pass; on a small GTK3 order form the export passes against the form as shipped and
 //! fails against a build with the check box renamed — `NOT_FOUND`, the renamed box among the
 //! candidates, at the exported file's line.
+//!
+//! And issue 34's rule on the headless demo: an app's text holding a line terminator and code
+//! reaches an exported test as data. For each line terminator JavaScript or a YAML reader
+//! knows, a real session types it into a field, checks it, fails an assertion that quotes it,
+//! and names the export with it; `automation run` runs the exported TypeScript and YAML, and
+//! neither the script's marker file nor the step's screenshot appears — and the runs pass, the
+//! check comparing the field with the very text typed.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
 
 use std::process::{Command, Stdio};
 
 use automation_testkit::require::{on_path, require};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// One app session at a time: they are heavy, and the machine has two cores.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -214,5 +223,101 @@ fn a_runs_records_export_as_a_test_that_runs_green() {
             code, 0,
             "{flow} exported as {format}:\n{source}\n{out}\n{err}"
         );
+    }
+}
+
+#[test]
+fn session_text_with_line_terminators_and_code_reaches_an_export_as_data() {
+    let ok = |r: &Value| {
+        assert_ne!(r["result"]["isError"], json!(true), "{r}");
+        r["result"]["structuredContent"].clone()
+    };
+    let name = json!({"role": "TextInput", "label": "Name"});
+    for (i, t) in ["\n", "\r", "\r\n", "\u{2028}", "\u{2029}", "\u{85}"]
+        .iter()
+        .enumerate()
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let ts_marker = format!("ts-{i}");
+        let yaml_marker = format!("yaml-{i}.png");
+        // JavaScript after a line break, then YAML steps after another.
+        let code = format!("{t}(await import('fs')).writeFileSync('{ts_marker}',''){t}//");
+        let steps = format!("{t}- tool: screenshot{t}  args: {{save_to: {yaml_marker}}}{t}#");
+        let payload = format!("Zoë{code}{steps}");
+        // The demo's one-line field turns LF and CR into spaces (set_value then answers
+        // NO_EFFECT, honestly) and keeps the other separators. What it holds is learnt in a
+        // first session, and typed in the one exported.
+        let held = {
+            let mut probe = common::Server::start_in(dir.path());
+            let first = probe.call(1, "set_value", json!({"node": name, "value": payload}));
+            let rewrites = ["\n", "\r", "\r\n"].contains(t);
+            assert!(first["result"]["isError"] != true || rewrites, "{first}");
+            let read = ok(&probe.call(2, "read_node", json!({"node": name})));
+            read["value"].as_str().unwrap().to_string()
+        };
+        assert!(
+            held.contains("writeFileSync") && held.contains("save_to"),
+            "{held:?}"
+        );
+        let mut s = common::Server::start_in(dir.path());
+        let field = ok(&s.call(1, "find_node", json!(name)))["node"].clone();
+        ok(&s.call(2, "set_value", json!({"node": field, "value": held})));
+        ok(&s.call(3, "read_node", json!({"node": field})));
+        // A failed assertion quoting the code first, so the footer's message carries it.
+        let miss = s.call(
+            4,
+            "assert_node",
+            json!({"node": field, "kind": "value_equals", "value": format!("{code}{steps}")}),
+        );
+        assert_eq!(miss["result"]["isError"], true, "{miss}");
+        ok(&s.call(
+            5,
+            "invoke_action",
+            json!({"node": {"role": "Button", "label": "Save"}, "action": "click"}),
+        ));
+        for (n, format) in ["ts", "yaml"].iter().enumerate() {
+            let export = ok(&s.call(
+                10 + n as i64,
+                "export_test",
+                json!({"format": format, "name": payload}),
+            ));
+            let source = export["source"].as_str().unwrap();
+            assert!(
+                source.contains("writeFileSync") && source.contains("save_to"),
+                "{source}"
+            );
+            let path = dir.path().join(format!("exported.{format}"));
+            std::fs::write(&path, source).unwrap();
+            let run = Command::new(env!("CARGO_BIN_EXE_automation"))
+                .args(["run", path.to_str().unwrap()])
+                .current_dir(dir.path())
+                .env("AUTOMATION_RECORDS", "off")
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            let output = format!(
+                "{}{}",
+                String::from_utf8_lossy(&run.stdout),
+                String::from_utf8_lossy(&run.stderr)
+            );
+            for marker in [&ts_marker, &yaml_marker] {
+                assert!(
+                    !dir.path().join(marker).exists(),
+                    "terminator {t:?}: {format} ran session text ({marker})\n{source}\n{output}"
+                );
+            }
+            // The run passed: its check compared the field with exactly the text typed.
+            assert!(
+                run.status.success(),
+                "terminator {t:?}: {format} failed\n{source}\n{output}"
+            );
+            assert!(
+                export["inputs"]
+                    .to_string()
+                    .contains(&serde_json::to_string(&held).unwrap()),
+                "{}",
+                export["inputs"]
+            );
+        }
     }
 }

@@ -6,6 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::plan::{Plan, Planned};
+use super::quote;
 
 /// The formats a test is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
@@ -52,10 +53,6 @@ pub fn render(plan: &Plan, format: Format, origin: &Origin) -> String {
     }
 }
 
-fn one_line(text: &str) -> String {
-    text.replace(['\n', '\r'], " ")
-}
-
 fn header(origin: &Origin, plan: &Plan, comment: &str) -> String {
     let span = match plan.span {
         Some((a, b)) => format!("calls {a}–{b} of {}", origin.total),
@@ -63,8 +60,8 @@ fn header(origin: &Origin, plan: &Plan, comment: &str) -> String {
     };
     let mut text = format!(
         "{comment} {}: exported by automation from {} ({span}).\n",
-        one_line(&origin.name),
-        one_line(&origin.source)
+        quote::comment(&origin.name),
+        quote::comment(&origin.source)
     );
     if origin.dropped > 0 {
         text.push_str(&format!(
@@ -88,7 +85,7 @@ fn footer(plan: &Plan, comment: &str) -> String {
             "{comment}   call {} {}: {}\n",
             l.index,
             l.tool,
-            one_line(&l.why)
+            quote::comment(&l.why)
         ));
     }
     text
@@ -165,7 +162,7 @@ fn typescript(plan: &Plan, origin: &Origin) -> String {
             .map(|(k, v)| (k.clone(), json!(v)))
             .collect();
         // `{"name":"Ada"}` without its braces: the defaults, then what the run passes.
-        let defaults = Value::Object(defaults).to_string();
+        let defaults = quote::ts_value(&Value::Object(defaults));
         let fields = &defaults[1..defaults.len() - 1];
         ts.push_str(&format!(
             "const inputs = {{ {fields}, ...JSON.parse(process.env.AUTOMATION_INPUTS ?? '{{}}') }};\n"
@@ -173,26 +170,26 @@ fn typescript(plan: &Plan, origin: &Origin) -> String {
     }
     ts.push_str("const app = await connect();\n");
     for group in &plan.groups {
-        let name = serde_json::to_string(&group.name).unwrap_or_default();
+        let name = quote::ts_string(&group.name);
         ts.push_str(&format!("\nawait step({name}, async () => {{\n"));
         for call in &group.calls {
             let mut args = args_with_input(call, sentinel);
             // The client takes the settle spec as an option, beside the op's arguments.
             let options = match args.remove("settle") {
-                Some(settle) => format!(", {{ settle: {settle} }}"),
+                Some(settle) => format!(", {{ settle: {} }}", quote::ts_value(&settle)),
                 None => String::new(),
             };
-            let args = Value::Object(args).to_string();
+            let args = quote::ts_value(&Value::Object(args));
             let args = match &call.input {
                 Some((_, n)) => {
                     let marked = serde_json::to_string(&sentinel(n)).unwrap_or_default();
-                    args.replace(&marked, &format!("inputs.{n}"))
+                    args.replace(&marked, &quote::ts_property("inputs", n))
                 }
                 None => args,
             };
             ts.push_str(&format!(
                 "  await app.op({}, {args}{options}); // call {}\n",
-                serde_json::to_string(call.tool).unwrap_or_default(),
+                quote::ts_string(call.tool),
                 call.index
             ));
         }
@@ -201,4 +198,115 @@ fn typescript(plan: &Plan, origin: &Origin) -> String {
     ts.push_str("\napp.close();\n");
     ts.push_str(&footer(plan, "//"));
     ts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan::{Group, LeftOut};
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A plan whose every session string is `text(i)`.
+    fn plan(text: &dyn Fn(usize) -> String) -> (Plan, Origin) {
+        let call =
+            |index: usize, tool: &'static str, args: Value, input: Option<(&str, &str)>| Planned {
+                index,
+                tool,
+                args: args.as_object().cloned().unwrap_or_default(),
+                input: input.map(|(a, n)| (a.to_string(), n.to_string())),
+                check: false,
+            };
+        let plan = Plan {
+            inputs: vec![("name".into(), text(0))],
+            groups: vec![
+                Group {
+                    name: text(1),
+                    calls: vec![
+                        call(
+                            1,
+                            "type_text",
+                            json!({"node": {"label": text(2)}, "text": text(0)}),
+                            Some(("text", "name")),
+                        ),
+                        call(
+                            2,
+                            "assert_node",
+                            json!({"node": {"role": "Label", "value": text(3)}, "kind": "value", "expected": text(4), "settle": {"quiet_ms": 1}}),
+                            None,
+                        ),
+                    ],
+                },
+                Group {
+                    name: text(5),
+                    calls: vec![call(
+                        3,
+                        "invoke_action",
+                        json!({"node": {"label": text(6)}, "action": "click"}),
+                        None,
+                    )],
+                },
+            ],
+            left_out: vec![LeftOut {
+                index: 4,
+                tool: "assert_node".into(),
+                why: text(7),
+            }],
+            span: Some((1, 4)),
+        };
+        let origin = Origin {
+            name: text(8),
+            source: text(9),
+            total: 4,
+            dropped: 1,
+        };
+        (plan, origin)
+    }
+
+    /// Line terminators of JavaScript and of YAML 1.1 readers, and other controls.
+    fn terminator() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "\n", "\r", "\r\n", "\u{2028}", "\u{2029}", "\u{85}", "\u{b}", "\u{c}", "\u{0}",
+        ])
+    }
+
+    /// Text an app could show: anything, around line terminators and code.
+    fn hostile() -> impl Strategy<Value = String> {
+        (any::<String>(), terminator(), terminator(), any::<String>()).prop_map(|(a, t1, t2, b)| {
+            format!("{a}{t1}(await import('fs')).writeFileSync('/tmp/pwned', 'x');{t2}- tool: screenshot{t1}  args: {{save_to: /tmp/pwned}}{t2}// {b}\"'`${{x}}")
+        })
+    }
+
+    fn breaks_js(s: &str) -> usize {
+        s.chars()
+            .filter(|c| matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}'))
+            .count()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// No session string adds a line to an exported TypeScript test, nor leaves a raw
+        /// separator in it; a YAML export reads back as exactly the plan's steps, and its
+        /// comments stay as many lines as they were.
+        #[test]
+        fn session_strings_are_quoted_never_spliced(texts in prop::collection::vec(hostile(), 10)) {
+            let (hostile_plan, hostile_origin) = plan(&|i| texts[i].clone());
+            let (plain_plan, plain_origin) = plan(&|_| "x".to_string());
+
+            let ts = render(&hostile_plan, Format::Ts, &hostile_origin);
+            let plain_ts = render(&plain_plan, Format::Ts, &plain_origin);
+            prop_assert_eq!(breaks_js(&ts), breaks_js(&plain_ts), "{}", ts);
+            prop_assert!(!ts.contains(['\r', '\u{2028}', '\u{2029}', '\u{85}']), "{}", ts);
+
+            let yaml = render(&hostile_plan, Format::Yaml, &hostile_origin);
+            let data: Value = serde_norway::from_str(&yaml).map_err(|e| TestCaseError::fail(format!("{e}\n{yaml}")))?;
+            prop_assert_eq!(&data, &steps_value(&hostile_plan));
+            let comments = |y: &str| y.lines().filter(|l| l.starts_with('#')).count();
+            let plain_yaml = render(&plain_plan, Format::Yaml, &plain_origin);
+            prop_assert_eq!(comments(&yaml), comments(&plain_yaml), "{}", yaml);
+            for l in yaml.lines().filter(|l| l.starts_with('#')) {
+                prop_assert!(!l.contains(['\u{85}', '\u{2028}', '\u{2029}']), "{}", l);
+            }
+        }
+    }
 }
