@@ -501,6 +501,42 @@ fn layers_import_downward_only() {
             && !mentions("reach", "tools::call(").is_empty(),
         "WebDriver's commands go through the tool layer"
     );
+    // The edge is the one door every HTTP server stands behind: it knows HTTP and who is
+    // asking, and nothing of what is served.
+    for needle in [
+        "crate::reach",
+        "crate::seeing",
+        "crate::mcp",
+        "crate::runner",
+        "crate::tools",
+        "crate::backend",
+        "rmcp",
+    ] {
+        assert_eq!(
+            mentions("edge", needle),
+            Vec::<String>::new(),
+            "the edge imports {needle}"
+        );
+    }
+    for (dir, file) in [
+        ("reach", "webdriver/mod.rs"),
+        ("reach", "mcp_http.rs"),
+        ("seeing", "loopback.rs"),
+    ] {
+        assert!(
+            mentions(dir, "crate::edge::serve").contains(&format!("{dir}/{file}"))
+                || mentions(dir, "edge::serve(").contains(&format!("{dir}/{file}")),
+            "{dir}/{file} serves behind the edge"
+        );
+    }
+    // No server of the binary is served around the edge.
+    for dir in ["reach", "seeing", "mcp", "runner", "exec"] {
+        assert_eq!(
+            mentions(dir, "axum::serve"),
+            Vec::<String>::new(),
+            "{dir} serves HTTP without the edge"
+        );
+    }
     // The reader is not blind: the MCP adapter itself does name rmcp.
     assert!(
         !mentions("mcp", "rmcp").is_empty(),

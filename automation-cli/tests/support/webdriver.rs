@@ -16,6 +16,8 @@ pub const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 pub struct Server {
     pub child: Child,
     pub url: String,
+    /// Where its stderr goes, when the test reads its log.
+    pub log: Option<std::path::PathBuf>,
 }
 
 impl Server {
@@ -35,7 +37,31 @@ impl Server {
     /// [`Server::spawn`] with `env` set for the server.
     /// An empty value removes the variable.
     pub fn spawn_env(args: &[&str], env: &[(String, String)]) -> Self {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_automation"));
+        Self::spawn_cmd(
+            Command::new(env!("CARGO_BIN_EXE_automation")),
+            args,
+            env,
+            None,
+        )
+    }
+
+    /// [`Server::spawn_env`] with its stderr in `log` (read it with [`Server::log_text`]).
+    pub fn spawn_logged(args: &[&str], env: &[(String, String)], log: &std::path::Path) -> Self {
+        Self::spawn_cmd(
+            Command::new(env!("CARGO_BIN_EXE_automation")),
+            args,
+            env,
+            Some(log),
+        )
+    }
+
+    /// `cmd` (the binary, or a wrapper such as `prlimit … automation`) with `args`.
+    pub fn spawn_cmd(
+        mut cmd: Command,
+        args: &[&str],
+        env: &[(String, String)],
+        log: Option<&std::path::Path>,
+    ) -> Self {
         for (k, v) in env {
             if v.is_empty() {
                 cmd.env_remove(k);
@@ -43,12 +69,16 @@ impl Server {
                 cmd.env(k, v);
             }
         }
+        let stderr = match log {
+            Some(path) => Stdio::from(std::fs::File::create(path).unwrap()),
+            None => Stdio::inherit(),
+        };
         let mut child = cmd
             .args(args)
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let mut line = String::new();
@@ -63,7 +93,16 @@ impl Server {
         Self {
             url: url.to_string(),
             child,
+            log: log.map(std::path::Path::to_path_buf),
         }
+    }
+
+    /// What the server has logged so far (with [`Server::spawn_logged`]).
+    pub fn log_text(&self) -> String {
+        self.log
+            .as_ref()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .unwrap_or_default()
     }
 
     /// `host:port`.
