@@ -31,7 +31,14 @@ pub enum Change {
     Node,
     /// Its children.
     Children,
+    /// Everything under it: it became shown or hidden, opened or closed (a popup menu, a page,
+    /// a window), and toolkits send no event for each descendant whose states follow; or an
+    /// op sent to it may have changed what it holds.
+    Subtree,
 }
+
+/// States whose change on an object changes its descendants' too.
+const SUBTREE_STATES: &[&str] = &["showing", "visible", "expanded", "collapsed"];
 
 /// Changes since the target last took them.
 #[derive(Debug, Default)]
@@ -120,9 +127,20 @@ impl Events {
     /// Marks `path` for a re-read on the next poll (an op the target sent itself may change
     /// it before, or without, an event saying so). Not counted as an event.
     pub fn touch(&self, path: &str) {
+        self.touch_as(path, Change::Node);
+    }
+
+    /// Marks `path` and everything under it for a re-read on the next poll (a click may open
+    /// what it holds: a menu, a page).
+    pub fn touch_subtree(&self, path: &str) {
+        self.touch_as(path, Change::Subtree);
+    }
+
+    fn touch_as(&self, path: &str, change: Change) {
         let mut p = self.lock();
         if !p.everything && (p.changed.len() < CAPACITY || p.changed.contains_key(path)) {
-            p.changed.entry(path.to_string()).or_insert(Change::Node);
+            let c = p.changed.entry(path.to_string()).or_insert(change);
+            *c = (*c).max(change);
         }
     }
 
@@ -259,6 +277,8 @@ async fn drain(mut stream: zbus::MessageStream, app: String, sink: Arc<Events>) 
         let window = header.interface().map(|i| i.as_str()) == Some("org.a11y.atspi.Event.Window");
         let change = if window {
             Some(Change::Node)
+        } else if member == "StateChanged" && SUBTREE_STATES.contains(&detail(&msg).as_str()) {
+            Some(Change::Subtree)
         } else {
             change_of(&member)
         };
@@ -267,6 +287,24 @@ async fn drain(mut stream: zbus::MessageStream, app: String, sink: Arc<Events>) 
         }
     }
     sink.gone(format!("the event connection for {app} closed"));
+}
+
+/// An object event's detail (its first argument: the state of a `StateChanged`).
+fn detail(msg: &zbus::Message) -> String {
+    let body = msg.body();
+    body.deserialize::<(
+        String,
+        i32,
+        i32,
+        zbus::zvariant::OwnedValue,
+        HashMap<String, zbus::zvariant::OwnedValue>,
+    )>()
+    .map(|b| b.0)
+    .or_else(|_| {
+        body.deserialize::<(String, i32, i32, zbus::zvariant::OwnedValue)>()
+            .map(|b| b.0)
+    })
+    .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use accesskit::{Action, Role};
 use atspi::{Role as R, State};
+use automation_core::{Intent, Means};
 
 /// AT-SPI role → AccessKit role. Roles not listed map to `GenericContainer`.
 pub const ROLES: &[(R, Role)] = &[
@@ -156,15 +157,21 @@ pub const STATES: &[(State, &str)] = &[
 
 /// Toolkit action names (lower-cased, `-`/`_`/space removed) → the AccessKit action they
 /// perform. GTK3 says "click", GTK4 "click" or "activate", Qt "Press", "Toggle", "SetFocus",
-/// "ShowMenu", AccessKit "click", "focus", …
+/// "ShowMenu", Gecko "press", "check", "uncheck", "select", "jump", "open", "close",
+/// Chromium "click", "press", "check", Java "click", AccessKit "click", "focus", …
 pub const ACTIONS: &[(&str, Action)] = &[
     ("click", Action::Click),
     ("press", Action::Click),
     ("activate", Action::Click),
     ("toggle", Action::Click),
+    ("check", Action::Click),
+    ("uncheck", Action::Click),
+    ("select", Action::Click),
+    ("switch", Action::Click),
     ("jump", Action::Click),
     ("open", Action::Click),
     ("defaultactivate", Action::Click),
+    ("clickancestor", Action::Click),
     ("setfocus", Action::Focus),
     ("focus", Action::Focus),
     ("grabfocus", Action::Focus),
@@ -175,12 +182,18 @@ pub const ACTIONS: &[(&str, Action)] = &[
     ("expand", Action::Expand),
     ("expandorcontract", Action::Expand),
     ("collapse", Action::Collapse),
+    ("close", Action::Collapse),
     ("increase", Action::Increment),
     ("increment", Action::Increment),
     ("decrease", Action::Decrement),
     ("decrement", Action::Decrement),
     ("scrollintoview", Action::ScrollIntoView),
 ];
+
+/// Names whose sense depends on the role: on these roles the name performs this action, not
+/// what [`ACTIONS`] says. Qt's menu-bar items and submenu items offer only "ShowMenu", and on
+/// them it opens their menu — what a person's click does; it is not a context menu.
+pub const ROLE_ACTIONS: &[(R, &str, Action)] = &[(R::MenuItem, "showmenu", Action::Click)];
 
 /// Normalises a toolkit action name: lower case, without separators and dots
 /// (`"menu.popup"` → `"menupopup"`, `"SetFocus"` → `"setfocus"`).
@@ -191,20 +204,152 @@ pub fn normalise(name: &str) -> String {
         .collect()
 }
 
-/// The AccessKit action a toolkit action name performs, if it is one we know.
-pub fn action(name: &str) -> Option<Action> {
+/// The AccessKit action a toolkit action name performs on a node of `role`, if we know it.
+pub fn action_on(name: &str, role: Option<R>) -> Option<Action> {
     let n = normalise(name);
+    if let Some(r) = role
+        && let Some((_, _, a)) = ROLE_ACTIONS.iter().find(|(rr, nn, _)| *rr == r && *nn == n)
+    {
+        return Some(*a);
+    }
     ACTIONS.iter().find(|(a, _)| *a == n).map(|(_, k)| *k)
 }
 
-/// The index of the toolkit action that performs `want`, preferring the first listed name
-/// in [`ACTIONS`] order (so "click" wins over "activate" when a node has both).
-pub fn find_action(names: &[String], want: Action) -> Option<usize> {
+/// The AccessKit action a toolkit action name performs, if it is one we know.
+pub fn action(name: &str) -> Option<Action> {
+    action_on(name, None)
+}
+
+/// The index of the toolkit action that performs `want` on a node of `role`, preferring the
+/// first listed name in [`ACTIONS`] order (so "click" wins over "activate" when a node has
+/// both).
+pub fn find_action_on(names: &[String], want: Action, role: Option<R>) -> Option<usize> {
     let normal: Vec<String> = names.iter().map(|n| normalise(n)).collect();
+    if let Some(r) = role
+        && let Some(i) = ROLE_ACTIONS
+            .iter()
+            .filter(|(rr, _, a)| *rr == r && *a == want)
+            .find_map(|(_, n, _)| normal.iter().position(|x| x == n))
+    {
+        return Some(i);
+    }
     ACTIONS
         .iter()
         .filter(|(_, k)| *k == want)
+        .filter(|(name, _)| {
+            // A name whose sense the role changes does not count for its plain sense there.
+            role.is_none_or(|r| {
+                !ROLE_ACTIONS
+                    .iter()
+                    .any(|(rr, nn, _)| *rr == r && nn == name)
+            })
+        })
         .find_map(|(a, _)| normal.iter().position(|n| n == a))
+}
+
+/// [`find_action_on`] without a role.
+pub fn find_action(names: &[String], want: Action) -> Option<usize> {
+    find_action_on(names, want, None)
+}
+
+/// The toolkits whose conventions the tables tell apart, from `Application.ToolkitName`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Toolkit {
+    /// GTK 3 (atk-bridge: "gtk", "GAIL") and GTK 4 ("GTK").
+    Gtk,
+    /// Qt 5 and 6 ("Qt").
+    Qt,
+    /// Firefox and Thunderbird ("Gecko").
+    Gecko,
+    /// Chromium and Electron ("Chromium").
+    Chromium,
+    /// Java Swing through the ATK wrapper.
+    Java,
+    /// LibreOffice ("VCL").
+    LibreOffice,
+    /// egui, Slint, iced … ("accesskit").
+    AccessKit,
+    /// Anything else.
+    Other,
+}
+
+impl Toolkit {
+    /// The toolkit of an app that reports `name`.
+    pub fn of(name: &str) -> Self {
+        let n = name.to_ascii_lowercase();
+        if n.contains("gtk") || n.contains("gail") {
+            Self::Gtk
+        } else if n.starts_with("qt") {
+            Self::Qt
+        } else if n.contains("gecko") || n.contains("mozilla") {
+            Self::Gecko
+        } else if n.contains("chrom") {
+            Self::Chromium
+        } else if n.contains("java") || n.contains("j2se") {
+            Self::Java
+        } else if n.contains("vcl") || n.contains("libreoffice") {
+            Self::LibreOffice
+        } else if n.contains("accesskit") {
+            Self::AccessKit
+        } else {
+            Self::Other
+        }
+    }
+}
+
+/// One row of [`MEANS`]: on these toolkits (all when empty), on nodes of these roles (all when
+/// empty), these intents (all when empty) are tried by these means, in order.
+#[derive(Debug, Clone, Copy)]
+pub struct MeansRow {
+    /// Toolkits it holds for (empty: every one).
+    pub toolkits: &'static [Toolkit],
+    /// AT-SPI roles it holds for (empty: every one).
+    pub roles: &'static [R],
+    /// Intents it holds for (empty: every one).
+    pub intents: &'static [Intent],
+    /// The means, in the order tried.
+    pub means: &'static [Means],
+    /// Why, for the docs.
+    pub why: &'static str,
+}
+
+const BUTTONS: &[R] = &[R::Button, R::ToggleButton, R::CheckBox, R::RadioButton];
+
+/// What each intent tries on each toolkit, in order: the first row that matches decides.
+pub const MEANS: &[MeansRow] = &[
+    MeansRow {
+        toolkits: &[],
+        roles: &[],
+        intents: &[Intent::Focus, Intent::ScrollIntoView, Intent::ShowMenu],
+        means: &[Means::Action],
+        why: "the toolkit's own call, which the target checks itself (a focus must land: GrabFocus, the focus action, a click on a text field, each until the node reports it)",
+    },
+    MeansRow {
+        toolkits: &[Toolkit::Gtk, Toolkit::Qt],
+        roles: BUTTONS,
+        intents: &[Intent::Activate],
+        means: &[Means::Pointer, Means::Action, Means::Keys],
+        why: "the toolkit's action is slow: GTK's click lands ~250 ms late and drops a second click inside that time; Qt's Press animates a click, released 100 ms later (QAbstractButton::animateClick); a real click lands at once",
+    },
+    MeansRow {
+        toolkits: &[],
+        roles: &[],
+        intents: &[],
+        means: &[Means::Action, Means::Pointer, Means::Keys],
+        why: "the toolkit's action where it has one that works; else what a person does: a click at a point proven to hit the widget, then the keys",
+    },
+];
+
+/// The means `intent` tries on a node of `role` in an app of `toolkit`.
+pub fn means(toolkit: Toolkit, role: Option<R>, intent: Intent) -> &'static [Means] {
+    MEANS
+        .iter()
+        .find(|row| {
+            (row.toolkits.is_empty() || row.toolkits.contains(&toolkit))
+                && (row.roles.is_empty() || role.is_some_and(|r| row.roles.contains(&r)))
+                && (row.intents.is_empty() || row.intents.contains(&intent))
+        })
+        .map_or(automation_core::intent::ALL_MEANS, |row| row.means)
 }
 
 /// The role table of `docs/atspi.md` (markdown).
@@ -226,6 +371,45 @@ pub fn states_table() -> String {
     out
 }
 
+/// The means table of `docs/atspi.md` (markdown).
+pub fn means_table() -> String {
+    let list = |v: Vec<String>| {
+        if v.is_empty() {
+            "any".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let mut out = String::from(
+        "| toolkits | roles | intents | means, in order | why |\n|---|---|---|---|---|\n",
+    );
+    for row in MEANS {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            list(row.toolkits.iter().map(|t| format!("{t:?}")).collect()),
+            list(
+                row.roles
+                    .iter()
+                    .map(|r| format!("`{}`", r.name()))
+                    .collect()
+            ),
+            list(
+                row.intents
+                    .iter()
+                    .map(|i| format!("`{}`", i.spec().name))
+                    .collect()
+            ),
+            row.means
+                .iter()
+                .map(|m| m.name())
+                .collect::<Vec<_>>()
+                .join(" → "),
+            row.why
+        ));
+    }
+    out
+}
+
 /// The action table of `docs/atspi.md` (markdown).
 pub fn actions_table() -> String {
     let mut out =
@@ -233,6 +417,13 @@ pub fn actions_table() -> String {
     for (name, a) in ACTIONS {
         out.push_str(&format!(
             "| `{name}` | `{}` |\n",
+            automation_core::snapshot::action_name(*a)
+        ));
+    }
+    for (role, name, a) in ROLE_ACTIONS {
+        out.push_str(&format!(
+            "| `{name}` on a `{}` | `{}` |\n",
+            role.name(),
             automation_core::snapshot::action_name(*a)
         ));
     }
@@ -261,6 +452,57 @@ mod tests {
         let qt = vec!["Press".to_string(), "SetFocus".to_string()];
         assert_eq!(find_action(&qt, Action::Click), Some(0));
         assert_eq!(find_action(&qt, Action::Focus), Some(1));
+    }
+
+    #[test]
+    fn qt_show_menu_on_a_menu_item_opens_it() {
+        let qt = vec!["ShowMenu".to_string(), "SetFocus".to_string()];
+        assert_eq!(
+            find_action_on(&qt, Action::Click, Some(R::MenuItem)),
+            Some(0)
+        );
+        assert_eq!(
+            find_action_on(&qt, Action::ShowContextMenu, Some(R::MenuItem)),
+            None
+        );
+        assert_eq!(
+            find_action_on(&qt, Action::ShowContextMenu, Some(R::Button)),
+            Some(0)
+        );
+        let gecko = vec!["check".to_string()];
+        assert_eq!(find_action(&gecko, Action::Click), Some(0));
+    }
+
+    #[test]
+    fn each_intent_tries_the_means_of_the_first_matching_row() {
+        use automation_core::Intent;
+        assert_eq!(
+            means(Toolkit::Gtk, Some(R::CheckBox), Intent::Activate)[0],
+            Means::Pointer
+        );
+        assert_eq!(
+            means(Toolkit::Qt, Some(R::Button), Intent::Activate)[0],
+            Means::Pointer
+        );
+        assert_eq!(
+            means(Toolkit::Qt, Some(R::MenuItem), Intent::Activate)[0],
+            Means::Action
+        );
+        assert_eq!(
+            means(Toolkit::Gecko, Some(R::CheckBox), Intent::Activate)[0],
+            Means::Action
+        );
+        assert_eq!(
+            means(Toolkit::Java, Some(R::PageTab), Intent::Activate),
+            automation_core::intent::ALL_MEANS
+        );
+        assert_eq!(
+            means(Toolkit::Gtk, Some(R::Entry), Intent::Focus),
+            [Means::Action]
+        );
+        assert_eq!(Toolkit::of("GAIL"), Toolkit::Gtk);
+        assert_eq!(Toolkit::of("Qt"), Toolkit::Qt);
+        assert_eq!(Toolkit::of("Gecko"), Toolkit::Gecko);
     }
 
     #[test]

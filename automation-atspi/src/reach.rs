@@ -8,11 +8,13 @@
 //!   effect (Qt in an inactive window). A node that has the focus already is left as it is;
 //!   else `GrabFocus`, the toolkit's own focus action, and for a text field a click at its
 //!   centre are tried in turn, each until the node reports `focused` (read fresh).
-//! - **A click that lands at once.** GTK's click action presses the button and lands ~250 ms
-//!   later (its "activate" shows the press first); a pointer click is immediate. A button, a
-//!   check box or a radio button that is shown, enabled, whose centre lies inside every
-//!   ancestor (not scrolled or clipped away) and whose X window is on top at that point gets
-//!   a real click there; anything else gets the toolkit's action. (GTK4 reports `showing` on
+//! - **A click proven to hit.** A person's click ([`AtspiTarget::click_path`], core's pointer
+//!   means) goes to the node's centre when it is shown and enabled (read now), the centre lies
+//!   inside every ancestor that has extents (not scrolled or clipped away), the toolkit's own
+//!   hit test (`Component.GetAccessibleAtPoint`, walked down from the node's window) finds the
+//!   node there, and the app's X window is the one on top at that point. The point is the
+//!   node's offset within its window, as the toolkit's own screen coordinates give it, placed
+//!   on the X window's real origin — whatever the toolkit reports for its frame's position. (GTK4 reports `showing` on
 //!   windows only and leaves hidden widgets out of the tree: `visible` is shown there.)
 
 use std::collections::HashMap;
@@ -20,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use accesskit::Action;
 use atspi::{CoordType, Interface, Role, State, StateSet};
-use automation_core::{ActionOutcome, TargetError};
+use automation_core::{ActionOutcome, Hit, TargetError};
 use futures_lite::future::block_on;
 
 use crate::map;
@@ -37,20 +39,8 @@ const COMPONENT: &str = "org.a11y.atspi.Component";
 /// GTK4's `ToolkitName` (GTK3's atk-bridge says "gtk" or "gail").
 const GTK4: &str = "GTK";
 
-/// Toolkits whose click action lands late (a pointer click is faster): GTK 3 and 4 ("gtk",
-/// "gail", "GTK").
-fn click_action_is_slow(toolkit: &str) -> bool {
-    let t = toolkit.to_ascii_lowercase();
-    t.contains("gtk") || t.contains("gail")
-}
-
-/// Roles a pointer click at the centre acts on exactly as their click action does.
-fn clicks_like_its_action(role: Option<Role>) -> bool {
-    matches!(
-        role,
-        Some(Role::Button | Role::ToggleButton | Role::CheckBox | Role::RadioButton)
-    )
-}
+/// How deep the toolkit's hit test is walked from a window.
+const HIT_DEPTH: usize = 64;
 
 /// Whether a click focuses the node and does nothing else (a text field; a click on a
 /// button would press it).
@@ -203,7 +193,7 @@ impl AtspiTarget {
             }
         }
         if click_only_focuses(raw)
-            && let Some((x, y)) = self.visible_point(path)?
+            && let Ok((x, y)) = self.visible_point(path)?
         {
             self.x11_conn()?.click(x, y).map_err(TargetError::Ipc)?;
             if self.focus_lands(path)? {
@@ -215,32 +205,44 @@ impl AtspiTarget {
         Ok(ActionOutcome::Unhandled)
     }
 
-    /// A real pointer click on `path` when its toolkit's click action lands late and the
-    /// node can be clicked where it is (see the module's notes); `false` when it cannot, and
-    /// nothing was sent.
-    pub(crate) fn pointer_click(&mut self, path: &str, raw: &RawNode) -> Result<bool, TargetError> {
-        if std::env::var_os("AUTOMATION_ATSPI_NO_POINTER_CLICK").is_some()
-            || !click_action_is_slow(self.toolkit())
-            || !clicks_like_its_action(raw.role)
-            || map::find_action(&raw.actions, Action::Click).is_none()
-        {
-            return Ok(false);
-        }
-        let Some((x, y)) = self.visible_point(path)? else {
-            return Ok(false);
+    /// A person's click with `button` on `path`, at its centre once that point is proven to
+    /// hit it (see the module's notes); [`Hit::Missed`] with why, and nothing sent, when not.
+    pub(crate) fn click_path(
+        &mut self,
+        path: &str,
+        button: automation_core::PointerButton,
+    ) -> Result<Hit, TargetError> {
+        let (sx, sy) = match self.visible_point(path)? {
+            Ok(p) => p,
+            Err(why) => return Ok(Hit::Missed(why)),
         };
         self.ensure_x_focus(Some(path))?;
-        self.x11_conn()?.click(x, y).map_err(TargetError::Ipc)?;
-        self.events().touch(path);
-        Ok(true)
+        let x11 = self.x11_conn()?;
+        x11.motion(sx, sy).map_err(TargetError::Ipc)?;
+        x11.button(button, true).map_err(TargetError::Ipc)?;
+        x11.button(button, false).map_err(TargetError::Ipc)?;
+        self.events().touch_subtree(path);
+        let win = self.x_window_for(Some(path))?;
+        Ok(Hit::Clicked {
+            x: f64::from(sx - win.x),
+            y: f64::from(sy - win.y),
+        })
     }
 
     /// The screen point at `path`'s centre, when a click there reaches it: the node is
     /// shown and enabled (read now), its centre lies inside every ancestor that has extents
-    /// (not scrolled or clipped away), and its X window is the one on top at that point.
-    fn visible_point(&mut self, path: &str) -> Result<Option<(i32, i32)>, TargetError> {
+    /// (not scrolled or clipped away), the toolkit's hit test finds it there, and its X window
+    /// is the one on top at that point. Else why not.
+    ///
+    /// Extents are read in the toolkit's screen coordinates, node and window alike, and the
+    /// point is the node's offset within its window placed on the X window's real origin: a
+    /// toolkit's window-relative extents are not always relative to its window (Qt 5's), and
+    /// its screen coordinates not always the screen's (a Java frame that thinks it is at
+    /// (-1, -1)), but each is consistent with itself.
+    fn visible_point(&mut self, path: &str) -> Result<Result<(i32, i32), String>, TargetError> {
         let chain = self.ancestors(path);
-        let (states, (own, above)) = {
+        let window = self.tree().window_of(path);
+        let (states, (own, (frame, above))) = {
             let reader = self.reader();
             let extents = |p: String| async move {
                 reader
@@ -248,16 +250,26 @@ impl AtspiTarget {
                         &p,
                         COMPONENT,
                         "GetExtents",
-                        &(CoordType::Window as u32),
+                        &(CoordType::Screen as u32),
                     )
                     .await
                     .ok()
+            };
+            let frame = async {
+                match &window {
+                    Some(w) => extents(w.clone()).await,
+                    None => None,
+                }
             };
             block_on(async {
                 let states = reader.call::<_, Vec<u32>>(path, ACCESSIBLE, "GetState", &());
                 let own = extents(path.to_string());
                 let above = futures_util::future::join_all(chain.into_iter().map(extents));
-                futures_lite::future::zip(states, futures_lite::future::zip(own, above)).await
+                futures_lite::future::zip(
+                    states,
+                    futures_lite::future::zip(own, futures_lite::future::zip(frame, above)),
+                )
+                .await
             })
         };
         let states =
@@ -266,33 +278,98 @@ impl AtspiTarget {
         let shown = states.contains(State::Visible)
             && (states.contains(State::Showing) || self.toolkit() == GTK4);
         let enabled = states.contains(State::Enabled) || states.contains(State::Sensitive);
-        let Some((x, y, w, h)) = own.filter(|_| shown && enabled) else {
-            return Ok(None);
-        };
-        if w <= 0 || h <= 0 {
-            return Ok(None);
+        if !shown {
+            return Ok(Err("it is not showing".into()));
         }
+        if !enabled {
+            return Ok(Err("it is disabled".into()));
+        }
+        let Some((x, y, w, h)) = own.filter(|(_, _, w, h)| *w > 0 && *h > 0) else {
+            return Ok(Err("it has no extents on screen".into()));
+        };
         let (cx, cy) = (x + w / 2, y + h / 2);
         let inside = |(ax, ay, aw, ah): (i32, i32, i32, i32)| {
             aw <= 0 || ah <= 0 || (ax <= cx && cx < ax + aw && ay <= cy && cy < ay + ah)
         };
         if !above.into_iter().flatten().all(inside) {
-            return Ok(None);
+            return Ok(Err(format!(
+                "its centre ({cx}, {cy}) is scrolled or clipped out of a container"
+            )));
         }
+        if let Some(hit) = self.hit_at(path, cx, cy)?
+            && hit != path
+        {
+            let other = self
+                .tree()
+                .nodes
+                .get(&hit)
+                .map_or_else(|| hit.clone(), |n| format!("{:?} {:?}", n.role, n.name));
+            return Ok(Err(format!(
+                "at its centre ({cx}, {cy}) the toolkit finds another object ({other}): it is covered"
+            )));
+        }
+        // Where its window is, as the toolkit sees it: the offset within it is what holds.
+        let (fx, fy) = frame.map_or((0, 0), |(fx, fy, _, _)| (fx, fy));
+        let (rx, ry) = (cx - fx, cy - fy);
         let win = self.x_window_for(Some(path))?;
-        let (sx, sy) = (win.x + cx, win.y + cy);
-        let in_window = cx >= 0
-            && cy >= 0
-            && i64::from(cx) < i64::from(win.width)
-            && i64::from(cy) < i64::from(win.height);
+        let (sx, sy) = (win.x + rx, win.y + ry);
+        let in_window = rx >= 0
+            && ry >= 0
+            && i64::from(rx) < i64::from(win.width)
+            && i64::from(ry) < i64::from(win.height);
         if !in_window {
-            return Ok(None);
+            return Ok(Err(format!(
+                "its centre lies at ({rx}, {ry}) in its window, outside the window's {}×{}",
+                win.width, win.height
+            )));
         }
         let on_top = self
             .x11_conn()?
             .toplevel_at(sx, sy)
             .map_err(TargetError::Ipc)?;
-        Ok((on_top == Some(win.id)).then_some((sx, sy)))
+        if on_top != Some(win.id) {
+            return Ok(Err("another window covers it".into()));
+        }
+        Ok(Ok((sx, sy)))
+    }
+
+    /// What the toolkit's own hit test finds at screen point (`x`, `y`) (the toolkit's
+    /// screen coordinates), walked down from `path`'s window: `path` itself when the walk passes through it (a point on
+    /// its label hits it too), else the deepest object found. `None` when the toolkit cannot
+    /// tell (no hit test, or the walk found nothing): the other checks stand alone then.
+    fn hit_at(&self, path: &str, x: i32, y: i32) -> Result<Option<String>, TargetError> {
+        let Some(window) = self.tree().window_of(path) else {
+            return Ok(None);
+        };
+        let mut at = window;
+        let mut last = None;
+        for _ in 0..HIT_DEPTH {
+            if at == path {
+                return Ok(Some(path.to_string()));
+            }
+            let found: Result<crate::wire::WireRef, _> = block_on(self.reader().call(
+                &at,
+                COMPONENT,
+                "GetAccessibleAtPoint",
+                &(x, y, CoordType::Screen as u32),
+            ));
+            let next = match found {
+                Ok(r) => self.reader().same_app(&r),
+                // No hit test here (or it failed): the other checks stand alone.
+                Err(_) => {
+                    self.alive()?;
+                    return Ok(None);
+                }
+            };
+            match next {
+                Some(n) if n != at => {
+                    last = Some(n.clone());
+                    at = n;
+                }
+                _ => break,
+            }
+        }
+        Ok(last)
     }
 
     /// The objects above `path` up to its window (the application object left out), as last
@@ -361,16 +438,5 @@ mod tests {
         assert_eq!(pick(wins.clone(), Some("Other")).map(|w| w.id), Some(1));
         assert_eq!(pick(wins, None).map(|w| w.id), Some(1));
         assert_eq!(pick(Vec::new(), Some("Main")), None);
-    }
-
-    #[test]
-    fn only_gtk_clicks_by_pointer_and_only_buttons() {
-        assert!(click_action_is_slow("GTK"));
-        assert!(click_action_is_slow("gail"));
-        assert!(!click_action_is_slow("accesskit"));
-        assert!(!click_action_is_slow("Qt"));
-        assert!(clicks_like_its_action(Some(Role::CheckBox)));
-        assert!(!clicks_like_its_action(Some(Role::MenuItem)));
-        assert!(!clicks_like_its_action(None));
     }
 }

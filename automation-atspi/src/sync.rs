@@ -22,6 +22,10 @@ use crate::tree::AppTree;
 /// (a full read of LibreOffice Calc is ~2 000 calls; one object is up to eight).
 pub const READ_ALL_ABOVE: usize = 256;
 
+/// Subtrees read again in one poll; past them, the objects themselves only (the next poll's
+/// events bring the rest).
+pub const SUBTREES_PER_POLL: usize = 16;
+
 /// Turns a failed call into the target's error (`AppGone` when the app left the bus).
 pub type Classify<'a> = &'a dyn Fn(zbus::Error, &str) -> TargetError;
 
@@ -46,6 +50,14 @@ pub fn read_changes(
     changed: HashMap<String, Change>,
     classify: Classify<'_>,
 ) -> Result<bool, TargetError> {
+    let mut subtrees: Vec<String> = changed
+        .iter()
+        .filter(|(_, c)| **c == Change::Subtree)
+        .map(|(p, _)| reader.key_of(p).unwrap_or_else(|| p.clone()))
+        .filter(|p| tree.nodes.contains_key(p))
+        .collect();
+    subtrees.sort();
+    subtrees.dedup();
     let mut paths: Vec<String> = changed
         .into_keys()
         .map(|p| reader.key_of(&p).unwrap_or(p))
@@ -83,6 +95,29 @@ pub fn read_changes(
         tree.take(batch);
         cells.retain(|c| tree.nodes.contains_key(c) && !paths.contains(c));
         paths = cells;
+    }
+    // What opened or closed: everything under it, read again (an outer one covers the rest).
+    subtrees.retain(|p| tree.nodes.contains_key(p));
+    let outer: Vec<String> = subtrees
+        .iter()
+        .filter(|p| !subtrees.iter().any(|q| q != *p && tree.is_under(p, q)))
+        .take(SUBTREES_PER_POLL)
+        .cloned()
+        .collect();
+    for root in outer {
+        match block_on(reader.subtree(&root)) {
+            Ok(sub) => {
+                let changed: Vec<(String, RawNode)> = sub
+                    .into_iter()
+                    .filter(|(p, n)| tree.nodes.get(p) != Some(n))
+                    .collect();
+                if !changed.is_empty() {
+                    changed_any = true;
+                    tree.take(changed);
+                }
+            }
+            Err(e) => fatal(classify(e, "re-reading what opened"))?,
+        }
     }
     added.sort();
     added.dedup();

@@ -110,6 +110,28 @@ impl AppTree {
         self.nodes.extend(fresh);
     }
 
+    /// Whether `path` lies under `ancestor` (as last read).
+    pub fn is_under(&self, path: &str, ancestor: &str) -> bool {
+        let parent: HashMap<&str, &str> = self
+            .nodes
+            .values()
+            .flat_map(|n| {
+                n.children
+                    .iter()
+                    .map(move |c| (c.as_str(), n.path.as_str()))
+            })
+            .collect();
+        let mut cur = path;
+        for _ in 0..crate::walk::MAX_DEPTH {
+            match parent.get(cur) {
+                Some(p) if *p == ancestor => return true,
+                Some(p) => cur = p,
+                None => return false,
+            }
+        }
+        false
+    }
+
     /// Forgets the objects no parent reachable from the root lists any more.
     pub fn forget_unreachable(&mut self) {
         let keep: HashSet<String> = self.layout().order.into_iter().collect();
@@ -343,7 +365,7 @@ impl AppTree {
             });
         }
         for a in &raw.actions {
-            if let Some(k) = map::action(a) {
+            if let Some(k) = map::action_on(a, raw.role) {
                 node.add_action(k);
             }
         }

@@ -227,6 +227,9 @@ fn serve(
 fn web_runtime() -> Result<tokio::runtime::Runtime, Outcome> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        // A WebDriver XPath is evaluated on a blocking thread: its recursion is bounded, and
+        // this stack holds the bound.
+        .thread_stack_size(crate::reach::webdriver::xpath::STACK)
         .enable_all()
         .build()
         .map_err(|e| Outcome::error(1, format!("error: cannot start the async runtime: {e}")))

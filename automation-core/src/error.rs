@@ -194,6 +194,9 @@ pub struct OpError {
     /// What was expected, as data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected: Option<Box<serde_json::Value>>,
+    /// Each means tried when an intent was carried out by none (`[{means, skipped | no_effect}]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tried: Option<Box<serde_json::Value>>,
 }
 
 impl OpError {
@@ -206,6 +209,7 @@ impl OpError {
             candidates: Vec::new(),
             actual: None,
             expected: None,
+            tried: None,
         }
     }
 
@@ -218,6 +222,13 @@ impl OpError {
     ) -> Self {
         self.actual = Some(Box::new(actual));
         self.expected = Some(Box::new(expected));
+        self
+    }
+
+    /// Adds the means tried.
+    #[must_use]
+    pub fn with_tried(mut self, tried: serde_json::Value) -> Self {
+        self.tried = Some(Box::new(tried));
         self
     }
 

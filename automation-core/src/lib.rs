@@ -8,6 +8,7 @@ pub(crate) mod execute;
 pub mod harness;
 pub mod image;
 pub mod input;
+pub mod intent;
 pub mod mirror;
 pub mod node_ref;
 pub mod ops;
@@ -28,6 +29,7 @@ pub use execute::{
 };
 pub use image::Image;
 pub use input::{Key, Modifiers, NamedKey, Platform, Point, PointerButton, PointerKind};
+pub use intent::{Intent, Means};
 pub use node_ref::{NodeKey, NodeTarget, Selector};
 pub use refs::RefKey;
 pub use request::{Reply, Request, WindowId};
@@ -35,6 +37,6 @@ pub use settle::SettleSpec;
 pub use snapshot::Bounds;
 pub use snapshot::SemanticNode;
 pub use target::{
-    ActionOutcome, AppExit, ClockKind, Host, NoHost, OpenWindowRequest, RecordingWindowOps, Target,
-    TargetError, WindowInfo, WindowOps,
+    ActionOutcome, AppExit, ClockKind, Hit, Host, NoHost, OpenWindowRequest, RecordingWindowOps,
+    Target, TargetError, WindowInfo, WindowOps,
 };

@@ -20,6 +20,7 @@ use serde::Serialize;
 use crate::error::{ErrorCode, OpError, OpResult};
 use crate::image::Image;
 use crate::input::{ImeEvent, KeyEvent, Platform, PointerEvent, PointerKind, ScrollEvent};
+use crate::intent::{Intent, Means};
 use crate::ops::Density;
 use crate::snapshot::Bounds;
 
@@ -39,6 +40,23 @@ pub enum ActionOutcome {
     Handled,
     /// Nothing in the app handles this action on this node.
     Unhandled,
+}
+
+/// What came of a person's click aimed at a node ([`Target::click_node`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Hit {
+    /// Clicked at this point (window-logical px), which was first proven to hit the node.
+    Clicked {
+        /// x.
+        x: f64,
+        /// y.
+        y: f64,
+    },
+    /// No point of the node could be proven to hit it (covered, off-screen, clipped away),
+    /// and why; nothing was sent.
+    Missed(String),
+    /// This target cannot prove a hit; core clicks by its own mirror's hit test instead.
+    Unknown,
 }
 
 /// A failure inside the target — the environment, never the caller's request. Each kind maps
@@ -110,8 +128,30 @@ pub trait Target {
     /// cannot be read (the app went away, IPC broke).
     fn poll_tree(&mut self) -> Result<Option<TreeUpdate>, TargetError>;
 
-    /// An AccessKit action request for a node that exists in the last tree.
+    /// An AccessKit action request for a node that exists in the last tree: the toolkit's own
+    /// action for it, nothing else (core tries a pointer or the keys itself when the target
+    /// lists them in [`Target::means`]).
     fn action(&mut self, request: ActionRequest) -> Result<ActionOutcome, TargetError>;
+
+    /// The means to try for `intent` on node `id`, in order. The default is the toolkit's own
+    /// action alone (an in-process toolkit, whose actions always reach the widget); a target
+    /// for apps whose actions may be missing or wrong lists the pointer and the keys too.
+    fn means(&mut self, intent: Intent, id: accesskit::NodeId) -> Vec<Means> {
+        let _ = (intent, id);
+        crate::intent::ACTION_ONLY.to_vec()
+    }
+
+    /// A person's click with `button` on node `id`, at a point first proven to hit it (the
+    /// toolkit's own hit test, wherever the toolkit says its window is). The default is
+    /// [`Hit::Unknown`]: core then proves the point with its mirror's hit test.
+    fn click_node(
+        &mut self,
+        id: accesskit::NodeId,
+        button: crate::input::PointerButton,
+    ) -> Result<Hit, TargetError> {
+        let _ = (id, button);
+        Ok(Hit::Unknown)
+    }
 
     /// One pointer sample.
     fn pointer(&mut self, event: &PointerEvent) -> Result<(), TargetError>;

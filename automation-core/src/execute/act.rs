@@ -5,9 +5,10 @@ use serde_json::{Value, json};
 
 use super::actionable::{self, Reach};
 use super::effect::{self, Watch};
-use super::{Resolved, Session, value};
+use super::{Resolved, Session, means, value};
 use crate::error::{ErrorCode, OpError, OpResult};
 use crate::input::{ImeEvent, Key, KeyEvent, keystrokes_for_text};
+use crate::intent::Intent;
 use crate::node_ref::NodeTarget;
 use crate::ops::{InjectKey, InvokeAction, KeyPhase, SetValue, TypeIme, TypeText};
 use crate::settle::SettleSpec;
@@ -89,7 +90,9 @@ fn send<T: Target + ?Sized>(
 }
 
 /// One action on one node: resolved once, refused when a person could not do it, skipped when
-/// the node already is as the action would make it, judged by its effect on that node.
+/// the node already is as the action would make it, and — for an action that is an intent
+/// (click, focus, expand, …) — carried out by whatever means works, judged by its effect on
+/// that node ([`means`]).
 fn act_on<T: Target + ?Sized>(
     s: &mut Session<T>,
     node: &NodeTarget,
@@ -97,26 +100,19 @@ fn act_on<T: Target + ?Sized>(
     reach: Reach,
     settle: &SettleSpec,
 ) -> OpResult {
-    let resolved = s.resolve(node)?;
-    if action != Action::ScrollIntoView {
-        actionable::check(s, resolved.id, reach)?;
+    if let Some(intent) = Intent::of_action(action) {
+        return means::carry_out(s, node, intent, reach, settle);
     }
+    let resolved = s.resolve(node)?;
+    actionable::check(s, resolved.id, reach)?;
     let version = s.mirror.version();
-    let (watch, already) = {
+    let watch = {
         let n = s
             .mirror
             .node(resolved.id)
-            .ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished"))?;
-        let watch = Watch::of(&n, action, version);
-        (watch, watch.already(&n))
+            .ok_or_else(|| OpError::new(ErrorCode::Stale, "node vanished"))?;
+        Watch::of(&n, action, version)
     };
-    if let Some(why) = already {
-        return Ok(json!({
-            "node": s.reference(resolved.id),
-            "action": action_name(action),
-            "unchanged": why,
-        }));
-    }
     let data = send(s, &resolved, action, None)?;
     effect::judge(s, watch, settle, data)
 }
@@ -245,27 +241,25 @@ fn focus_for_keys<T: Target + ?Sized>(
     Ok(())
 }
 
-/// `type_text`: the text goes to `node` (focused first) or to the focused node, which must
-/// take text; after settling, a node that exposes a value must show a change (`NO_EFFECT`
-/// otherwise), and the reply shows its new value.
+/// `type_text`: the text goes to `node` (focused first), or — as a person's keyboard — to
+/// whatever has the focus. Into a node that takes text, it is judged by that node's value:
+/// after settling it must show a change (`NO_EFFECT` otherwise), and the reply shows its new
+/// value. Into a window (the focus on a keypad, a canvas, nothing), by whether anything in the
+/// app changed.
 pub(super) fn type_text<T: Target + ?Sized>(
     s: &mut Session<T>,
     a: &TypeText,
     settle: &SettleSpec,
 ) -> OpResult {
-    let receiver = value::text_receiver(s, a.node.as_ref())?;
+    let receiver = match value::text_receiver(s, a.node.as_ref())? {
+        value::Receiver::Field(id) => id,
+        value::Receiver::Window(focus) => return type_into_window(s, a, focus, settle),
+    };
     focus_for_keys(s, a.node.as_ref(), settle)?;
     let value_before = s.mirror.node(receiver).and_then(|n| n.value());
     let before = s.mirror.version();
-    let strokes = keystrokes_for_text(&a.text);
-    for (i, stroke) in strokes.iter().enumerate() {
-        if i % 64 == 0 {
-            s.cancel
-                .check(|| format!("{} of {} keys were typed", i / 2, strokes.len() / 2))?;
-        }
-        s.target.key(stroke)?;
-    }
-    let data = json!({ "keys": strokes.len() / 2, "node": s.reference(receiver) });
+    let strokes = send_text(s, &a.text)?;
+    let data = json!({ "keys": strokes, "node": s.reference(receiver) });
     let mut reply = super::settled(s, settle, before, data)?;
     let value_of = |s: &Session<T>| s.mirror.node(receiver).and_then(|n| n.value());
     if !a.text.is_empty() && value_of(s) == value_before && s.target.clock() == ClockKind::Real {
@@ -287,10 +281,7 @@ pub(super) fn type_text<T: Target + ?Sized>(
             .map_or_else(String::new, |r| r.to_string());
         return Err(OpError::new(
             ErrorCode::NoEffect,
-            format!(
-                "typed {} key(s) into {name}, but its value did not change",
-                strokes.len() / 2
-            ),
+            format!("typed {strokes} key(s) into {name}, but its value did not change"),
         )
         .with_hint("the field may be read-only or filter its input; read_node it, or set_value")
         .with_actual_expected(json!(after), json!(a.text)));
@@ -304,6 +295,55 @@ pub(super) fn type_text<T: Target + ?Sized>(
         reply["note"] = json!(
             "the field's value does not hold the typed text: it may filter or format its input, or not all keys landed; read_node it to check"
         );
+    }
+    Ok(reply)
+}
+
+/// Types `text` key by key (checking for cancellation every 64 keys); the keys sent.
+fn send_text<T: Target + ?Sized>(s: &mut Session<T>, text: &str) -> Result<usize, OpError> {
+    let strokes = keystrokes_for_text(text);
+    for (i, stroke) in strokes.iter().enumerate() {
+        if i % 64 == 0 {
+            s.cancel
+                .check(|| format!("{} of {} keys were typed", i / 2, strokes.len() / 2))?;
+        }
+        s.target.key(stroke)?;
+    }
+    Ok(strokes.len() / 2)
+}
+
+/// `type_text` with no `node` and the focus on no field: the keys go to the focused window,
+/// as a person's keyboard sends them; `ok` when the app changed, `NO_EFFECT` when nothing did.
+fn type_into_window<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    a: &TypeText,
+    focus: Option<accesskit::NodeId>,
+    settle: &SettleSpec,
+) -> OpResult {
+    let before = s.mirror.version();
+    let strokes = send_text(s, &a.text)?;
+    let data = json!({
+        "keys": strokes,
+        "into": "the focused window",
+        "focus": focus.and_then(|f| s.reference(f)),
+    });
+    let reply = super::settled(s, settle, before, data)?;
+    if !a.text.is_empty() && s.mirror.version() == before {
+        if s.target.clock() == ClockKind::Real {
+            effect::wait_until(s, settle, |s| s.mirror.version() != before)?;
+        }
+        if s.mirror.version() == before {
+            let on = focus
+                .and_then(|f| s.reference(f))
+                .map_or_else(|| "nothing".to_string(), |r| r.to_string());
+            return Err(OpError::new(
+                ErrorCode::NoEffect,
+                format!(
+                    "typed {strokes} key(s) to the focused window (the focus is on {on}), and nothing in the app changed"
+                ),
+            )
+            .with_hint("pass `node` to type into a field; for a shortcut or a held key, inject_key"));
+        }
     }
     Ok(reply)
 }

@@ -9,6 +9,7 @@ mod actionable;
 mod durable;
 mod effect;
 pub mod limits;
+mod means;
 mod outline;
 mod pointer;
 mod query;

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use accesskit::NodeId;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -130,6 +131,47 @@ fn node_point<T: Target + ?Sized>(
         }
         _ => Ok(at(bounds)),
     }
+}
+
+/// A primary click on node `id` at its visible centre, once the mirror's hit test says that
+/// point hits the node (or one of its descendants): the point clicked; `Err(why)` with nothing
+/// sent when no point could be proven (scrolled away, covered by another node).
+pub(super) fn click_proven<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    id: NodeId,
+) -> Result<Result<Point, String>, OpError> {
+    let node = NodeTarget::Id(crate::node_ref::NodeKey(id.0));
+    let at = match node_point(s, &node, None, Reach::Pointer) {
+        Ok(p) => p,
+        Err(e) if e.code == ErrorCode::OutOfView || e.code == ErrorCode::NotVisible => {
+            return Ok(Err(e.message));
+        }
+        Err(e) => return Err(e),
+    };
+    let hit = s.mirror.state().and_then(|tree| {
+        let root = tree.root();
+        root.node_at_point(accesskit::Point::new(at.x, at.y), &|_| {
+            accesskit_consumer::FilterResult::Include
+        })
+        .map(|n| n.locate().0)
+    });
+    let hits_it = hit.is_some_and(|h| {
+        h == id
+            || s.mirror.node(h).is_some_and(|n| {
+                std::iter::successors(n.parent(), |p| p.parent()).any(|p| p.locate().0 == id)
+            })
+    });
+    if !hits_it {
+        let other = hit
+            .and_then(|h| s.reference(h))
+            .map_or_else(|| "nothing".to_string(), |r| r.to_string());
+        return Ok(Err(format!(
+            "its centre ({}, {}) hits {other}, not it: it is covered or clipped",
+            at.x, at.y
+        )));
+    }
+    mouse_click(s, at, PointerButton::Primary, Modifiers::default())?;
+    Ok(Ok(at))
 }
 
 /// A raw point must be inside the window: input outside it reaches nothing.

@@ -22,11 +22,16 @@ pub(super) fn takes_text(role: Role) -> bool {
 /// Whether typed keys may edit `node`: a text role, a cell that is not read-only (a
 /// spreadsheet's cell takes keys while it has the focus), or a spin button that takes a
 /// value. Where the keys change nothing, `type_text` answers `NO_EFFECT`.
-fn types_into(node: &NodeRef) -> bool {
+pub(super) fn types_into(node: &NodeRef) -> bool {
     takes_text(node.role())
         || (matches!(node.role(), Role::Cell | Role::GridCell) && !node.data().is_read_only())
         || (node.role() == Role::SpinButton
             && !node.is_read_only()
+            && node.data().supports_action(accesskit::Action::SetValue))
+        // Any other node whose text can be edited (a word processor's paragraph, a page's
+        // editable region, a browser's address bar): it takes a value, and not a number.
+        || (!is_numeric(node)
+            && !node.data().is_read_only()
             && node.data().supports_action(accesskit::Action::SetValue))
 }
 
@@ -171,7 +176,7 @@ pub(super) fn shown_text(text: Option<&str>) -> Value {
 pub(super) fn text_receiver<T: Target + ?Sized>(
     s: &Session<T>,
     node: Option<&NodeTarget>,
-) -> Result<NodeId, OpError> {
+) -> Result<Receiver, OpError> {
     let refs = &s.mirror.refs;
     if let Some(target) = node {
         let id = s.resolve(target)?.id;
@@ -184,21 +189,26 @@ pub(super) fn text_receiver<T: Target + ?Sized>(
                 "{} takes no text",
                 describe(&n, refs)
             ))
-            .with_hint("type into a text field (role TextInput, MultilineTextInput, …); for a button use invoke_action, for keys inject_key"));
+            .with_hint("type into a text field (role TextInput, MultilineTextInput, …); for a button use invoke_action; for keys to the window, type_text without `node`"));
         }
-        return Ok(id);
+        return Ok(Receiver::Field(id));
     }
     let state = s.mirror.require_state()?;
-    match state.focus() {
-        Some(f) if types_into(&f) => Ok(f.locate().0),
-        Some(f) => Err(OpError::bad_argument(format!(
-            "type_text has no `node` and the focus is on {}, which takes no text",
-            describe(&f, refs)
-        ))
-        .with_hint("pass `node` (a text field), or focus_node one first")),
-        None => Err(OpError::bad_argument(
-            "type_text has no `node` and nothing has keyboard focus",
-        )
-        .with_hint("pass `node` (a text field), or focus_node one first")),
-    }
+    Ok(match state.focus() {
+        Some(f) if types_into(&f) => Receiver::Field(f.locate().0),
+        // As a person's keyboard: the keys go to whatever has the focus in the app's window
+        // (a calculator's keypad, a canvas, a list that types ahead).
+        Some(f) => Receiver::Window(Some(f.locate().0)),
+        None => Receiver::Window(None),
+    })
+}
+
+/// Where `type_text` sends its keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Receiver {
+    /// A node that takes text: judged by its value.
+    Field(NodeId),
+    /// The focused window (the focus on a node that takes no text, or on none): judged by
+    /// whether anything in the app changed.
+    Window(Option<NodeId>),
 }

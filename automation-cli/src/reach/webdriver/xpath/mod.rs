@@ -4,7 +4,7 @@
 //!
 //! - Before it is parsed, an expression's size, nesting and operator count are checked
 //!   ([`MAX_BYTES`], [`MAX_NESTING`], [`MAX_OPERATORS`]): they bound the parser's and the
-//!   evaluator's recursion, which runs on a thread of its own with a large stack besides.
+//!   evaluator's recursion, which runs on a blocking thread with a large stack besides.
 //! - xpath-eval evaluates it over our own page model ([`model`]), which charges every step to
 //!   a meter: a budget of steps in proportion to the page ([`budget`]), a deadline
 //!   ([`DEADLINE`]), and a flag set when the client goes. A hostile expression ends with
@@ -34,8 +34,10 @@ pub const MAX_NESTING: usize = 32;
 pub const MAX_OPERATORS: usize = 256;
 /// How long an evaluation may run.
 pub const DEADLINE: Duration = Duration::from_millis(500);
-/// The stack of the thread an evaluation runs on.
-const STACK: usize = 64 * 1024 * 1024;
+/// The stack an evaluation needs at most: the shape checks bound the parser's and the
+/// evaluator's recursion to a few hundred frames. The server's runtime gives its blocking
+/// threads this much (`app::web_runtime`).
+pub const STACK: usize = 16 * 1024 * 1024;
 
 /// The steps an evaluation over `nodes` page nodes may take: enough to walk the page a few
 /// hundred times (a find reads each node's few attributes once or twice), never enough to
@@ -105,8 +107,9 @@ pub fn select(
     Ok(refs)
 }
 
-/// [`select`] on a thread of its own (a large stack, off the async runtime); cancelled when
-/// the future is dropped (the client went away), and answered within the deadline.
+/// [`select`] on the runtime's blocking pool (off its async workers, on a stack of
+/// [`STACK`]); cancelled when the future is dropped (the client went away), and answered
+/// within the deadline.
 pub async fn select_off_runtime(
     page: Page,
     expr: String,
@@ -120,20 +123,9 @@ pub async fn select_off_runtime(
     }
     let cancel = Arc::new(AtomicBool::new(false));
     let _guard = CancelOnDrop(Arc::clone(&cancel));
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new()
-        .name("xpath".into())
-        .stack_size(STACK)
-        .spawn(move || {
-            let _ = tx.send(select(&page, &expr, context.as_deref(), cancel));
-        })
-        .map_err(|e| {
-            WdError::new(
-                W3c::UnknownError,
-                format!("cannot start the XPath evaluation: {e}"),
-            )
-        })?;
-    match tokio::time::timeout(DEADLINE * 4, rx).await {
+    let work =
+        tokio::task::spawn_blocking(move || select(&page, &expr, context.as_deref(), cancel));
+    match tokio::time::timeout(DEADLINE * 4, work).await {
         Ok(Ok(result)) => result,
         Ok(Err(_)) => Err(WdError::new(
             W3c::UnknownError,

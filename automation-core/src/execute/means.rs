@@ -1,0 +1,273 @@
+//! An intent carried out by whatever means works ([`crate::intent`]): the means the target
+//! lists, in its order, each judged by the node's own effect before the next is tried.
+//!
+//! A means that cannot apply (the node has no such action, no point of it can be hit, the
+//! keyboard does not do it) is skipped; one that was sent and changed nothing the watch can
+//! see is followed by the next. A node with nothing to watch (a plain button) counts the first
+//! means the app took. The reply names the means that worked (`via`); when none did, the
+//! error lists each one tried and what came of it.
+
+use accesskit::{Action, ActionData, ActionRequest, NodeId, Role, TreeId};
+use serde_json::{Value, json};
+
+use super::actionable::{self, Reach};
+use super::effect::{self, Watch};
+use super::{Resolved, Session};
+use crate::error::{ErrorCode, OpError, OpResult};
+use crate::input::{Key, KeyEvent, Modifiers, PointerButton};
+use crate::intent::{self, Intent, Means};
+use crate::node_ref::NodeTarget;
+use crate::settle::SettleSpec;
+use crate::snapshot::action_name;
+use crate::target::{ActionOutcome, Hit, Target};
+
+/// What came of trying one means.
+enum Attempt {
+    /// It was sent: judge it.
+    Sent(Value),
+    /// It could not apply here, and why.
+    Skipped(String),
+}
+
+/// Carries `intent` out on `node`: refused first when a person could not do it (`reach`),
+/// left alone when the node already is as the intent would make it, else by the target's
+/// means in order until one shows its effect.
+pub(super) fn carry_out<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    node: &NodeTarget,
+    intent: Intent,
+    reach: Reach,
+    settle: &SettleSpec,
+) -> OpResult {
+    let resolved = s.resolve(node)?;
+    if intent != Intent::ScrollIntoView {
+        actionable::check(s, resolved.id, reach)?;
+    }
+    let action = intent.spec().action;
+    let (role, already) = {
+        let n = s.mirror.node(resolved.id).ok_or_else(|| {
+            OpError::new(ErrorCode::Stale, "the node vanished before it was acted on")
+        })?;
+        let watch = Watch::of(&n, action, s.mirror.version());
+        (n.role(), watch.already(&n))
+    };
+    if let Some(why) = already {
+        return Ok(json!({
+            "node": s.reference(resolved.id),
+            "action": action_name(action),
+            "unchanged": why,
+        }));
+    }
+    let means = s.target.means(intent, resolved.id);
+    let mut tried: Vec<Value> = Vec::new();
+    let mut last_miss: Option<OpError> = None;
+    for m in means {
+        let watch = {
+            let n = s
+                .mirror
+                .node(resolved.id)
+                .ok_or_else(|| vanished(s, resolved.id))?;
+            Watch::of(&n, action, s.mirror.version())
+        };
+        let attempt = match m {
+            Means::Action => by_action(s, &resolved, action)?,
+            Means::Pointer => by_pointer(s, resolved.id, intent, role)?,
+            Means::Keys => by_keys(s, node, resolved.id, intent, role, settle)?,
+        };
+        let data = match attempt {
+            Attempt::Skipped(why) => {
+                tried.push(json!({"means": m.name(), "skipped": why}));
+                continue;
+            }
+            Attempt::Sent(data) => data,
+        };
+        match effect::judge(s, watch, settle, data) {
+            Ok(mut reply) => {
+                reply["via"] = json!(m.name());
+                if !tried.is_empty() {
+                    reply["tried"] = Value::Array(tried);
+                }
+                return Ok(reply);
+            }
+            Err(e) if e.code == ErrorCode::NoEffect => {
+                tried.push(json!({"means": m.name(), "no_effect": e.actual.as_deref().cloned().unwrap_or(Value::Null)}));
+                last_miss = Some(e);
+            }
+            Err(e) => return Err(e),
+        }
+        // The node itself may be gone now (a menu item that ran, a dialog that closed).
+        if s.mirror.node(resolved.id).is_none() {
+            break;
+        }
+    }
+    Err(none_worked(s, &resolved, intent, tried, last_miss))
+}
+
+fn vanished<T: Target + ?Sized>(s: &Session<T>, id: NodeId) -> OpError {
+    let name = s
+        .reference(id)
+        .map_or_else(|| format!("node {}", id.0), |r| r.to_string());
+    OpError::new(
+        ErrorCode::Stale,
+        format!("{name} went away while it was acted on"),
+    )
+    .with_hint("find it again with find_node; the app may have replaced it")
+}
+
+/// The toolkit's own action.
+fn by_action<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    resolved: &Resolved,
+    action: Action,
+) -> Result<Attempt, OpError> {
+    send_action(s, resolved, action, None)
+}
+
+/// The toolkit's action `action` on `resolved`, with `data`.
+fn send_action<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    resolved: &Resolved,
+    action: Action,
+    data: Option<ActionData>,
+) -> Result<Attempt, OpError> {
+    let request = ActionRequest {
+        action,
+        target_tree: TreeId::ROOT,
+        target_node: resolved.id,
+        data,
+    };
+    Ok(match s.target.action(request)? {
+        ActionOutcome::Handled => Attempt::Sent(
+            json!({ "node": s.reference(resolved.id), "action": action_name(action) }),
+        ),
+        ActionOutcome::Unhandled => {
+            let offered: Vec<&str> = resolved.actions.iter().map(|a| action_name(*a)).collect();
+            Attempt::Skipped(format!(
+                "the toolkit has no {} action on it (it offers [{}])",
+                action_name(action),
+                offered.join(", ")
+            ))
+        }
+    })
+}
+
+/// A real click at a point proven to hit the node: the target's own proof where it has one
+/// (it knows where its windows are), else the mirror's hit test at the node's visible centre.
+fn by_pointer<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    id: NodeId,
+    intent: Intent,
+    role: Role,
+) -> Result<Attempt, OpError> {
+    if !intent::pointer_applies(intent, role) {
+        return Ok(Attempt::Skipped(format!(
+            "a click does not {} a {role:?}",
+            intent.spec().name
+        )));
+    }
+    let data = |s: &Session<T>, at: Value| json!({ "node": s.reference(id), "clicked_at": at });
+    match s.target.click_node(id, PointerButton::Primary)? {
+        Hit::Clicked { x, y } => Ok(Attempt::Sent(data(s, json!({"x": x, "y": y})))),
+        Hit::Missed(why) => Ok(Attempt::Skipped(why)),
+        Hit::Unknown => match super::pointer::click_proven(s, id)? {
+            Ok(p) => Ok(Attempt::Sent(data(s, json!({"x": p.x, "y": p.y})))),
+            Err(why) => Ok(Attempt::Skipped(why)),
+        },
+    }
+}
+
+/// The keyboard: the focus on the node (by its own means), then the intent's keys.
+fn by_keys<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    node: &NodeTarget,
+    id: NodeId,
+    intent: Intent,
+    role: Role,
+    settle: &SettleSpec,
+) -> Result<Attempt, OpError> {
+    let keys = intent::keys_for(intent, role);
+    if keys.is_empty() {
+        return Ok(Attempt::Skipped(format!(
+            "no key does {} on a {role:?}",
+            intent.spec().name
+        )));
+    }
+    if intent != Intent::Focus
+        && let Err(e) = carry_out(s, node, Intent::Focus, Reach::Keys, settle)
+    {
+        return match e.code {
+            ErrorCode::NoEffect | ErrorCode::UnhandledAction => Ok(Attempt::Skipped(format!(
+                "the focus could not be put on it ({})",
+                e.message
+            ))),
+            _ => Err(e),
+        };
+    }
+    let mut names = Vec::new();
+    for k in keys {
+        for pressed in [true, false] {
+            s.target.key(&KeyEvent {
+                key: Key::Named(*k),
+                pressed,
+                text: None,
+                modifiers: Modifiers::default(),
+            })?;
+        }
+        names.push(format!("{k:?}"));
+    }
+    Ok(Attempt::Sent(
+        json!({ "node": s.reference(id), "keys": names }),
+    ))
+}
+
+/// The error when no means worked: what a person could have done is what was tried.
+fn none_worked<T: Target + ?Sized>(
+    s: &Session<T>,
+    resolved: &Resolved,
+    intent: Intent,
+    tried: Vec<Value>,
+    last_miss: Option<OpError>,
+) -> OpError {
+    let name = s
+        .reference(resolved.id)
+        .map_or_else(|| format!("node {}", resolved.id.0), |r| r.to_string());
+    let summary: Vec<String> = tried
+        .iter()
+        .map(|t| {
+            let means = t["means"].as_str().unwrap_or("?");
+            match t.get("skipped").and_then(Value::as_str) {
+                Some(why) => format!("{means}: {why}"),
+                None => format!("{means}: sent, no change"),
+            }
+        })
+        .collect();
+    let error = match last_miss {
+        // Something was sent and the node did not change: the effect is what is missing.
+        Some(miss) => OpError::new(
+            ErrorCode::NoEffect,
+            format!(
+                "{name} ({:?}) did not {} by any means: {}",
+                resolved.role,
+                intent.spec().name,
+                summary.join("; ")
+            ),
+        )
+        .with_hint("read_node it to see its state; it may need something done first (a dialog answered, a row selected)")
+        .with_actual_expected(
+            miss.actual.map(|v| *v).unwrap_or_default(),
+            miss.expected.map(|v| *v).unwrap_or_default(),
+        ),
+        // Nothing could even be sent.
+        None => OpError::new(
+            ErrorCode::UnhandledAction,
+            format!(
+                "{name} ({:?}) offers no way to {}: {}",
+                resolved.role,
+                intent.spec().name,
+                summary.join("; ")
+            ),
+        )
+        .with_hint("check it is the widget you mean (read_node it); a person may use another widget for this"),
+    };
+    error.with_tried(Value::Array(tried))
+}
