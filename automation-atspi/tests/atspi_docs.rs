@@ -11,6 +11,7 @@ fn the_mapping_tables_in_the_docs_match_the_code() {
             ("atspi-roles", map::roles_table()),
             ("atspi-states", map::states_table()),
             ("atspi-actions", map::actions_table()),
+            ("atspi-means", map::means_table()),
         ],
         "cargo test -p automation-atspi --test atspi_docs",
     );

@@ -151,16 +151,21 @@ fn set_value_refuses_what_the_node_cannot_take_and_shows_the_new_value() {
 }
 
 #[test]
-fn type_text_needs_a_node_that_takes_text() {
+fn type_text_goes_to_a_field_or_to_the_focused_window() {
     let mut r = rig();
+    // No node, nothing focused: the keys go to the window, as a person's would, and nothing
+    // in the demo takes them.
     let e = r.err(json!({"op": {"type_text": {"text": "hello"}}}));
-    assert_eq!(e.code, ErrorCode::BadArgument);
+    assert_eq!(e.code, ErrorCode::NoEffect, "{e:?}");
     assert!(e.message.contains("focus"), "{}", e.message);
+    assert!(e.hint.unwrap_or_default().contains("inject_key"));
+    // A node that takes no text is refused.
     let e = r.err(json!({"op": {"type_text": {"node": {"role": "Button", "label": "Save"}, "text": "hello"}}}));
     assert_eq!(e.code, ErrorCode::BadArgument);
     assert!(e.message.contains("Save"), "{}", e.message);
     r.ok(json!({"op": {"focus_node": {"node": {"role": "Button", "label": "Save"}}}}));
     let e = r.err(json!({"op": {"type_text": {"text": "hello"}}}));
+    assert_eq!(e.code, ErrorCode::NoEffect, "{e:?}");
     assert!(
         e.message.contains("\"Save\""),
         "names the focused node: {}",

@@ -334,8 +334,8 @@ fn type_into_window<T: Target + ?Sized>(
         }
         if s.mirror.version() == before {
             let on = focus
-                .and_then(|f| s.reference(f))
-                .map_or_else(|| "nothing".to_string(), |r| r.to_string());
+                .and_then(|f| s.mirror.node(f))
+                .map_or_else(|| "nothing".to_string(), |n| value::describe(&n, &s.mirror.refs));
             return Err(OpError::new(
                 ErrorCode::NoEffect,
                 format!(

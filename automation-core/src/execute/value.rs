@@ -48,7 +48,7 @@ fn is_numeric(node: &NodeRef) -> bool {
 }
 
 /// `e5 (Slider "Volume")`.
-fn describe(node: &NodeRef, refs: &Refs) -> String {
+pub(super) fn describe(node: &NodeRef, refs: &Refs) -> String {
     match accessible_name(node) {
         Some(name) => format!("{} ({} {name:?})", refs.mint(node), role_name(node.role())),
         None => format!("{} ({})", refs.mint(node), role_name(node.role())),
