@@ -43,6 +43,10 @@ pub struct SnapshotTree {
     /// Text form: add each node's bounds (`@x,y wxh`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub bounds: bool,
+    /// Text form: show hidden nodes too. By default each run of hidden nodes (and all they
+    /// hold) is one line that counts them: a person does not see them.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub include_hidden: bool,
 }
 
 /// The shape of a `snapshot_tree` reply.

@@ -754,6 +754,7 @@ fn parse_and_run(value: Value) -> Option<(Request, Reply)> {
             max_nodes: None,
             format: Some(SnapshotFormat::Json),
             bounds: false,
+            include_hidden: false,
         }),
     );
     let reply = run_request(&mut s, &req);
@@ -766,6 +767,7 @@ fn parse_and_run(value: Value) -> Option<(Request, Reply)> {
             max_nodes: Some(20_000),
             format: Some(SnapshotFormat::Json),
             bounds: false,
+            include_hidden: false,
         }),
     );
     assert!(after.is_ok(), "snapshot after {req:?} failed: {after:?}");
@@ -1094,6 +1096,7 @@ fn full_snapshot(s: &mut Session<DemoApp>) -> Reply {
             max_nodes: Some(20_000),
             format: Some(SnapshotFormat::Json),
             bounds: false,
+            include_hidden: false,
         }),
     )
 }
@@ -1146,6 +1149,7 @@ fn poke(s: &mut Session<DemoApp>) {
             max_nodes: Some(3),
             format: Some(SnapshotFormat::Json),
             bounds: false,
+            include_hidden: false,
         }),
         Op::InvokeAction(InvokeAction {
             node: sel(Some("Button"), None),

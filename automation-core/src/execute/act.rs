@@ -333,9 +333,10 @@ fn type_into_window<T: Target + ?Sized>(
             effect::wait_until(s, settle, |s| s.mirror.version() != before)?;
         }
         if s.mirror.version() == before {
-            let on = focus
-                .and_then(|f| s.mirror.node(f))
-                .map_or_else(|| "nothing".to_string(), |n| value::describe(&n, &s.mirror.refs));
+            let on = focus.and_then(|f| s.mirror.node(f)).map_or_else(
+                || "nothing".to_string(),
+                |n| value::describe(&n, &s.mirror.refs),
+            );
             return Err(OpError::new(
                 ErrorCode::NoEffect,
                 format!(

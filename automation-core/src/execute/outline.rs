@@ -13,7 +13,10 @@
 //! A check box that is not checked shows no state (as in Playwright's aria snapshot); empty
 //! values are left out. Unnamed generic containers are folded (their children move up a level); text runs are
 //! left out (`read_node` gives a node's text). Long names and values are cut at
-//! [`OUTLINE_TEXT_CHARS`]; `read_node` gives them whole.
+//! [`OUTLINE_TEXT_CHARS`]; `read_node` gives them whole. Hidden nodes — a closed page, a
+//! mode's buttons, a menu not open — are what a person does not see: each run of hidden
+//! siblings, with all they hold, is one line that counts them (`- (57 hidden nodes)`), unless
+//! the caller asks for them (`include_hidden`).
 
 use std::fmt::Write as _;
 
@@ -36,6 +39,33 @@ pub(super) struct Outline {
     pub omitted: usize,
     /// References of shown nodes whose children the depth limit cut.
     pub frontier: Vec<String>,
+    /// Hidden nodes counted on a folded line instead of shown.
+    pub hidden: usize,
+}
+
+/// The nodes under `node`, itself included (text runs left out).
+fn count_subtree(node: NodeRef) -> usize {
+    let mut count = 0;
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.role() == Role::TextRun {
+            continue;
+        }
+        count += 1;
+        stack.extend(n.children());
+    }
+    count
+}
+
+fn hidden_line(out: &mut String, indent: usize, count: usize) {
+    for _ in 0..indent {
+        out.push_str("  ");
+    }
+    let _ = writeln!(
+        out,
+        "- ({count} hidden node{})",
+        if count == 1 { "" } else { "s" }
+    );
 }
 
 /// Whether a node adds nothing a reader needs: a generic container with no name or value.
@@ -140,26 +170,60 @@ fn line(out: &mut String, node: &NodeRef, indent: usize, refs: &Refs, bounds: bo
     out.push('\n');
 }
 
-/// Walks depth first from `start` (document order), at most `budget` lines and `max_bytes`.
-pub(super) fn outline(
-    start: NodeRef,
-    refs: &Refs,
-    max_depth: Option<u32>,
-    budget: usize,
-    max_bytes: usize,
-    bounds: bool,
-) -> Outline {
+/// What the outline walk shows.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Shape {
+    /// Levels below the start to show.
+    pub max_depth: Option<u32>,
+    /// Lines at most.
+    pub budget: usize,
+    /// Bytes at most.
+    pub max_bytes: usize,
+    /// Each line's bounds.
+    pub bounds: bool,
+    /// Hidden nodes as lines of their own, not counted on one.
+    pub include_hidden: bool,
+}
+
+/// Walks depth first from `start` (document order), within `shape`'s budgets.
+pub(super) fn outline(start: NodeRef, refs: &Refs, shape: Shape) -> Outline {
+    let Shape {
+        max_depth,
+        budget,
+        max_bytes,
+        bounds,
+        include_hidden,
+    } = shape;
     let mut o = Outline {
         text: String::new(),
         shown: 0,
         omitted: 0,
         frontier: Vec::new(),
+        hidden: 0,
     };
     // (node, shown levels below start, indent)
     let mut stack = vec![(start, 0u32, 0usize)];
+    // Hidden siblings waiting to be counted on one line: (indent, count).
+    let mut run: Option<(usize, usize)> = None;
     while let Some((node, depth, indent)) = stack.pop() {
         if node.role() == Role::TextRun {
             continue;
+        }
+        if !include_hidden && depth > 0 && node.data().is_hidden() {
+            let n = count_subtree(node);
+            o.hidden += n;
+            run = match run {
+                Some((i, c)) if i == indent => Some((i, c + n)),
+                Some((i, c)) => {
+                    hidden_line(&mut o.text, i, c);
+                    Some((indent, n))
+                }
+                None => Some((indent, n)),
+            };
+            continue;
+        }
+        if let Some((i, c)) = run.take() {
+            hidden_line(&mut o.text, i, c);
         }
         let fold = depth > 0 && folded(&node);
         let full = o.shown >= budget || o.text.len() >= max_bytes;
@@ -188,6 +252,9 @@ pub(super) fn outline(
         let mark = stack.len();
         stack.extend(node.children().map(|c| (c, child_depth, child_indent)));
         stack[mark..].reverse();
+    }
+    if let Some((i, c)) = run.take() {
+        hidden_line(&mut o.text, i, c);
     }
     if o.text.ends_with('\n') {
         o.text.pop();

@@ -6,7 +6,7 @@ use accesskit::{Role, Toggled};
 use serde_json::{Value, json};
 
 use super::Session;
-use super::outline::outline;
+use super::outline::{Shape, outline};
 use super::resolve::{candidate, walk};
 use crate::announce::{audible, politeness, spoken_name};
 use crate::error::{ErrorCode, OpError, OpResult};
@@ -125,13 +125,19 @@ fn snapshot_text<T: Target + ?Sized>(
     let o = outline(
         start,
         &s.mirror.refs,
-        a.max_depth,
-        budget,
-        SNAPSHOT_BYTE_BUDGET,
-        a.bounds,
+        Shape {
+            max_depth: a.max_depth,
+            budget,
+            max_bytes: SNAPSHOT_BYTE_BUDGET,
+            bounds: a.bounds,
+            include_hidden: a.include_hidden,
+        },
     );
     let truncated = o.omitted > 0 || !o.frontier.is_empty();
     let mut reply = json!({ "version": s.mirror.version(), "tree": o.text });
+    if o.hidden > 0 {
+        reply["hidden"] = json!(o.hidden);
+    }
     if truncated {
         reply["truncated"] = json!(true);
         reply["note"] = json!(format!(
