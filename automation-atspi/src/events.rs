@@ -136,6 +136,11 @@ impl Events {
         self.touch_as(path, Change::Subtree);
     }
 
+    /// Marks `path`'s children for a re-read on the next poll.
+    pub fn touch_as_children(&self, path: &str) {
+        self.touch_as(path, Change::Children);
+    }
+
     fn touch_as(&self, path: &str, change: Change) {
         let mut p = self.lock();
         if !p.everything && (p.changed.len() < CAPACITY || p.changed.contains_key(path)) {
@@ -204,7 +209,9 @@ fn change_of(member: &str) -> Option<Change> {
         | "TextCaretMoved"
         | "SelectionChanged"
         | "ActiveDescendantChanged"
-        | "AttributesChanged" => Some(Change::Node),
+        | "AttributesChanged"
+        // What the Java ATK wrapper sends when a label's text changes, and nothing else.
+        | "VisibleDataChanged" => Some(Change::Node),
         _ => None,
     }
 }

@@ -261,29 +261,14 @@ impl Reader {
         let want_relations = raw.name.is_empty();
         let extents = async {
             if raw.has(Interface::Component) {
-                self.call::<_, (i32, i32, i32, i32)>(
-                    path,
-                    "org.a11y.atspi.Component",
-                    "GetExtents",
-                    &(CoordType::Screen as u32),
-                )
-                .await
-                .ok()
+                self.extents(path, role).await
             } else {
                 None
             }
         };
         let actions = async {
             if raw.has(Interface::Action) {
-                self.call::<_, Vec<(String, String, String)>>(
-                    path,
-                    "org.a11y.atspi.Action",
-                    "GetActions",
-                    &(),
-                )
-                .await
-                .map(|v| v.into_iter().map(|(name, _, _)| name).collect())
-                .unwrap_or_default()
+                self.actions(path).await
             } else {
                 Vec::new()
             }
@@ -297,10 +282,7 @@ impl Reader {
         };
         let text = async {
             if want_text {
-                self.call::<_, String>(path, "org.a11y.atspi.Text", "GetText", &(0i32, -1i32))
-                    .await
-                    .ok()
-                    .map(cap_text)
+                self.text(path).await
             } else {
                 None
             }
@@ -329,6 +311,113 @@ impl Reader {
             .flat_map(|(_, targets)| targets)
             .filter_map(|t| self.same_app(&t))
             .collect();
+    }
+
+    /// `path`'s extents in screen coordinates. A window whose screen extents are unknown to
+    /// its toolkit — the Java ATK wrapper's frames answer (-1, -1, -1, -1): a top-level has no
+    /// accessible parent to place it — is placed by its extents in its parent's coordinates,
+    /// which for a top-level are the screen's.
+    pub(crate) async fn window_extents(
+        &self,
+        path: &str,
+        role: Role,
+    ) -> Option<(i32, i32, i32, i32)> {
+        self.extents(path, role).await
+    }
+
+    async fn extents(&self, path: &str, role: Role) -> Option<(i32, i32, i32, i32)> {
+        const COMPONENT: &str = "org.a11y.atspi.Component";
+        let screen = self
+            .call::<_, (i32, i32, i32, i32)>(
+                path,
+                COMPONENT,
+                "GetExtents",
+                &(CoordType::Screen as u32),
+            )
+            .await
+            .ok();
+        let window_role = matches!(role, Role::Frame | Role::Window | Role::Dialog);
+        if window_role && screen.is_some_and(|(_, _, w, h)| w < 0 || h < 0) {
+            return self
+                .call::<_, (i32, i32, i32, i32)>(
+                    path,
+                    COMPONENT,
+                    "GetExtents",
+                    &(CoordType::Parent as u32),
+                )
+                .await
+                .ok()
+                .filter(|(_, _, w, h)| *w > 0 && *h > 0)
+                .or(screen);
+        }
+        screen
+    }
+
+    /// The names of `path`'s actions. `GetActions` answers each action's *localized* name,
+    /// which some toolkits leave empty (LibreOffice: `('', '', '')`) or garble (Firefox); then
+    /// each is asked for by index (`GetName(i)`: "press", "check", "click").
+    async fn actions(&self, path: &str) -> Vec<String> {
+        const ACTION: &str = "org.a11y.atspi.Action";
+        let listed: Vec<String> = self
+            .call::<_, Vec<(String, String, String)>>(path, ACTION, "GetActions", &())
+            .await
+            .map(|v| v.into_iter().map(|(name, _, _)| name).collect())
+            .unwrap_or_default();
+        let plain = |n: &str| {
+            !n.trim().is_empty()
+                && n.chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '_' | '-' | '.'))
+        };
+        if !listed.is_empty() && listed.iter().all(|n| plain(n)) {
+            return listed;
+        }
+        let count = if listed.is_empty() {
+            self.call::<_, OwnedValue>(path, PROPERTIES, "Get", &(ACTION, "NActions"))
+                .await
+                .ok()
+                .and_then(|v| i32::try_from(v).ok())
+                .unwrap_or(0)
+        } else {
+            i32::try_from(listed.len()).unwrap_or(0)
+        };
+        let mut names = Vec::new();
+        for i in 0..count.clamp(0, 64) {
+            let name = self
+                .call::<_, String>(path, ACTION, "GetName", &(i,))
+                .await
+                .unwrap_or_default();
+            names.push(name);
+        }
+        names
+    }
+
+    /// `path`'s text, its first [`TEXT_CAP`] characters. GTK 4.8's entries and labels answer
+    /// `GetText(0, -1)` with nothing: then the text is asked for by its length
+    /// (`CharacterCount`).
+    async fn text(&self, path: &str) -> Option<String> {
+        const TEXT: &str = "org.a11y.atspi.Text";
+        let whole = self
+            .call::<_, String>(path, TEXT, "GetText", &(0i32, -1i32))
+            .await
+            .ok()
+            .map(cap_text);
+        if whole.as_deref().is_some_and(|t| !t.is_empty()) {
+            return whole;
+        }
+        let count = self
+            .call::<_, OwnedValue>(path, PROPERTIES, "Get", &(TEXT, "CharacterCount"))
+            .await
+            .ok()
+            .and_then(|v| i32::try_from(v).ok())
+            .unwrap_or(0);
+        if count <= 0 {
+            return whole;
+        }
+        let end = count.min(i32::try_from(TEXT_CAP).unwrap_or(i32::MAX));
+        self.call::<_, String>(path, TEXT, "GetText", &(0i32, end))
+            .await
+            .ok()
+            .or(whole)
     }
 
     /// `Value`'s four numbers in one `GetAll` (else one by one).

@@ -23,25 +23,19 @@ impl Host<AtspiTarget> for AtspiHost {
                 .unwrap_or_default(),
             None => Vec::new(),
         };
-        let tree = target.tree();
         let mut out = Vec::new();
-        let root = tree.nodes.get(&tree.root);
-        for (i, path) in root
-            .map(|r| r.children.clone())
-            .unwrap_or_default()
-            .iter()
-            .enumerate()
-        {
-            let Some(w) = tree.nodes.get(path) else {
+        for (i, (path, name, states)) in target.windows_now()?.into_iter().enumerate() {
+            // A window that is neither showing nor visible is closed, or not yet open.
+            if !crate::node::shows(&states) {
                 continue;
-            };
-            let xid = xwins.iter().find(|x| x.title == w.name).map(|x| x.id);
+            }
+            let xid = xwins.iter().find(|x| x.title == name).map(|x| x.id);
             let id = xid.map_or(i as u64, u64::from);
-            let node = node_key(target, path);
+            let node = node_key(target, &path);
             out.push(WindowInfo {
                 id: WindowId(id),
-                title: w.name.clone(),
-                focused: w.states.contains(State::Active),
+                title: name,
+                focused: states.contains(State::Active),
                 node,
             });
         }

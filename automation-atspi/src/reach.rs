@@ -257,7 +257,12 @@ impl AtspiTarget {
             };
             let frame = async {
                 match &window {
-                    Some(w) => extents(w.clone()).await,
+                    Some(w) => {
+                        let role = self.tree().nodes.get(w).and_then(|n| n.role);
+                        reader
+                            .window_extents(w, role.unwrap_or(atspi::Role::Frame))
+                            .await
+                    }
                     None => None,
                 }
             };
@@ -309,7 +314,9 @@ impl AtspiTarget {
             )));
         }
         // Where its window is, as the toolkit sees it: the offset within it is what holds.
-        let (fx, fy) = frame.map_or((0, 0), |(fx, fy, _, _)| (fx, fy));
+        let (fx, fy) = frame
+            .filter(|(_, _, w, h)| *w > 0 && *h > 0)
+            .map_or((0, 0), |(fx, fy, _, _)| (fx, fy));
         let (rx, ry) = (cx - fx, cy - fy);
         let win = self.x_window_for(Some(path))?;
         let (sx, sy) = (win.x + rx, win.y + ry);
@@ -354,22 +361,67 @@ impl AtspiTarget {
                 &(x, y, CoordType::Screen as u32),
             ));
             let next = match found {
-                Ok(r) => self.reader().same_app(&r),
+                Ok(r) => self.reader().same_app(&r).filter(|n| *n != at),
                 // No hit test here (or it failed): the other checks stand alone.
                 Err(_) => {
                     self.alive()?;
                     return Ok(None);
                 }
             };
+            // A container that answers itself (the Java wrapper's root pane, for any point):
+            // the child of it that contains the point, by its own word.
+            let next = match next {
+                Some(n) => Some(n),
+                None => self.child_containing(&at, x, y)?,
+            };
             match next {
-                Some(n) if n != at => {
+                Some(n) => {
                     last = Some(n.clone());
                     at = n;
                 }
-                _ => break,
+                None => break,
             }
         }
+        // Stopped above the node, with nothing deeper said: not proof either way.
+        if last
+            .as_deref()
+            .is_some_and(|l| self.tree().is_under(path, l))
+        {
+            return Ok(None);
+        }
         Ok(last)
+    }
+
+    /// The child of `at` (as last read) that says it contains screen point (`x`, `y`).
+    fn child_containing(&self, at: &str, x: i32, y: i32) -> Result<Option<String>, TargetError> {
+        let children: Vec<String> = self
+            .tree()
+            .nodes
+            .get(at)
+            .map(|n| n.children.iter().take(64).cloned().collect())
+            .unwrap_or_default();
+        for c in children {
+            let has_component = self
+                .tree()
+                .nodes
+                .get(&c)
+                .is_some_and(|n| n.has(Interface::Component));
+            if !has_component {
+                continue;
+            }
+            let inside: Result<bool, _> = block_on(self.reader().call(
+                &c,
+                COMPONENT,
+                "Contains",
+                &(x, y, CoordType::Screen as u32),
+            ));
+            match inside {
+                Ok(true) => return Ok(Some(c)),
+                Ok(false) => {}
+                Err(_) => self.alive()?,
+            }
+        }
+        Ok(None)
     }
 
     /// The objects above `path` up to its window (the application object left out), as last

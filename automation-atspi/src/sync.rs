@@ -100,7 +100,11 @@ pub fn read_changes(
     subtrees.retain(|p| tree.nodes.contains_key(p));
     let outer: Vec<String> = subtrees
         .iter()
-        .filter(|p| !subtrees.iter().any(|q| q != *p && tree.is_under(p, q)))
+        .take(SUBTREES_PER_POLL * 4)
+        .filter(|p| {
+            let above = tree.ancestors(p);
+            !subtrees.iter().any(|q| q != *p && above.contains(q))
+        })
         .take(SUBTREES_PER_POLL)
         .cloned()
         .collect();
@@ -111,6 +115,11 @@ pub fn read_changes(
                     .into_iter()
                     .filter(|(p, n)| tree.nodes.get(p) != Some(n))
                     .collect();
+                if std::env::var_os("AUTOMATION_DEBUG_SYNC").is_some() {
+                    for (p, n) in &changed {
+                        eprintln!("subtree change {p}: {:?} -> {:?}", tree.nodes.get(p), n);
+                    }
+                }
                 if !changed.is_empty() {
                     changed_any = true;
                     tree.take(changed);

@@ -56,7 +56,14 @@ pub struct AtspiTarget {
     exit: Option<Arc<ExitWatch>>,
     /// The toolkit's name (`Application.ToolkitName`: "GTK", "gtk", "Qt", "accesskit"…).
     toolkit: String,
+    /// Objects an op was sent to, re-read on every poll until the time given (whole on the
+    /// first, the object alone after: the Java wrapper makes new objects for a list's items at
+    /// each read): many toolkits send no event for what follows (a combo's name).
+    watched: Vec<(String, std::time::Instant, bool)>,
 }
+
+/// How long after an op its node is re-read on every poll.
+pub const WATCH_FOR: Duration = Duration::from_millis(1500);
 
 impl std::fmt::Debug for AtspiTarget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -92,7 +99,11 @@ impl AtspiTarget {
             conn: session.conn.clone(),
             reader,
             last_bulk: None,
-            tree: AppTree::new(&app.root),
+            tree: {
+                let mut t = AppTree::new(&app.root);
+                t.toolkit = Some(map::Toolkit::of(&toolkit));
+                t
+            },
             app,
             events,
             sent_full: false,
@@ -103,6 +114,7 @@ impl AtspiTarget {
             x_focus: None,
             exit: None,
             toolkit,
+            watched: Vec::new(),
         };
         // The first read happens here, while the caller is waiting for the app anyway, so
         // the first op answers within its own budget (a big app's first read takes most of a
@@ -243,6 +255,16 @@ impl AtspiTarget {
     }
 
     fn incremental(&mut self) -> Result<Option<TreeUpdate>, TargetError> {
+        let now = std::time::Instant::now();
+        self.watched.retain(|(_, until, _)| *until > now);
+        for (path, _, whole) in &mut self.watched {
+            if *whole {
+                self.events.touch(path);
+            } else {
+                self.events.touch_subtree(path);
+                *whole = true;
+            }
+        }
         let pending = self.events.take();
         if let Some(why) = pending.gone {
             return Err(TargetError::AppGone(why));
@@ -278,6 +300,143 @@ impl AtspiTarget {
         Some((p, raw))
     }
 
+    /// Picks the option named `name` of combo `path` through its `Selection`, by the option's
+    /// index among the combo's options (the Java wrapper's way: a click in its popup list only
+    /// moves a highlight).
+    fn select_by_name(&self, path: &str, name: &str) -> Result<ActionOutcome, TargetError> {
+        use atspi::Role as R;
+        let mut options = Vec::new();
+        let mut stack: Vec<String> = self
+            .tree
+            .nodes
+            .get(path)
+            .map(|n| n.children.iter().rev().cloned().collect())
+            .unwrap_or_default();
+        while let Some(p) = stack.pop() {
+            let Some(n) = self.tree.nodes.get(&p) else {
+                continue;
+            };
+            if matches!(
+                n.role,
+                Some(R::ListItem | R::MenuItem | R::Label | R::TableCell)
+            ) {
+                options.push(n.name.trim().to_string());
+            } else {
+                stack.extend(n.children.iter().rev().cloned());
+            }
+        }
+        let Some(index) = options.iter().position(|o| o == name.trim()) else {
+            return Ok(ActionOutcome::Unhandled);
+        };
+        let index = i32::try_from(index).map_err(|e| TargetError::Ipc(e.to_string()))?;
+        let done = self.call_bool(
+            path,
+            "org.a11y.atspi.Selection",
+            "SelectChild",
+            &(index,),
+            "selecting the option",
+        )?;
+        self.events.touch_subtree(path);
+        Ok(if done {
+            ActionOutcome::Handled
+        } else {
+            ActionOutcome::Unhandled
+        })
+    }
+
+    /// Selects `path` through its parent's `Selection` (a tab list's), by its index there;
+    /// `false` when the parent has none, or refused.
+    fn select_in_parent(&self, path: &str) -> Result<bool, TargetError> {
+        let Some(parent) = self.tree.ancestors(path).into_iter().next() else {
+            return Ok(false);
+        };
+        let Some(p) = self.tree.nodes.get(&parent) else {
+            return Ok(false);
+        };
+        if !p.has(Interface::Selection) {
+            return Ok(false);
+        }
+        let Some(index) = p.children.iter().position(|c| c == path) else {
+            return Ok(false);
+        };
+        let index = i32::try_from(index).map_err(|e| TargetError::Ipc(e.to_string()))?;
+        let done = self.call_bool(
+            &parent,
+            "org.a11y.atspi.Selection",
+            "SelectChild",
+            &(index,),
+            "selecting the tab",
+        )?;
+        self.events.touch_subtree(&parent);
+        Ok(done)
+    }
+
+    /// The application's windows as it lists them now: (path, name, states), read fresh —
+    /// GTK 4 sends no event when a window closes, so the tree as last read may still hold it.
+    /// The tree is marked to catch up on the next poll.
+    pub(crate) fn windows_now(
+        &self,
+    ) -> Result<Vec<(String, String, atspi::StateSet)>, TargetError> {
+        const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
+        let root = self.tree.root.clone();
+        let refs: Vec<crate::wire::WireRef> =
+            block_on(self.reader.call(&root, ACCESSIBLE, "GetChildren", &()))
+                .map_err(|e| self.classify(e, "listing the app's windows"))?;
+        let mut out = Vec::new();
+        for r in refs {
+            let Some(path) = self.reader.same_app(&r) else {
+                continue;
+            };
+            let states: Result<Vec<u32>, _> =
+                block_on(self.reader.call(&path, ACCESSIBLE, "GetState", &()));
+            let Ok(states) = states else {
+                // Gone meanwhile.
+                continue;
+            };
+            let name: String = block_on(self.reader.call::<_, zbus::zvariant::OwnedValue>(
+                &path,
+                "org.freedesktop.DBus.Properties",
+                "Get",
+                &(ACCESSIBLE, "Name"),
+            ))
+            .ok()
+            .and_then(|v| String::try_from(v).ok())
+            .unwrap_or_default();
+            out.push((path, name, crate::wire::states(&states)));
+        }
+        self.events.touch_as_children(&root);
+        Ok(out)
+    }
+
+    /// What scrolls when `path` is scrolled into view: its nearest ancestor that scrolls (a
+    /// scroll pane, a viewport, a page), else its window.
+    fn scroll_region(&self, path: &str) -> String {
+        use atspi::Role as R;
+        self.tree
+            .ancestors(path)
+            .into_iter()
+            .find(|p| {
+                self.tree.nodes.get(p).is_some_and(|n| {
+                    matches!(
+                        n.role,
+                        Some(R::ScrollPane | R::Viewport | R::DocumentWeb | R::DocumentFrame)
+                    )
+                })
+            })
+            .or_else(|| self.tree.window_of(path))
+            .unwrap_or_else(|| path.to_string())
+    }
+
+    /// The pages a browser shows (`document web` objects).
+    fn documents(&self) -> Vec<String> {
+        self.tree
+            .nodes
+            .values()
+            .filter(|n| n.role == Some(atspi::Role::DocumentWeb))
+            .map(|n| n.path.clone())
+            .collect()
+    }
+
     /// Sends the value and marks the node for a re-read. Whether the app took it is core's
     /// check (`NO_EFFECT` with the value it holds), made after settle has waited on the real
     /// clock for the change to land; here only "the call could not be made" is an error.
@@ -297,6 +456,13 @@ impl AtspiTarget {
             Some(ActionData::Value(t)) => t.trim().parse::<f64>().ok(),
             _ => None,
         };
+        if raw.role == Some(atspi::Role::ComboBox)
+            && !raw.has(Interface::EditableText)
+            && raw.has(Interface::Selection)
+            && let Some(name) = &wanted_text
+        {
+            return self.select_by_name(path, name);
+        }
         let sent = if raw.has(Interface::EditableText) {
             let Some(text) = wanted_text else {
                 return Ok(ActionOutcome::Unhandled);
@@ -432,9 +598,21 @@ impl Target for AtspiTarget {
         let handled = match request.action {
             Action::SetValue => return self.set_value(&path, &raw, request.data),
             Action::Focus => return self.focus(&path, &raw),
+            // A page tab with no action of its own (Java's): its tab list's selection picks it.
+            Action::Click
+                if raw.role == Some(atspi::Role::PageTab)
+                    && map::find_action_on(&raw.actions, Action::Click, raw.role).is_none() =>
+            {
+                self.select_in_parent(&path)?
+            }
             Action::ScrollIntoView if raw.has(Interface::Component) => {
                 let how = ScrollType::Anywhere as u32;
-                self.call_bool(&path, COMPONENT, "ScrollTo", &(how,), "scrolling into view")?
+                let done =
+                    self.call_bool(&path, COMPONENT, "ScrollTo", &(how,), "scrolling into view")?;
+                // Browsers send no event for a scroll: everything in what scrolled moved.
+                let region = self.scroll_region(&path);
+                self.events.touch_subtree(&region);
+                done
             }
             _ => false,
         };
@@ -460,6 +638,14 @@ impl Target for AtspiTarget {
         } else {
             ActionOutcome::Unhandled
         })
+    }
+
+    fn reread(&mut self, id: accesskit::NodeId) {
+        if let Some(path) = self.tree.path(id).map(str::to_string) {
+            let until = std::time::Instant::now() + WATCH_FOR;
+            self.watched.retain(|(p, _, _)| *p != path);
+            self.watched.push((path, until, false));
+        }
     }
 
     fn means(&mut self, intent: Intent, id: accesskit::NodeId) -> Vec<Means> {
@@ -535,7 +721,17 @@ impl Target for AtspiTarget {
         let (dx, dy) = (notches(event.dx), notches(event.dy));
         let x11 = self.x11()?;
         x11.motion(x, y).map_err(TargetError::Ipc)?;
-        x11.wheel(dx, dy).map_err(TargetError::Ipc)
+        x11.wheel(dx, dy).map_err(TargetError::Ipc)?;
+        // Browsers send no event for a scroll: a page's every position moved.
+        if matches!(
+            self.toolkit_kind(),
+            map::Toolkit::Gecko | map::Toolkit::Chromium
+        ) {
+            for doc in self.documents() {
+                self.events.touch_subtree(&doc);
+            }
+        }
+        Ok(())
     }
 
     fn wait_for_activity(&mut self, timeout: Duration) -> Result<bool, TargetError> {

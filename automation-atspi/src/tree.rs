@@ -39,6 +39,8 @@ pub struct AppTree {
     next: u64,
     sent: HashMap<NodeId, Node>,
     sent_focus: Option<NodeId>,
+    /// The app's toolkit, for the states some toolkits leave out.
+    pub toolkit: Option<map::Toolkit>,
 }
 
 /// The tree as shown: each object under one parent.
@@ -112,6 +114,11 @@ impl AppTree {
 
     /// Whether `path` lies under `ancestor` (as last read).
     pub fn is_under(&self, path: &str, ancestor: &str) -> bool {
+        self.ancestors(path).iter().any(|a| a == ancestor)
+    }
+
+    /// The objects above `path`, nearest first, up to the root (as last read).
+    pub fn ancestors(&self, path: &str) -> Vec<String> {
         let parent: HashMap<&str, &str> = self
             .nodes
             .values()
@@ -121,15 +128,16 @@ impl AppTree {
                     .map(move |c| (c.as_str(), n.path.as_str()))
             })
             .collect();
+        let mut out = Vec::new();
         let mut cur = path;
-        for _ in 0..crate::walk::MAX_DEPTH {
-            match parent.get(cur) {
-                Some(p) if *p == ancestor => return true,
-                Some(p) => cur = p,
-                None => return false,
+        while let Some(p) = parent.get(cur) {
+            if out.len() > crate::walk::MAX_DEPTH {
+                break;
             }
+            out.push((*p).to_string());
+            cur = p;
         }
-        false
+        out
     }
 
     /// Forgets the objects no parent reachable from the root lists any more.
@@ -284,10 +292,14 @@ impl AppTree {
             node.set_description(raw.description.clone());
         }
         let s = raw.states;
-        if (map::text_is_value(at_role) || raw.name.is_empty())
-            && let Some(t) = &raw.text
-        {
-            node.set_value(t.clone());
+        if let Some(t) = &raw.text {
+            if map::text_is_value(at_role) {
+                // What a field holds, as it holds it.
+                node.set_value(t.clone());
+            } else if raw.name.is_empty() {
+                // Text that stands for a name (a label's, a paragraph's): as a person reads it.
+                node.set_value(map::readable(t));
+            }
         }
         if let Some([cur, min, max, step]) = raw.value {
             node.set_numeric_value(cur);
@@ -322,7 +334,10 @@ impl AppTree {
             node.set_selected(s.contains(State::Selected));
         }
         // The application object carries no Enabled state in any toolkit; it is not disabled.
-        if !s.contains(State::Enabled) && !s.contains(State::Sensitive) && role != Role::Application
+        if !s.contains(State::Enabled)
+            && !s.contains(State::Sensitive)
+            && role != Role::Application
+            && !map::enabled_without_the_states(self.toolkit, &s)
         {
             node.set_disabled();
         }

@@ -254,15 +254,17 @@ pub struct InvokeAction {
     pub action: String,
 }
 
-/// A value for `set_value`: text or a number.
+/// A value for `set_value`: text, a number, or on/off.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 #[cfg_attr(feature = "schemars", derive(JsonSchema))]
 pub enum FieldValue {
-    /// Text (text fields, combo boxes).
+    /// Text (text fields), or the name of an option (combo boxes, lists, tab lists).
     Text(String),
     /// A number (sliders, spin buttons).
     Number(f64),
+    /// On or off (check boxes, switches, toggle buttons, radio buttons).
+    Bool(bool),
 }
 
 /// `set_value`: replace a node's value.
@@ -272,7 +274,8 @@ pub enum FieldValue {
 pub struct SetValue {
     /// The node.
     pub node: NodeTarget,
-    /// New value: a string, or a number for numeric widgets.
+    /// New value: text (or an option's name, for a combo box, list or tab list), a number
+    /// (sliders, spin buttons), or true/false (check boxes, switches, toggle buttons).
     pub value: FieldValue,
 }
 

@@ -153,6 +153,14 @@ pub trait Target {
         Ok(Hit::Unknown)
     }
 
+    /// An op was sent to node `id` (an action, a click, keys): read it — and what it holds —
+    /// again on the next poll, whether or not the toolkit announces the change (many send no
+    /// event for a name that follows a selection, or for a label's new text). The default does
+    /// nothing: a target whose tree always reflects the app needs no hint.
+    fn reread(&mut self, id: accesskit::NodeId) {
+        let _ = id;
+    }
+
     /// One pointer sample.
     fn pointer(&mut self, event: &PointerEvent) -> Result<(), TargetError>;
 

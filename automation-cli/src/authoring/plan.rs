@@ -307,7 +307,7 @@ pub fn plan<'a>(entries: impl IntoIterator<Item = &'a Entry>, range: &Range) -> 
             Op::TypeText(t) => Some(("text", t.text.clone())),
             Op::SetValue(v) => match &v.value {
                 FieldValue::Text(t) => Some(("value", t.clone())),
-                FieldValue::Number(_) => None,
+                FieldValue::Number(_) | FieldValue::Bool(_) => None,
             },
             _ => None,
         };

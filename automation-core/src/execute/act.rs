@@ -10,7 +10,7 @@ use crate::error::{ErrorCode, OpError, OpResult};
 use crate::input::{ImeEvent, Key, KeyEvent, keystrokes_for_text};
 use crate::intent::Intent;
 use crate::node_ref::NodeTarget;
-use crate::ops::{InjectKey, InvokeAction, KeyPhase, SetValue, TypeIme, TypeText};
+use crate::ops::{InjectKey, InvokeAction, KeyPhase, TypeIme, TypeText};
 use crate::settle::SettleSpec;
 use crate::snapshot::{ACTIONS, action_name};
 use crate::target::{ActionOutcome, ClockKind, Target};
@@ -135,27 +135,22 @@ pub(super) fn simple_action<T: Target + ?Sized>(
     act_on(s, node, action, Reach::Action, settle)
 }
 
-/// `set_value`: refuses a value the node cannot take, sends it, settles, and checks that the
-/// node — the one resolved before sending, by id — now holds it (`NO_EFFECT` otherwise); the
-/// reply shows its new value.
-pub(super) fn set_value<T: Target + ?Sized>(
+/// The value `wanted` sent to `resolved` through the toolkit, settled, and checked: the node —
+/// the one resolved before sending, by id — must now hold it (`NO_EFFECT` otherwise); the reply
+/// shows its new value. (`set_value` itself is [`super::choose`]: toggles, options, numbers the
+/// app only takes from the keys.)
+pub(super) fn send_value<T: Target + ?Sized>(
     s: &mut Session<T>,
-    a: &SetValue,
+    resolved: &Resolved,
+    wanted: &value::Wanted,
     settle: &SettleSpec,
 ) -> OpResult {
-    let resolved = s.resolve(&a.node)?;
-    actionable::check(s, resolved.id, Reach::Action)?;
-    let node = s
-        .mirror
-        .node(resolved.id)
-        .ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished"))?;
-    let wanted = value::Wanted::for_node(&node, &a.value, &s.mirror.refs)?;
     let before = s.mirror.version();
-    let data = send(s, &resolved, Action::SetValue, Some(wanted.action_data()))?;
+    let data = send(s, resolved, Action::SetValue, Some(wanted.action_data()))?;
     let mut reply = super::settled(s, settle, before, data)?;
     let node = s.mirror.node(resolved.id).ok_or_else(|| {
         OpError::new(
-            ErrorCode::NotFound,
+            ErrorCode::Stale,
             format!("node {} went away after set_value", resolved.id.0),
         )
         .with_hint("the app replaced it; find it again and read_node it")

@@ -89,6 +89,11 @@ impl Watch {
         }
     }
 
+    /// The tree's version before the op was sent.
+    pub fn version_before(&self) -> u64 {
+        self.version
+    }
+
     /// Whether the node already is as the op would make it (expand an expanded row, focus the
     /// focused field): then nothing is sent — a toggling action would undo it.
     pub fn already(&self, node: &NodeRef<'_>) -> Option<&'static str> {
@@ -177,9 +182,7 @@ pub(super) fn judge<T: Target + ?Sized>(
             ErrorCode::NoEffect,
             format!("the app took the op, but {name} did not change as it should"),
         )
-        .with_hint(
-            "a person's input may be needed: try inject_pointer on it, or read_node it to see its state",
-        )
+        .with_hint("read_node it to see its state; it may need something done first")
         .with_actual_expected(watch.actual(s), watch.wanted()));
     }
     let extra = report.to_json(s);
@@ -188,6 +191,34 @@ pub(super) fn judge<T: Target + ?Sized>(
     }
     if watch.expected == Expected::Any && s.mirror.version() == watch.version {
         data["effect"] = json!("not_observed");
+    }
+    Ok(data)
+}
+
+/// Settles after the op was sent and judges it by `holds` (something a person checks beyond
+/// the node itself): `ok` once it holds, `NO_EFFECT` with what was found when it does not.
+pub(super) fn judge_by<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    version: u64,
+    settle: &SettleSpec,
+    mut data: Value,
+    holds: &dyn Fn(&Session<T>) -> bool,
+    wanted: &Value,
+    actual: &dyn Fn(&Session<T>) -> Value,
+) -> OpResult {
+    let report = time::settle(s, settle, Expect::EffectAfter(version))?;
+    if !holds(s) && s.target.clock() == ClockKind::Real {
+        wait_until(s, settle, holds)?;
+    }
+    if !holds(s) {
+        return Err(OpError::new(
+            ErrorCode::NoEffect,
+            "the app took the op, but what it should change did not change",
+        )
+        .with_actual_expected(actual(s), wanted.clone()));
+    }
+    if let (Value::Object(map), Value::Object(more)) = (&mut data, report.to_json(s)) {
+        map.extend(more);
     }
     Ok(data)
 }

@@ -29,6 +29,23 @@ enum Attempt {
     Skipped(String),
 }
 
+/// How a means is judged.
+pub(super) enum Verdict<'a, T: Target + ?Sized> {
+    /// By the node's own change for the intent (a box flips, a row expands, the focus lands).
+    Own,
+    /// By what a person checks elsewhere (the value a combo shows once its option is picked,
+    /// not the option's highlight): `holds` once the effect is there; `wanted` and `actual`
+    /// say what was looked for and what was found.
+    Custom {
+        /// The effect is there.
+        holds: &'a dyn Fn(&Session<T>) -> bool,
+        /// What was looked for.
+        wanted: Value,
+        /// What was found.
+        actual: &'a dyn Fn(&Session<T>) -> Value,
+    },
+}
+
 /// Carries `intent` out on `node`: refused first when a person could not do it (`reach`),
 /// left alone when the node already is as the intent would make it, else by the target's
 /// means in order until one shows its effect.
@@ -38,6 +55,18 @@ pub(super) fn carry_out<T: Target + ?Sized>(
     intent: Intent,
     reach: Reach,
     settle: &SettleSpec,
+) -> OpResult {
+    carry_out_judged(s, node, intent, reach, settle, &Verdict::Own)
+}
+
+/// [`carry_out`], judged by `verdict`.
+pub(super) fn carry_out_judged<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    node: &NodeTarget,
+    intent: Intent,
+    reach: Reach,
+    settle: &SettleSpec,
+    verdict: &Verdict<'_, T>,
 ) -> OpResult {
     let resolved = s.resolve(node)?;
     if intent != Intent::ScrollIntoView {
@@ -51,7 +80,7 @@ pub(super) fn carry_out<T: Target + ?Sized>(
         let watch = Watch::of(&n, action, s.mirror.version());
         (n.role(), watch.already(&n))
     };
-    if let Some(why) = already {
+    if let (Verdict::Own, Some(why)) = (verdict, already) {
         return Ok(json!({
             "node": s.reference(resolved.id),
             "action": action_name(action),
@@ -81,7 +110,24 @@ pub(super) fn carry_out<T: Target + ?Sized>(
             }
             Attempt::Sent(data) => data,
         };
-        match effect::judge(s, watch, settle, data) {
+        s.target.reread(resolved.id);
+        let judged = match verdict {
+            Verdict::Own => effect::judge(s, watch, settle, data),
+            Verdict::Custom {
+                holds,
+                wanted,
+                actual,
+            } => effect::judge_by(
+                s,
+                watch.version_before(),
+                settle,
+                data,
+                *holds,
+                wanted,
+                *actual,
+            ),
+        };
+        match judged {
             Ok(mut reply) => {
                 reply["via"] = json!(m.name());
                 if !tried.is_empty() {

@@ -6,6 +6,7 @@
 
 mod act;
 mod actionable;
+mod choose;
 mod durable;
 mod effect;
 pub mod limits;
@@ -288,7 +289,7 @@ fn dispatch<T: Target + ?Sized>(s: &mut Session<T>, op: &Op, settle: &SettleSpec
         Op::FocusNode(a) => {
             return act::simple_action(s, &a.node, accesskit::Action::Focus, settle);
         }
-        Op::SetValue(a) => return act::set_value(s, a, settle),
+        Op::SetValue(a) => return choose::set_value(s, a, settle),
         Op::Expand(a) => return act::simple_action(s, &a.node, accesskit::Action::Expand, settle),
         Op::Collapse(a) => {
             return act::simple_action(s, &a.node, accesskit::Action::Collapse, settle);

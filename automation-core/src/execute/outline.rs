@@ -212,6 +212,11 @@ pub(super) fn outline(start: NodeRef, refs: &Refs, shape: Shape) -> Outline {
         if !include_hidden && depth > 0 && node.data().is_hidden() {
             let n = count_subtree(node);
             o.hidden += n;
+            if o.shown >= budget || o.text.len() >= max_bytes {
+                // Past the budget: nothing more is written, hidden or not.
+                o.omitted += n;
+                continue;
+            }
             run = match run {
                 Some((i, c)) if i == indent => Some((i, c + n)),
                 Some((i, c)) => {

@@ -80,6 +80,12 @@ impl Wanted {
                     OpError::bad_argument(format!("{what} takes a number; {t:?} is not one"))
                         .with_hint("pass a JSON number, e.g. \"value\": 75")
                 })?,
+                FieldValue::Bool(b) => {
+                    return Err(
+                        OpError::bad_argument(format!("{what} takes a number, not {b}"))
+                            .with_hint("pass a JSON number, e.g. \"value\": 75"),
+                    );
+                }
             };
             if !n.is_finite() {
                 return Err(OpError::bad_argument(format!(
@@ -144,7 +150,10 @@ impl Wanted {
                 describe(node, refs)
             ),
         )
-        .with_hint("the app refused or rewrote the value (read-only, filtered, clamped); read_node it, or type_text into it")
+        .with_hint(match self {
+            Self::Number(_) => "the app refused, stepped or clamped it; read_node it",
+            Self::Text(_) => "the app refused or rewrote it (read-only, filtered); read_node it, or type the text with type_text",
+        })
         .with_actual_expected(held, expected))
     }
 

@@ -1,0 +1,625 @@
+//! `set_value` as a person sets a value, by what the node is:
+//!
+//! - **a toggle** (a check box, a switch, a toggle button, a radio button): `true`/`false`
+//!   (or `1`/`0`, `"on"`/`"off"`) — clicked when it is not so already, judged by its state.
+//!   A toolkit's `Value` on a toggle button is no way to press it (LibreOffice's Bold takes
+//!   `0` and unchecks itself without making the text plain);
+//! - **a list of options** (a combo box, a list box, a tab list): the option named — opened
+//!   when closed, the option picked (by the means its target lists: its action, a click, or
+//!   the keys), judged by what the list shows afterwards, never by an option's highlight;
+//! - **a number** (a slider, a spin button): set through the toolkit's value, and when the app
+//!   ignores that (Swing's `JSlider`), moved with the arrow keys as a person would;
+//! - **text**: set through the toolkit, judged by what the field holds.
+
+use accesskit::{NodeId, Role, Toggled};
+use accesskit_consumer::NodeRef;
+use serde_json::{Value, json};
+
+use super::actionable::{self, Reach};
+use super::means::{self, Verdict};
+use super::{Session, value};
+use crate::error::{ErrorCode, OpError, OpResult};
+use crate::input::{Key, KeyEvent, Modifiers, NamedKey};
+use crate::intent::Intent;
+use crate::node_ref::{NodeKey, NodeTarget};
+use crate::ops::{FieldValue, SetValue};
+use crate::settle::SettleSpec;
+use crate::snapshot::accessible_name;
+use crate::target::{ClockKind, Target};
+
+/// Arrow-key presses a number may take to reach its value.
+const MAX_STEPS: usize = 300;
+
+/// The kind of node `set_value` meets.
+enum Kind {
+    Toggle(bool),
+    Options,
+    Other,
+}
+
+fn target_of(id: NodeId) -> NodeTarget {
+    NodeTarget::Id(NodeKey(id.0))
+}
+
+/// `set_value`, by what the node is (see the module's notes).
+pub(super) fn set_value<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    a: &SetValue,
+    settle: &SettleSpec,
+) -> OpResult {
+    let resolved = s.resolve(&a.node)?;
+    actionable::check(s, resolved.id, Reach::Action)?;
+    let kind = {
+        let node = s
+            .mirror
+            .node(resolved.id)
+            .ok_or_else(|| OpError::new(ErrorCode::Stale, "the node vanished"))?;
+        kind_of(&node, &a.value, &s.mirror.refs)?
+    };
+    match kind {
+        Kind::Toggle(want) => set_toggle(s, resolved.id, want, settle),
+        Kind::Options => match &a.value {
+            FieldValue::Text(name) => select_option(s, resolved.id, name, settle),
+            other => Err(OpError::bad_argument(format!(
+                "a list of options takes an option's name, not {other:?}"
+            ))
+            .with_hint("pass the option's name as shown, as a string")),
+        },
+        Kind::Other => set_directly(s, resolved.id, &a.value, settle),
+    }
+}
+
+fn kind_of(node: &NodeRef, value: &FieldValue, refs: &crate::refs::Refs) -> Result<Kind, OpError> {
+    let toggle_role = matches!(
+        node.role(),
+        Role::CheckBox
+            | Role::Switch
+            | Role::RadioButton
+            | Role::MenuItemCheckBox
+            | Role::MenuItemRadio
+            | Role::Button
+    );
+    if toggle_role && node.toggled().is_some() {
+        return toggle_wanted(node, value, refs).map(Kind::Toggle);
+    }
+    let editable = node.data().supports_action(accesskit::Action::SetValue);
+    match node.role() {
+        // An editable combo (a browser's address bar) takes text; the others, an option.
+        Role::ComboBox | Role::EditableComboBox if !editable => Ok(Kind::Options),
+        Role::ListBox | Role::TabList | Role::List | Role::Tree | Role::RadioGroup => {
+            Ok(Kind::Options)
+        }
+        _ => Ok(Kind::Other),
+    }
+}
+
+/// The state a toggle is to take, from `true`/`false`, `1`/`0` or their words.
+fn toggle_wanted(
+    node: &NodeRef,
+    value: &FieldValue,
+    refs: &crate::refs::Refs,
+) -> Result<bool, OpError> {
+    let what = value::describe(node, refs);
+    let bad = || {
+        OpError::bad_argument(format!("{what} is on or off; {value:?} is neither"))
+            .with_hint("pass true or false (or 1 / 0, \"on\" / \"off\")")
+    };
+    match value {
+        FieldValue::Bool(b) => Ok(*b),
+        FieldValue::Number(n) if *n == 0.0 => Ok(false),
+        FieldValue::Number(n) if *n == 1.0 => Ok(true),
+        FieldValue::Number(_) => Err(bad()),
+        FieldValue::Text(t) => match t.trim().to_ascii_lowercase().as_str() {
+            "true" | "on" | "1" | "yes" | "checked" | "pressed" => Ok(true),
+            "false" | "off" | "0" | "no" | "unchecked" => Ok(false),
+            _ => Err(bad()),
+        },
+    }
+}
+
+fn set_toggle<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    id: NodeId,
+    want: bool,
+    settle: &SettleSpec,
+) -> OpResult {
+    let (now, role) = {
+        let node = s
+            .mirror
+            .node(id)
+            .ok_or_else(|| OpError::new(ErrorCode::Stale, "the node vanished"))?;
+        (node.toggled(), node.role())
+    };
+    if now == Some(if want { Toggled::True } else { Toggled::False }) {
+        return Ok(json!({
+            "node": s.reference(id),
+            "value": want,
+            "unchanged": format!("it was already {}", if want { "on" } else { "off" }),
+        }));
+    }
+    if !want && matches!(role, Role::RadioButton | Role::MenuItemRadio) {
+        return Err(OpError::bad_argument(
+            "a radio button is turned off by choosing another of its group",
+        )
+        .with_hint("set_value true on the radio button that should be on"));
+    }
+    let mut reply = means::carry_out(s, &target_of(id), Intent::Activate, Reach::Action, settle)?;
+    reply["value"] = json!(want);
+    Ok(reply)
+}
+
+/// Whether `node` is an option of a list: an item, or a label in a list (the Java wrapper's
+/// combo items are labels in a list).
+fn is_option_node(node: &NodeRef) -> bool {
+    is_option(node.role())
+        || (node.role() == Role::Label
+            && node
+                .parent()
+                .is_some_and(|p| matches!(p.role(), Role::List | Role::ListBox | Role::Menu)))
+}
+
+/// Roles an option of a list can have.
+fn is_option(role: Role) -> bool {
+    matches!(
+        role,
+        Role::ListItem
+            | Role::ListBoxOption
+            | Role::MenuListOption
+            | Role::MenuItem
+            | Role::MenuItemRadio
+            | Role::MenuItemCheckBox
+            | Role::Tab
+            | Role::TreeItem
+            | Role::RadioButton
+    )
+}
+
+/// What a list shows as chosen: a combo's value or name, a list's selected option's name.
+fn shown_choice<T: Target + ?Sized>(s: &Session<T>, list: NodeId) -> Option<String> {
+    let node = s.mirror.node(list)?;
+    if matches!(node.role(), Role::ComboBox | Role::EditableComboBox) {
+        return node
+            .value()
+            .filter(|v| !v.is_empty())
+            .or_else(|| accessible_name(&node));
+    }
+    descendants(node)
+        .find(|n| is_option_node(n) && n.is_selected() == Some(true))
+        .and_then(|n| accessible_name(&n))
+}
+
+fn descendants(node: NodeRef<'_>) -> impl Iterator<Item = NodeRef<'_>> {
+    let mut stack: Vec<NodeRef<'_>> = node.children().collect();
+    std::iter::from_fn(move || {
+        let n = stack.pop()?;
+        stack.extend(n.children());
+        Some(n)
+    })
+}
+
+/// The options named `name` that a person could pick now: under the list, else (a popup the
+/// toolkit moved to a window of its own) anywhere shown; exact names first.
+fn options_named<T: Target + ?Sized>(s: &Session<T>, list: NodeId, name: &str) -> Vec<NodeId> {
+    let Some(list_node) = s.mirror.node(list) else {
+        return Vec::new();
+    };
+    let named = |n: &NodeRef| accessible_name(n).is_some_and(|a| a.trim() == name.trim());
+    let mut found: Vec<NodeId> = descendants(list_node)
+        .filter(|n| is_option_node(n) && named(n))
+        .map(|n| n.locate().0)
+        .collect();
+    if found.is_empty()
+        && let Some(tree) = s.mirror.state()
+    {
+        found = descendants(tree.root())
+            .filter(|n| is_option_node(n) && named(n) && !n.is_hidden())
+            .map(|n| n.locate().0)
+            .collect();
+    }
+    // Shown ones first: a closed combo's copy of the option stays hidden.
+    found.sort_by_key(|id| s.mirror.node(*id).is_some_and(|n| n.is_hidden()));
+    found
+}
+
+/// Picks the option named `name` in `list`: opened first when its options are not shown,
+/// the option carried out (its action, a click, the keys), judged by what the list shows
+/// and by its popup being closed again.
+fn select_option<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    list: NodeId,
+    name: &str,
+    settle: &SettleSpec,
+) -> OpResult {
+    if shown_choice(s, list).as_deref().map(str::trim) == Some(name.trim()) {
+        return Ok(json!({
+            "node": s.reference(list),
+            "value": name,
+            "unchanged": "it already showed that option",
+        }));
+    }
+    let is_combo = s
+        .mirror
+        .node(list)
+        .is_some_and(|n| matches!(n.role(), Role::ComboBox | Role::EditableComboBox));
+    let option_shown = |s: &Session<T>| {
+        options_named(s, list, name)
+            .first()
+            .is_some_and(|o| actionable::check(s, *o, Reach::Action).is_ok())
+    };
+    let want = name.trim().to_string();
+    let holds = |s: &Session<T>| {
+        let shows = shown_choice(s, list).as_deref().map(str::trim) == Some(want.as_str());
+        // A combo's popup closes once the option is taken; one still open only highlighted it.
+        let closed = !is_combo
+            || s.mirror
+                .node(list)
+                .is_none_or(|n| n.data().is_expanded() != Some(true));
+        shows && closed
+    };
+    let actual = |s: &Session<T>| {
+        json!({
+            "shows": shown_choice(s, list),
+            "expanded": s.mirror.node(list).and_then(|n| n.data().is_expanded()),
+        })
+    };
+    let verdict = Verdict::Custom {
+        holds: &holds,
+        wanted: json!({ "shows": want, "expanded": if is_combo { json!(false) } else { Value::Null } }),
+        actual: &actual,
+    };
+    let mut tried: Vec<Value> = Vec::new();
+    // The toolkit's own way to pick by name, where it has one (a combo's selection).
+    if is_combo {
+        let resolved = s.resolve(&target_of(list))?;
+        let before = s.mirror.version();
+        let request = accesskit::ActionRequest {
+            action: accesskit::Action::SetValue,
+            target_tree: accesskit::TreeId::ROOT,
+            target_node: list,
+            data: Some(accesskit::ActionData::Value(want.clone().into())),
+        };
+        if s.target.action(request)? == crate::target::ActionOutcome::Handled {
+            s.target.reread(list);
+            let data = json!({"node": s.reference(resolved.id), "via": "action"});
+            match super::effect::judge_by(
+                s,
+                before,
+                settle,
+                data,
+                &holds,
+                &json!({"shows": want}),
+                &actual,
+            ) {
+                Ok(mut reply) => {
+                    reply["value"] = json!(shown_choice(s, list));
+                    return Ok(reply);
+                }
+                Err(e) if e.code == ErrorCode::NoEffect => {
+                    tried.push(json!({"means": "action", "no_effect": e.actual.as_deref().cloned().unwrap_or(Value::Null)}));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    // A combo whose options are not shown is opened first, as a person opens it.
+    if is_combo && !option_shown(s) {
+        match means::carry_out(s, &target_of(list), Intent::Expand, Reach::Action, settle) {
+            Ok(_) => tried.push(json!({"opened": true})),
+            Err(e) if matches!(e.code, ErrorCode::UnhandledAction | ErrorCode::NoEffect) => {
+                tried.push(json!({"opened": false, "why": e.message}));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if let Some(option) = options_named(s, list, name).first().copied()
+        && actionable::check(s, option, Reach::Action).is_ok()
+    {
+        match means::carry_out_judged(
+            s,
+            &target_of(option),
+            Intent::Activate,
+            Reach::Action,
+            settle,
+            &verdict,
+        ) {
+            Ok(mut reply) => {
+                reply["node"] = json!(s.reference(list));
+                reply["option"] = json!(s.reference(option));
+                reply["value"] = json!(shown_choice(s, list));
+                return Ok(reply);
+            }
+            Err(e) if matches!(e.code, ErrorCode::NoEffect | ErrorCode::UnhandledAction) => {
+                tried.push(json!({"picked": false, "why": e.message, "tried": e.tried}));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    // The keyboard on the list itself: Home, then Down to the option (a closed combo changes
+    // its choice as it goes; an open one takes it with Enter).
+    let Some(index) = option_index(s, list, name) else {
+        return Err(no_such_option(s, list, name));
+    };
+    let before = s.mirror.version();
+    let focused = means::carry_out(s, &target_of(list), Intent::Focus, Reach::Keys, settle);
+    if let Err(e) = focused {
+        tried.push(json!({"means": "keyboard", "skipped": e.message}));
+        return Err(OpError::new(
+            ErrorCode::NoEffect,
+            format!(
+                "{} did not come to show {name:?} by any means",
+                describe(s, list)
+            ),
+        )
+        .with_hint("read_node it, and snapshot_tree its options")
+        .with_actual_expected(actual(s), json!({"shows": want}))
+        .with_tried(Value::Array(tried)));
+    }
+    // An open popup has only a highlight to move: closed, the combo's own choice moves.
+    let open = |s: &Session<T>| {
+        s.mirror
+            .node(list)
+            .is_some_and(|n| n.data().is_expanded() == Some(true))
+    };
+    if is_combo && open(s) {
+        press(s, NamedKey::Escape, settle)?;
+    }
+    press(s, NamedKey::Home, settle)?;
+    for _ in 0..index {
+        press(s, NamedKey::ArrowDown, settle)?;
+    }
+    if is_combo && open(s) {
+        press(s, NamedKey::Enter, settle)?;
+    }
+    let judged = super::effect::judge_by(
+        s,
+        before,
+        settle,
+        json!({"node": s.reference(list), "via": "keyboard", "keys": index + 1}),
+        &holds,
+        &json!({"shows": want}),
+        &actual,
+    );
+    match judged {
+        Ok(mut reply) => {
+            reply["value"] = json!(shown_choice(s, list));
+            if !tried.is_empty() {
+                reply["tried"] = Value::Array(tried);
+            }
+            Ok(reply)
+        }
+        Err(e) => {
+            tried.push(json!({"means": "keyboard", "no_effect": e.actual.as_deref().cloned().unwrap_or(Value::Null)}));
+            Err(OpError::new(
+                ErrorCode::NoEffect,
+                format!("{} did not come to show {name:?} by any means", describe(s, list)),
+            )
+            .with_hint("read_node it, and snapshot_tree its options: the app may take a choice only from a person's own hand")
+            .with_actual_expected(actual(s), json!({"shows": want}))
+            .with_tried(Value::Array(tried)))
+        }
+    }
+}
+
+/// Where the option named `name` stands among `list`'s options (document order).
+fn option_index<T: Target + ?Sized>(s: &Session<T>, list: NodeId, name: &str) -> Option<usize> {
+    let node = s.mirror.node(list)?;
+    let mut options: Vec<(NodeId, String)> = descendants_in_order(node)
+        .filter(|n| is_option_node(n))
+        .filter_map(|n| accessible_name(&n).map(|a| (n.locate().0, a)))
+        .collect();
+    options.dedup_by(|a, b| a.1 == b.1);
+    options.iter().position(|(_, a)| a.trim() == name.trim())
+}
+
+fn descendants_in_order(node: NodeRef<'_>) -> impl Iterator<Item = NodeRef<'_>> {
+    let mut stack: Vec<NodeRef<'_>> = node.children().collect();
+    stack.reverse();
+    std::iter::from_fn(move || {
+        let n = stack.pop()?;
+        let mut kids: Vec<NodeRef<'_>> = n.children().collect();
+        kids.reverse();
+        stack.extend(kids);
+        Some(n)
+    })
+}
+
+fn no_such_option<T: Target + ?Sized>(s: &Session<T>, list: NodeId, name: &str) -> OpError {
+    let offered: Vec<String> = s
+        .mirror
+        .node(list)
+        .map(|n| {
+            descendants_in_order(n)
+                .filter(|o| is_option_node(o))
+                .filter_map(|o| accessible_name(&o))
+                .take(20)
+                .collect()
+        })
+        .unwrap_or_default();
+    OpError::new(
+        ErrorCode::NotFound,
+        format!("no option named {name:?} in {}", describe(s, list)),
+    )
+    .with_hint(if offered.is_empty() {
+        "read_node the list, or snapshot_tree it, to see its options".to_string()
+    } else {
+        format!("its options: {}", offered.join(", "))
+    })
+}
+
+fn describe<T: Target + ?Sized>(s: &Session<T>, id: NodeId) -> String {
+    s.mirror.node(id).map_or_else(
+        || format!("node {}", id.0),
+        |n| value::describe(&n, &s.mirror.refs),
+    )
+}
+
+/// A number or text, through the toolkit's value (the means it has); a number the app does
+/// not take that way is then moved with the arrow keys, as a person moves a slider.
+fn set_directly<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    id: NodeId,
+    value: &FieldValue,
+    settle: &SettleSpec,
+) -> OpResult {
+    let wanted = {
+        let node = s
+            .mirror
+            .node(id)
+            .ok_or_else(|| OpError::new(ErrorCode::Stale, "the node vanished"))?;
+        value::Wanted::for_node(&node, value, &s.mirror.refs)?
+    };
+    let resolved = s.resolve(&target_of(id))?;
+    let tried = super::act::send_value(s, &resolved, &wanted, settle);
+    let refused = match tried {
+        Ok(reply) => return Ok(reply),
+        Err(e) if matches!(e.code, ErrorCode::NoEffect | ErrorCode::UnhandledAction) => e,
+        Err(e) => return Err(e),
+    };
+    let value::Wanted::Number(n) = wanted else {
+        return Err(refused);
+    };
+    let role = s.mirror.node(id).map(|n| n.role());
+    if !matches!(
+        role,
+        Some(Role::Slider | Role::SpinButton | Role::ScrollBar)
+    ) {
+        return Err(refused);
+    }
+    step_with_keys(s, id, n, settle).map_err(|e| {
+        if e.code == ErrorCode::NoEffect {
+            e.with_tried(json!([
+                {"means": "action", "no_effect": refused.actual.as_deref().cloned().unwrap_or(Value::Null)},
+                {"means": "keyboard", "no_effect": Value::Null},
+            ]))
+        } else {
+            e
+        }
+    })
+}
+
+/// Moves a slider or spin button to `want` with the arrow keys (Home/End for its ends), one
+/// press at a time, reading it after each: stops at the value, or where the next press would
+/// pass it, or when a press changes nothing.
+fn step_with_keys<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    id: NodeId,
+    want: f64,
+    settle: &SettleSpec,
+) -> OpResult {
+    means::carry_out(s, &target_of(id), Intent::Focus, Reach::Keys, settle).map_err(|e| {
+        OpError::new(
+            ErrorCode::NoEffect,
+            format!(
+                "the app did not take the value, and the focus could not be put on {} to move it with the keys ({})",
+                describe(s, id),
+                e.message
+            ),
+        )
+    })?;
+    let read = |s: &Session<T>| s.mirror.node(id).and_then(|n| n.numeric_value());
+    let (min, max, step) = s.mirror.node(id).map_or((None, None, 0.0), |n| {
+        let d = n.data();
+        (
+            d.min_numeric_value(),
+            d.max_numeric_value(),
+            d.numeric_value_step().unwrap_or(0.0).abs(),
+        )
+    });
+    let close = |v: f64| (v - want).abs() <= step / 2.0 + 1e-9 * want.abs().max(1.0);
+    let spin = s
+        .mirror
+        .node(id)
+        .is_some_and(|n| n.role() == Role::SpinButton);
+    let (up, down) = if spin {
+        (NamedKey::ArrowUp, NamedKey::ArrowDown)
+    } else {
+        (NamedKey::ArrowRight, NamedKey::ArrowLeft)
+    };
+    let mut presses = 0usize;
+    let mut still = 0usize;
+    if min.is_some_and(|m| close(m) || want <= m) {
+        press(s, NamedKey::Home, settle)?;
+        presses += 1;
+    } else if max.is_some_and(|m| close(m) || want >= m) {
+        press(s, NamedKey::End, settle)?;
+        presses += 1;
+    }
+    while presses < MAX_STEPS {
+        let Some(now) = read(s) else { break };
+        if close(now) {
+            break;
+        }
+        let key = if now < want { up } else { down };
+        press(s, key, settle)?;
+        presses += 1;
+        match read(s) {
+            Some(after) if close(after) => break,
+            // Past it: the nearest the app's steps allow is one of the two.
+            Some(after) if (after - want).signum() != (now - want).signum() => {
+                if (after - want).abs() > (now - want).abs() {
+                    press(s, if key == up { down } else { up }, settle)?;
+                    presses += 1;
+                }
+                break;
+            }
+            Some(after) if after == now => {
+                still += 1;
+                if still >= 2 {
+                    break;
+                }
+            }
+            _ => still = 0,
+        }
+    }
+    let after = read(s);
+    if !after.is_some_and(close) {
+        return Err(OpError::new(
+            ErrorCode::NoEffect,
+            format!(
+                "{} holds {}, not {want}: the app took neither the value nor {presses} key presses toward it",
+                describe(s, id),
+                after.map_or("no number".to_string(), |v| v.to_string())
+            ),
+        )
+        .with_hint("read_node it: the app may step or clamp the value")
+        .with_actual_expected(json!(after), json!(want)));
+    }
+    Ok(json!({
+        "node": s.reference(id),
+        "value": after,
+        "via": "keyboard",
+        "keys": presses,
+    }))
+}
+
+/// One key press, then what it changed read back (settled briefly).
+fn press<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    key: NamedKey,
+    settle: &SettleSpec,
+) -> Result<(), OpError> {
+    let before = s.mirror.version();
+    if let Some(focus) = s
+        .mirror
+        .state()
+        .and_then(|t| t.focus())
+        .map(|f| f.locate().0)
+    {
+        s.target.reread(focus);
+    }
+    for pressed in [true, false] {
+        s.target.key(&KeyEvent {
+            key: Key::Named(key),
+            pressed,
+            text: None,
+            modifiers: Modifiers::default(),
+        })?;
+    }
+    if s.target.clock() == ClockKind::Real {
+        super::effect::wait_until(s, settle, |s| s.mirror.version() != before)?;
+    } else {
+        s.target.advance(crate::settle::FRAME_MILLIS)?;
+        s.sync()?;
+    }
+    Ok(())
+}
