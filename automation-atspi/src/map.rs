@@ -326,6 +326,9 @@ pub struct MeansRow {
     pub roles: &'static [R],
     /// Intents it holds for (empty: every one).
     pub intents: &'static [Intent],
+    /// Only for nodes that are (`Some(true)`) or are not (`Some(false)`) `Selectable`: a
+    /// combo's popup items are, the menu items that run a command are not.
+    pub selectable: Option<bool>,
     /// The means, in the order tried.
     pub means: &'static [Means],
     /// Why, for the docs.
@@ -349,6 +352,7 @@ pub const MEANS: &[MeansRow] = &[
         toolkits: &[],
         roles: &[],
         intents: &[Intent::Focus, Intent::ScrollIntoView, Intent::ShowMenu],
+        selectable: None,
         means: &[Means::Action],
         why: "the toolkit's own call, which the target checks itself (a focus must land: GrabFocus, the focus action, a click on a text field, each until the node reports it)",
     },
@@ -356,6 +360,7 @@ pub const MEANS: &[MeansRow] = &[
         toolkits: &[Toolkit::Gtk],
         roles: GTK_POINTER_FIRST,
         intents: &[Intent::Activate],
+        selectable: Some(false),
         means: &[Means::Pointer, Means::Keys, Means::Action],
         why: "GTK's click lands ~250 ms late and drops a second click inside that time; and an action that opens a modal dialog runs the dialog inside the D-Bus call, so the app answers nothing until it closes (a key pressed meanwhile deadlocks it): a real click or key opens it cleanly",
     },
@@ -363,6 +368,7 @@ pub const MEANS: &[MeansRow] = &[
         toolkits: &[Toolkit::Qt],
         roles: BUTTONS,
         intents: &[Intent::Activate],
+        selectable: None,
         means: &[Means::Pointer, Means::Action, Means::Keys],
         why: "Qt's Press animates a click, released 100 ms later (QAbstractButton::animateClick); a real click lands at once",
     },
@@ -370,6 +376,7 @@ pub const MEANS: &[MeansRow] = &[
         toolkits: &[Toolkit::Gecko],
         roles: &[],
         intents: &[Intent::Activate],
+        selectable: None,
         means: &[Means::Pointer, Means::Keys, Means::Action],
         why: "Firefox drops the first action after it starts (it answers true and nothing happens), and a page's controls often offer none: a real click or key does what a person's does",
     },
@@ -377,19 +384,26 @@ pub const MEANS: &[MeansRow] = &[
         toolkits: &[],
         roles: &[],
         intents: &[],
+        selectable: None,
         means: &[Means::Action, Means::Pointer, Means::Keys],
         why: "the toolkit's action where it has one that works; else what a person does: a click at a point proven to hit the widget, then the keys",
     },
 ];
 
-/// The means `intent` tries on a node of `role` in an app of `toolkit`.
-pub fn means(toolkit: Toolkit, role: Option<R>, intent: Intent) -> &'static [Means] {
+/// The means `intent` tries on a node of `role` (`selectable` or not) in an app of `toolkit`.
+pub fn means(
+    toolkit: Toolkit,
+    role: Option<R>,
+    selectable: bool,
+    intent: Intent,
+) -> &'static [Means] {
     MEANS
         .iter()
         .find(|row| {
             (row.toolkits.is_empty() || row.toolkits.contains(&toolkit))
                 && (row.roles.is_empty() || role.is_some_and(|r| row.roles.contains(&r)))
                 && (row.intents.is_empty() || row.intents.contains(&intent))
+                && row.selectable.is_none_or(|want| want == selectable)
         })
         .map_or(automation_core::intent::ALL_MEANS, |row| row.means)
 }
@@ -519,31 +533,36 @@ mod tests {
     fn each_intent_tries_the_means_of_the_first_matching_row() {
         use automation_core::Intent;
         assert_eq!(
-            means(Toolkit::Gtk, Some(R::CheckBox), Intent::Activate)[0],
+            means(Toolkit::Gtk, Some(R::CheckBox), false, Intent::Activate)[0],
             Means::Pointer
         );
         assert_eq!(
-            means(Toolkit::Qt, Some(R::Button), Intent::Activate)[0],
+            means(Toolkit::Qt, Some(R::Button), false, Intent::Activate)[0],
             Means::Pointer
         );
         assert_eq!(
-            means(Toolkit::Qt, Some(R::MenuItem), Intent::Activate)[0],
+            means(Toolkit::Qt, Some(R::MenuItem), false, Intent::Activate)[0],
             Means::Action
         );
         assert_eq!(
-            means(Toolkit::Gecko, Some(R::CheckBox), Intent::Activate)[0],
+            means(Toolkit::Gecko, Some(R::CheckBox), false, Intent::Activate)[0],
             Means::Pointer
         );
         assert_eq!(
-            means(Toolkit::Chromium, Some(R::CheckBox), Intent::Activate)[0],
+            means(
+                Toolkit::Chromium,
+                Some(R::CheckBox),
+                false,
+                Intent::Activate
+            )[0],
             Means::Action
         );
         assert_eq!(
-            means(Toolkit::Java, Some(R::PageTab), Intent::Activate),
+            means(Toolkit::Java, Some(R::PageTab), false, Intent::Activate),
             automation_core::intent::ALL_MEANS
         );
         assert_eq!(
-            means(Toolkit::Gtk, Some(R::Entry), Intent::Focus),
+            means(Toolkit::Gtk, Some(R::Entry), false, Intent::Focus),
             [Means::Action]
         );
         assert_eq!(Toolkit::of("GAIL"), Toolkit::Gtk);

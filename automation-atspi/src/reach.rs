@@ -89,6 +89,17 @@ impl AtspiTarget {
         })
     }
 
+    /// The app's X window whose rectangle is exactly `frame` (screen coordinates), if one is.
+    fn x_window_at(&mut self, frame: (i32, i32, i32, i32)) -> Result<Option<XWindow>, TargetError> {
+        let (x, y, w, h) = frame;
+        Ok(self.x_windows()?.into_iter().find(|win| {
+            win.x == x
+                && win.y == y
+                && i64::from(win.width) == i64::from(w)
+                && i64::from(win.height) == i64::from(h)
+        }))
+    }
+
     /// Gives the app's X window the keyboard focus (the one showing `path`; for plain keys,
     /// any window of the app that has it keeps it), so keys reach it. Nothing to do for an
     /// app whose pid or windows are unknown (the keys go where the server sends them).
@@ -193,7 +204,7 @@ impl AtspiTarget {
             }
         }
         if click_only_focuses(raw)
-            && let Ok((x, y)) = self.visible_point(path)?
+            && let Ok(((x, y), _)) = self.visible_point(path)?
         {
             self.x11_conn()?.click(x, y).map_err(TargetError::Ipc)?;
             if self.focus_lands(path)? {
@@ -212,17 +223,29 @@ impl AtspiTarget {
         path: &str,
         button: automation_core::PointerButton,
     ) -> Result<Hit, TargetError> {
-        let (sx, sy) = match self.visible_point(path)? {
+        let ((sx, sy), win) = match self.visible_point(path)? {
             Ok(p) => p,
             Err(why) => return Ok(Hit::Missed(why)),
         };
-        self.ensure_x_focus(Some(path))?;
+        // The keyboard focus goes to the app first (nobody gives it one without a window
+        // manager), but is left where it is inside the app: moving it out of an open popup
+        // menu (an override-redirect window) closes the menu before the click lands.
+        let x11 = self.x11_conn()?;
+        let top = x11
+            .toplevel_of(x11.input_focus().map_err(TargetError::Ipc)?)
+            .map_err(TargetError::Ipc)?;
+        let ours = self.x_windows()?;
+        if !top.is_some_and(|t| ours.iter().any(|w| w.id == t)) {
+            self.x11_conn()?
+                .focus_window(win.id)
+                .map_err(TargetError::Ipc)?;
+            self.x_focus = Some(win.id);
+        }
         let x11 = self.x11_conn()?;
         x11.motion(sx, sy).map_err(TargetError::Ipc)?;
         x11.button(button, true).map_err(TargetError::Ipc)?;
         x11.button(button, false).map_err(TargetError::Ipc)?;
         self.events().touch_subtree(path);
-        let win = self.x_window_for(Some(path))?;
         Ok(Hit::Clicked {
             x: f64::from(sx - win.x),
             y: f64::from(sy - win.y),
@@ -239,7 +262,10 @@ impl AtspiTarget {
     /// toolkit's window-relative extents are not always relative to its window (Qt 5's), and
     /// its screen coordinates not always the screen's (a Java frame that thinks it is at
     /// (-1, -1)), but each is consistent with itself.
-    fn visible_point(&mut self, path: &str) -> Result<Result<(i32, i32), String>, TargetError> {
+    fn visible_point(
+        &mut self,
+        path: &str,
+    ) -> Result<Result<((i32, i32), XWindow), String>, TargetError> {
         let chain = self.ancestors(path);
         let window = self.tree().window_of(path);
         let (states, (own, (frame, above))) = {
@@ -301,8 +327,11 @@ impl AtspiTarget {
                 "its centre ({cx}, {cy}) is scrolled or clipped out of a container"
             )));
         }
+        // The toolkit's hit test may answer the deepest object at once (GTK 4: the label
+        // inside a button): a point on what the node holds hits the node.
         if let Some(hit) = self.hit_at(path, cx, cy)?
             && hit != path
+            && !self.tree().is_under(&hit, path)
         {
             let other = self
                 .tree()
@@ -314,11 +343,19 @@ impl AtspiTarget {
             )));
         }
         // Where its window is, as the toolkit sees it: the offset within it is what holds.
-        let (fx, fy) = frame
-            .filter(|(_, _, w, h)| *w > 0 && *h > 0)
-            .map_or((0, 0), |(fx, fy, _, _)| (fx, fy));
+        let frame = frame.filter(|(_, _, w, h)| *w > 0 && *h > 0);
+        let (fx, fy) = frame.map_or((0, 0), |(fx, fy, _, _)| (fx, fy));
         let (rx, ry) = (cx - fx, cy - fy);
-        let win = self.x_window_for(Some(path))?;
+        // The X window that shows it: the one exactly where the toolkit says its window is (a
+        // GTK popup, untitled, beside the main window), else by title, else the largest.
+        let exact = match frame {
+            Some(f) => self.x_window_at(f)?,
+            None => None,
+        };
+        let win = match exact {
+            Some(w) => w,
+            None => self.x_window_for(Some(path))?,
+        };
         let (sx, sy) = (win.x + rx, win.y + ry);
         let in_window = rx >= 0
             && ry >= 0
@@ -337,7 +374,7 @@ impl AtspiTarget {
         if on_top != Some(win.id) {
             return Ok(Err("another window covers it".into()));
         }
-        Ok(Ok((sx, sy)))
+        Ok(Ok(((sx, sy), win)))
     }
 
     /// What the toolkit's own hit test finds at screen point (`x`, `y`) (the toolkit's

@@ -649,7 +649,11 @@ impl Target for AtspiTarget {
     }
 
     fn means(&mut self, intent: Intent, id: accesskit::NodeId) -> Vec<Means> {
-        let role = self.path_of(id).and_then(|(_, raw)| raw.role);
+        let raw = self.path_of(id).map(|(_, raw)| raw);
+        let role = raw.as_ref().and_then(|r| r.role);
+        let selectable = raw
+            .as_ref()
+            .is_some_and(|r| r.states.contains(atspi::State::Selectable));
         let toolkit = if std::env::var_os("AUTOMATION_ATSPI_NO_POINTER_CLICK").is_some()
             && self.toolkit_kind() == map::Toolkit::Gtk
         {
@@ -658,7 +662,7 @@ impl Target for AtspiTarget {
         } else {
             self.toolkit_kind()
         };
-        map::means(toolkit, role, intent).to_vec()
+        map::means(toolkit, role, selectable, intent).to_vec()
     }
 
     fn click_node(

@@ -58,6 +58,17 @@ APP = None
 HANDLES = {}
 
 
+
+def text_of(o):
+    """The object's whole text. GTK 4.8 answers getText(0, -1) with nothing on entries and
+    labels; by its length it answers the text."""
+    t = o.queryText()
+    whole = t.getText(0, -1)
+    if whole:
+        return whole
+    n = t.characterCount
+    return t.getText(0, n) if n > 0 else whole
+
 def clear():
     if APP is None:
         return
@@ -101,8 +112,7 @@ def read(o):
     except Exception:
         pass
     try:
-        t = o.queryText()
-        r["text"] = t.getText(0, -1)
+        r["text"] = text_of(o)
     except Exception:
         pass
     r["extents"] = extents(o, pyatspi.WINDOW_COORDS)
@@ -165,7 +175,7 @@ def matches(o, spec):
         return False
     if "text" in spec:
         try:
-            if o.queryText().getText(0, -1) != spec["text"]:
+            if text_of(o) != spec["text"]:
                 return False
         except Exception:
             return False

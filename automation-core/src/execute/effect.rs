@@ -51,6 +51,8 @@ fn selects_on_click(role: Role) -> bool {
     matches!(
         role,
         Role::Tab
+            // A combo's popup item (selectable): picked, it is the one selected.
+            | Role::MenuItem
             | Role::ListItem
             | Role::ListBoxOption
             | Role::TreeItem
@@ -77,6 +79,11 @@ impl Watch {
                 }
                 None => Expected::Any,
             },
+            // A node that reports no expanded state at all (a GTK 3 combo: its popup is a
+            // window of its own) has nothing of its own to watch.
+            Action::Expand | Action::Collapse if node.data().is_expanded().is_none() => {
+                Expected::Any
+            }
             Action::Expand => Expected::Expanded(true),
             Action::Collapse => Expected::Expanded(false),
             Action::Focus => Expected::Focused,
@@ -117,7 +124,12 @@ impl Watch {
         match self.expected {
             Expected::ToggledFrom(t) => node.toggled().is_some_and(|now| now != t),
             Expected::Expanded(want) => node.data().is_expanded() == Some(want),
-            Expected::Selected => node.is_selected() == Some(true),
+            Expected::Selected => {
+                node.is_selected() == Some(true)
+                    // A menu's item that was taken closes its menu (a combo's popup): it is
+                    // marked selected when the menu opens again.
+                    || (matches!(node.role(), Role::MenuItem) && node.is_hidden())
+            }
             Expected::Focused => {
                 node.is_focused()
                     || s.mirror

@@ -242,7 +242,11 @@ fn by_keys<T: Target + ?Sized>(
         && let Err(e) = carry_out(s, node, Intent::Focus, Reach::Keys, settle)
     {
         return match e.code {
-            ErrorCode::NoEffect | ErrorCode::UnhandledAction => Ok(Attempt::Skipped(format!(
+            ErrorCode::NoEffect
+            | ErrorCode::UnhandledAction
+            | ErrorCode::NotVisible
+            | ErrorCode::Disabled
+            | ErrorCode::OutOfView => Ok(Attempt::Skipped(format!(
                 "the focus could not be put on it ({})",
                 e.message
             ))),
