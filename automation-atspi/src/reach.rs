@@ -39,6 +39,9 @@ const COMPONENT: &str = "org.a11y.atspi.Component";
 /// GTK4's `ToolkitName` (GTK3's atk-bridge says "gtk" or "gail").
 const GTK4: &str = "GTK";
 
+/// A point a click reaches (screen coordinates), and the X window it lands in.
+type Reachable = ((i32, i32), XWindow);
+
 /// How deep the toolkit's hit test is walked from a window.
 const HIT_DEPTH: usize = 64;
 
@@ -265,7 +268,7 @@ impl AtspiTarget {
     fn visible_point(
         &mut self,
         path: &str,
-    ) -> Result<Result<((i32, i32), XWindow), String>, TargetError> {
+    ) -> Result<Result<Reachable, String>, TargetError> {
         let chain = self.ancestors(path);
         let window = self.tree().window_of(path);
         let (states, (own, (frame, above))) = {
