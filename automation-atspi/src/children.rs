@@ -94,6 +94,7 @@ impl Reader {
                     raw.table = Some(size);
                     cells
                 } else {
+                    raw.children_total = Some(n);
                     self.child_window(path, n).await
                 }
             }

@@ -35,6 +35,8 @@ pub struct RawNode {
     pub labelled_by: Vec<String>,
     /// A table's full size (rows, columns), when only a window of its cells is read.
     pub table: Option<(i32, i32)>,
+    /// The children it has, when only the first of them are read (a list of thousands).
+    pub children_total: Option<i32>,
     /// Read without its details (extents, actions, value, text, relations): an object of a
     /// big app that was not showing (`fetch::BIG_APP`).
     pub lite: bool,

@@ -265,10 +265,7 @@ impl AtspiTarget {
     /// toolkit's window-relative extents are not always relative to its window (Qt 5's), and
     /// its screen coordinates not always the screen's (a Java frame that thinks it is at
     /// (-1, -1)), but each is consistent with itself.
-    fn visible_point(
-        &mut self,
-        path: &str,
-    ) -> Result<Result<Reachable, String>, TargetError> {
+    fn visible_point(&mut self, path: &str) -> Result<Result<Reachable, String>, TargetError> {
         let chain = self.ancestors(path);
         let window = self.tree().window_of(path);
         let (states, (own, (frame, above))) = {

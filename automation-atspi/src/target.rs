@@ -535,6 +535,20 @@ fn classify(
             app.name, app.bus_name
         ));
     }
+    // The object is gone while the app lives (a closed window's widget; GTK 4 answers
+    // "Object does not exist").
+    if let zbus::Error::MethodError(name, detail, _) = &e
+        && (name.as_str() == "org.freedesktop.DBus.Error.UnknownObject"
+            || (name.as_str() == "org.freedesktop.DBus.Error.UnknownMethod"
+                && detail
+                    .as_deref()
+                    .is_some_and(|d| d.to_ascii_lowercase().contains("does not exist"))))
+    {
+        return TargetError::NodeGone(format!(
+            "{what}: {}",
+            detail.as_deref().unwrap_or(name.as_str())
+        ));
+    }
     match &e {
         zbus::Error::InputOutput(io) if io.kind() == std::io::ErrorKind::TimedOut => {
             TargetError::Timeout {
@@ -638,6 +652,21 @@ impl Target for AtspiTarget {
         } else {
             ActionOutcome::Unhandled
         })
+    }
+
+    fn partial_children(&self) -> Vec<automation_core::PartialChildren> {
+        self.tree
+            .nodes
+            .values()
+            .filter_map(|n| {
+                let total = usize::try_from(n.children_total?).ok()?;
+                Some(automation_core::PartialChildren {
+                    id: self.tree.known_id(&n.path)?,
+                    listed: n.children.len(),
+                    total,
+                })
+            })
+            .collect()
     }
 
     fn reread(&mut self, id: accesskit::NodeId) {

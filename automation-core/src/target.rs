@@ -42,6 +42,18 @@ pub enum ActionOutcome {
     Unhandled,
 }
 
+/// A node whose children the target read only in part (a list of thousands): a find that
+/// matches nothing says so, rather than "nothing matches".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartialChildren {
+    /// The node.
+    pub id: accesskit::NodeId,
+    /// Children read.
+    pub listed: usize,
+    /// Children it has.
+    pub total: usize,
+}
+
 /// What came of a person's click aimed at a node ([`Target::click_node`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Hit {
@@ -84,6 +96,10 @@ pub enum TargetError {
     /// This target cannot deliver this kind of input at all.
     #[error("this target cannot deliver {0}")]
     Unsupported(String),
+    /// The node the call was for is gone from the app (its object was destroyed: a closed
+    /// dialog's widget, a replaced row); the app itself still answers.
+    #[error("the node is gone from the app: {0}")]
+    NodeGone(String),
 }
 
 impl From<TargetError> for OpError {
@@ -104,6 +120,8 @@ impl From<TargetError> for OpError {
             TargetError::Unsupported(_) => OpError::new(ErrorCode::Unsupported, message).with_hint(
                 "use invoke_action, set_value or another input kind this target supports",
             ),
+            TargetError::NodeGone(_) => OpError::new(ErrorCode::Stale, message)
+                .with_hint("find it again (find_node): the app replaced or closed what held it"),
         }
     }
 }
@@ -151,6 +169,11 @@ pub trait Target {
     ) -> Result<Hit, TargetError> {
         let _ = (id, button);
         Ok(Hit::Unknown)
+    }
+
+    /// Nodes whose children were read only in part, and how far. The default: none.
+    fn partial_children(&self) -> Vec<PartialChildren> {
+        Vec::new()
     }
 
     /// An op was sent to node `id` (an action, a click, keys): read it — and what it holds —

@@ -373,9 +373,32 @@ impl<T: Target + ?Sized> Session<T> {
         } else {
             "did you mean one of the candidates? Use its reference, or fix the selector"
         };
-        OpError::new(ErrorCode::NotFound, format!("no node matches {sel}"))
-            .with_hint(hint)
-            .with_candidates(candidates)
+        let partial = self.target.partial_children();
+        if partial.is_empty() {
+            return OpError::new(ErrorCode::NotFound, format!("no node matches {sel}"))
+                .with_hint(hint)
+                .with_candidates(candidates);
+        }
+        // Not "there is none": some lists were read only in part, and it may lie beyond.
+        let cut: Vec<String> = partial
+            .iter()
+            .take(5)
+            .map(|p| {
+                let name = self
+                    .reference(p.id)
+                    .map_or_else(|| format!("node {}", p.id.0), |r| r.to_string());
+                format!("{name} lists {} of its {} children", p.listed, p.total)
+            })
+            .collect();
+        OpError::new(
+            ErrorCode::NotFound,
+            format!(
+                "no node matches {sel} among the nodes read; the tree is cut ({}), and it may lie beyond",
+                cut.join("; ")
+            ),
+        )
+        .with_hint("scroll the list to bring it into what is read (scroll with that node), or find it by something nearer the top")
+        .with_candidates(candidates)
     }
 }
 
