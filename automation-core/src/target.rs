@@ -115,7 +115,7 @@ impl From<TargetError> for OpError {
             }
             TargetError::Timeout { .. } => OpError::new(ErrorCode::TargetTimeout, message)
                 .with_hint(
-                    "the app is busy (a modal loop, a long task?); retry, or take a snapshot_tree",
+                    "the app is busy (a modal loop, a long task?); wait a moment, then try again",
                 ),
             TargetError::Unsupported(_) => OpError::new(ErrorCode::Unsupported, message).with_hint(
                 "use invoke_action, set_value or another input kind this target supports",

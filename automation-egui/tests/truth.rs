@@ -218,3 +218,46 @@ fn an_assertion_failure_carries_actual_and_expected_as_data() {
         e.message
     );
 }
+
+/// A hint leads somewhere else: never back to the op that just failed (issue 35: NO_EFFECT
+/// said "try inject_pointer" after inject_pointer, "type_text into it" where type_text refused).
+#[test]
+fn no_hint_names_the_op_that_just_failed() {
+    let mut r = rig();
+    let failing = [
+        json!({"op": {"invoke_action": {"node": {"role": "Button", "label": "Sav"}, "action": "click"}}}),
+        json!({"op": {"invoke_action": {"node": {"role": "Button", "label": "Save"}, "action": "expand"}}}),
+        json!({"op": {"set_value": {"node": {"role": "Button", "label": "Save"}, "value": "x"}}}),
+        json!({"op": {"set_value": {"node": {"role": "Slider"}, "value": "loud"}}}),
+        json!({"op": {"set_value": {"node": {"role": "Slider"}, "value": 400}}}),
+        json!({"op": {"type_text": {"node": {"role": "Button", "label": "Save"}, "text": "x"}}}),
+        json!({"op": {"type_text": {"text": "hello"}}}),
+        json!({"op": {"focus_node": {"node": {"label": "Nothing"}}}}),
+        json!({"op": {"inject_pointer": {"node": {"label": "Nothing"}, "action": "click"}}}),
+        json!({"op": {"read_node": {"node": {"label": "Nothing"}}}}),
+        json!({"op": {"assert_node": {"node": {"role": "Button", "label": "Save"}, "kind": "toggled"}}}),
+        json!({"op": {"scroll": {"node": {"label": "Nothing"}, "dy": 3}}}),
+    ];
+    let mut checked = 0;
+    for request in failing {
+        let op = request["op"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .next()
+            .unwrap()
+            .clone();
+        let e = r.err(request.clone());
+        let hint = e.hint.clone().unwrap_or_default();
+        let named = hint
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| w == op);
+        assert!(
+            !named,
+            "{op} failed ({:?}: {}) and its hint sends the caller back to it: {hint}",
+            e.code, e.message
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 12);
+}

@@ -141,7 +141,7 @@ fn set_toggle<T: Target + ?Sized>(
         return Err(OpError::bad_argument(
             "a radio button is turned off by choosing another of its group",
         )
-        .with_hint("set_value true on the radio button that should be on"));
+        .with_hint("choose the radio button that should be on instead (true on it)"));
     }
     let mut reply = means::carry_out(s, &target_of(id), Intent::Activate, Reach::Action, settle)?;
     reply["value"] = json!(want);

@@ -113,7 +113,7 @@ impl Wanted {
             )
             .with_hint(format!("pass the text as a string: \"value\": \"{n}\""))),
             _ => Err(OpError::bad_argument(format!("{what} takes no value"))
-                .with_hint("set_value works on text fields and numeric nodes (sliders, spin buttons); use invoke_action or pointer input here")),
+                .with_hint("a value goes to a text field, a number, a toggle or a list of options; this one is pressed (invoke_action) or typed at")),
         }
     }
 
@@ -198,7 +198,7 @@ pub(super) fn text_receiver<T: Target + ?Sized>(
                 "{} takes no text",
                 describe(&n, refs)
             ))
-            .with_hint("type into a text field (role TextInput, MultilineTextInput, …); for a button use invoke_action; for keys to the window, type_text without `node`"));
+            .with_hint("name a text field (role TextInput, MultilineTextInput, …), or leave out `node` to send the keys to the focused window; a button is pressed with invoke_action"));
         }
         return Ok(Receiver::Field(id));
     }
