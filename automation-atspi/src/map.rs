@@ -184,6 +184,9 @@ pub const ACTIONS: &[(&str, Action)] = &[
     ("togglepopup", Action::Expand),
     ("collapse", Action::Collapse),
     ("close", Action::Collapse),
+    // Toggles: the same action closes what it opened (GTK's tree rows, a combo's popup).
+    ("expandorcontract", Action::Collapse),
+    ("togglepopup", Action::Collapse),
     ("increase", Action::Increment),
     ("increment", Action::Increment),
     ("decrease", Action::Decrement),
@@ -277,8 +280,18 @@ pub enum Toolkit {
 impl Toolkit {
     /// The toolkit of an app that reports `name`.
     pub fn of(name: &str) -> Self {
+        Self::of_app(name, "")
+    }
+
+    /// The toolkit of an app named `app` (its accessible name) that reports toolkit `name`:
+    /// LibreOffice draws with its own VCL and reports the GTK it is hosted in ("gtk"), so it
+    /// is told by its name ("soffice").
+    pub fn of_app(name: &str, app: &str) -> Self {
         let n = name.to_ascii_lowercase();
-        if n.contains("gtk") || n.contains("gail") {
+        let a = app.to_ascii_lowercase();
+        if a == "soffice" || a.starts_with("libreoffice") {
+            Self::LibreOffice
+        } else if n.contains("gtk") || n.contains("gail") {
             Self::Gtk
         } else if n.starts_with("qt") {
             Self::Qt
@@ -349,6 +362,14 @@ const GTK_POINTER_FIRST: &[R] = &[
 /// What each intent tries on each toolkit, in order: the first row that matches decides.
 pub const MEANS: &[MeansRow] = &[
     MeansRow {
+        toolkits: &[Toolkit::Gtk],
+        roles: &[],
+        intents: &[Intent::Focus],
+        selectable: None,
+        means: &[Means::Action, Means::Keys],
+        why: "the toolkit's own call, checked by the target (GrabFocus, the focus action, a click on a text field, each until the node reports it); else Ctrl+Tab until the focus lands, as a person moves it (GTK 4 has no focus call for a slider; GTK moves the focus on Ctrl+Tab from any widget, a text area too)",
+    },
+    MeansRow {
         toolkits: &[],
         roles: &[],
         intents: &[Intent::Focus, Intent::ScrollIntoView, Intent::ShowMenu],
@@ -357,12 +378,12 @@ pub const MEANS: &[MeansRow] = &[
         why: "the toolkit's own call, which the target checks itself (a focus must land: GrabFocus, the focus action, a click on a text field, each until the node reports it)",
     },
     MeansRow {
-        toolkits: &[Toolkit::Gtk],
+        toolkits: &[Toolkit::Gtk, Toolkit::LibreOffice],
         roles: GTK_POINTER_FIRST,
         intents: &[Intent::Activate],
         selectable: Some(false),
         means: &[Means::Pointer, Means::Keys, Means::Action],
-        why: "GTK's click lands ~250 ms late and drops a second click inside that time; and an action that opens a modal dialog runs the dialog inside the D-Bus call, so the app answers nothing until it closes (a key pressed meanwhile deadlocks it): a real click or key opens it cleanly",
+        why: "GTK's click lands ~250 ms late and drops a second click inside that time; and an action that opens a modal dialog (GTK's, LibreOffice's, which GTK hosts) runs the dialog inside the D-Bus call, so the app answers nothing until it closes (a key pressed meanwhile deadlocks it): a real click or key opens it cleanly",
     },
     MeansRow {
         toolkits: &[Toolkit::Qt],
@@ -563,9 +584,14 @@ mod tests {
         );
         assert_eq!(
             means(Toolkit::Gtk, Some(R::Entry), false, Intent::Focus),
+            [Means::Action, Means::Keys]
+        );
+        assert_eq!(
+            means(Toolkit::Qt, Some(R::Entry), false, Intent::Focus),
             [Means::Action]
         );
         assert_eq!(Toolkit::of("GAIL"), Toolkit::Gtk);
+        assert_eq!(Toolkit::of_app("gtk", "soffice"), Toolkit::LibreOffice);
         assert_eq!(Toolkit::of("Qt"), Toolkit::Qt);
         assert_eq!(Toolkit::of("Gecko"), Toolkit::Gecko);
     }

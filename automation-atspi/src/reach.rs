@@ -8,14 +8,15 @@
 //!   effect (Qt in an inactive window). A node that has the focus already is left as it is;
 //!   else `GrabFocus`, the toolkit's own focus action, and for a text field a click at its
 //!   centre are tried in turn, each until the node reports `focused` (read fresh).
-//! - **A click proven to hit.** A person's click ([`AtspiTarget::click_path`], core's pointer
+//! - **A click proven to hit.** A person's click (`AtspiTarget::click_path`, core's pointer
 //!   means) goes to the node's centre when it is shown and enabled (read now), the centre lies
 //!   inside every ancestor that has extents (not scrolled or clipped away), the toolkit's own
 //!   hit test (`Component.GetAccessibleAtPoint`, walked down from the node's window) finds the
 //!   node there, and the app's X window is the one on top at that point. The point is the
 //!   node's offset within its window, as the toolkit's own screen coordinates give it, placed
-//!   on the X window's real origin — whatever the toolkit reports for its frame's position. (GTK4 reports `showing` on
-//!   windows only and leaves hidden widgets out of the tree: `visible` is shown there.)
+//!   on the X window's real origin — whatever the toolkit reports for its frame's position.
+//!   (GTK4 reports `showing` on windows only and leaves hidden widgets out of the tree:
+//!   `visible` is shown there.)
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -35,6 +36,7 @@ pub const FOCUS_LANDS_IN: Duration = Duration::from_millis(400);
 
 const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 const COMPONENT: &str = "org.a11y.atspi.Component";
+const TABLE: &str = "org.a11y.atspi.Table";
 
 /// GTK4's `ToolkitName` (GTK3's atk-bridge says "gtk" or "gail").
 const GTK4: &str = "GTK";
@@ -44,6 +46,19 @@ type Reachable = ((i32, i32), XWindow);
 
 /// How deep the toolkit's hit test is walked from a window.
 const HIT_DEPTH: usize = 64;
+
+/// Where a click aims within a node.
+#[derive(Debug, Clone, Copy)]
+enum Aim {
+    /// Its centre.
+    Centre,
+    /// Where a field's text starts: a spin button's centre may be its step button (GTK 4's
+    /// "−" sits mid-field), which a click there would press.
+    TextStart,
+}
+
+/// How far into a field its text starts, at most.
+const TEXT_START_PX: i32 = 16;
 
 /// Whether a click focuses the node and does nothing else (a text field; a click on a
 /// button would press it).
@@ -207,7 +222,7 @@ impl AtspiTarget {
             }
         }
         if click_only_focuses(raw)
-            && let Ok(((x, y), _)) = self.visible_point(path)?
+            && let Ok(((x, y), _)) = self.visible_point_at(path, Aim::TextStart)?
         {
             self.x11_conn()?.click(x, y).map_err(TargetError::Ipc)?;
             if self.focus_lands(path)? {
@@ -226,10 +241,21 @@ impl AtspiTarget {
         path: &str,
         button: automation_core::PointerButton,
     ) -> Result<Hit, TargetError> {
-        let ((sx, sy), win) = match self.visible_point(path)? {
+        let ((mut sx, mut sy), mut win) = match self.visible_point(path)? {
             Ok(p) => p,
             Err(why) => return Ok(Hit::Missed(why)),
         };
+        // LibreOffice reports every object 25 px too high (its GTK menu bar's height) until
+        // the pointer first moves over its window: the pointer goes there first, and the
+        // point is taken again.
+        if self.toolkit_kind() == map::Toolkit::LibreOffice {
+            self.x11_conn()?.motion(sx, sy).map_err(TargetError::Ipc)?;
+            std::thread::sleep(Duration::from_millis(30));
+            ((sx, sy), win) = match self.visible_point(path)? {
+                Ok(p) => p,
+                Err(why) => return Ok(Hit::Missed(why)),
+            };
+        }
         // The keyboard focus goes to the app first (nobody gives it one without a window
         // manager), but is left where it is inside the app: moving it out of an open popup
         // menu (an override-redirect window) closes the menu before the click lands.
@@ -266,6 +292,15 @@ impl AtspiTarget {
     /// its screen coordinates not always the screen's (a Java frame that thinks it is at
     /// (-1, -1)), but each is consistent with itself.
     fn visible_point(&mut self, path: &str) -> Result<Result<Reachable, String>, TargetError> {
+        self.visible_point_at(path, Aim::Centre)
+    }
+
+    /// [`Self::visible_point`] at `aim` within the node.
+    fn visible_point_at(
+        &mut self,
+        path: &str,
+        aim: Aim,
+    ) -> Result<Result<Reachable, String>, TargetError> {
         let chain = self.ancestors(path);
         let window = self.tree().window_of(path);
         let (states, (own, (frame, above))) = {
@@ -318,7 +353,11 @@ impl AtspiTarget {
         let Some((x, y, w, h)) = own.filter(|(_, _, w, h)| *w > 0 && *h > 0) else {
             return Ok(Err("it has no extents on screen".into()));
         };
-        let (cx, cy) = (x + w / 2, y + h / 2);
+        let cx = match aim {
+            Aim::Centre => x + w / 2,
+            Aim::TextStart => x + (w / 4).min(TEXT_START_PX),
+        };
+        let cy = y + h / 2;
         let inside = |(ax, ay, aw, ah): (i32, i32, i32, i32)| {
             aw <= 0 || ah <= 0 || (ax <= cx && cx < ax + aw && ay <= cy && cy < ay + ah)
         };
@@ -332,6 +371,7 @@ impl AtspiTarget {
         if let Some(hit) = self.hit_at(path, cx, cy)?
             && hit != path
             && !self.tree().is_under(&hit, path)
+            && !self.same_cell(&hit, path)
         {
             let other = self
                 .tree()
@@ -340,6 +380,13 @@ impl AtspiTarget {
                 .map_or_else(|| hit.clone(), |n| format!("{:?} {:?}", n.role, n.name));
             return Ok(Err(format!(
                 "at its centre ({cx}, {cy}) the toolkit finds another object ({other}): it is covered"
+            )));
+        }
+        // A control the node holds (a button inside an expander's content) is not the node: a
+        // click there would press that control instead.
+        if let Some(inner) = self.control_at(path, cx, cy)? {
+            return Ok(Err(format!(
+                "at its centre ({cx}, {cy}) is a control it holds ({inner}): a click there would press that"
             )));
         }
         // Where its window is, as the toolkit sees it: the offset within it is what holds.
@@ -377,9 +424,71 @@ impl AtspiTarget {
         Ok(Ok(((sx, sy), win)))
     }
 
+    /// A control that `path` holds at screen point (`x`, `y`) — something with its own click
+    /// action or editable text, found by the toolkit's hit test walked down from `path`.
+    fn control_at(&self, path: &str, x: i32, y: i32) -> Result<Option<String>, TargetError> {
+        let holds_any = self
+            .tree()
+            .nodes
+            .get(path)
+            .is_some_and(|n| !n.children.is_empty());
+        let mut at = path.to_string();
+        for _ in 0..HIT_DEPTH {
+            if !holds_any {
+                break;
+            }
+            let found: Result<crate::wire::WireRef, _> = block_on(self.reader().call(
+                &at,
+                COMPONENT,
+                "GetAccessibleAtPoint",
+                &(x, y, CoordType::Screen as u32),
+            ));
+            let Some(next) = found
+                .ok()
+                .and_then(|r| self.reader().same_app(&r))
+                .filter(|n| *n != at)
+            else {
+                break;
+            };
+            if let Some(raw) = self.tree().nodes.get(&next)
+                && (raw.has(Interface::EditableText)
+                    || map::find_action_on(&raw.actions, Action::Click, raw.role).is_some())
+            {
+                return Ok(Some(format!("{:?} {:?}", raw.role, raw.name)));
+            }
+            at = next;
+        }
+        Ok(None)
+    }
+
+    /// Whether object `hit` is the cell `key` names (`table#row,col`): a table may answer
+    /// with a new object for the same cell each time it is asked (LibreOffice Calc).
+    fn same_cell(&self, hit: &str, key: &str) -> bool {
+        let Some((table, row, col)) = crate::keys::parse_key(key) else {
+            return false;
+        };
+        let reader = self.reader();
+        block_on(async {
+            let index: i32 = reader
+                .raw_call(hit, ACCESSIBLE, "GetIndexInParent", &())
+                .await
+                .ok()?;
+            let r: i32 = reader
+                .raw_call(table, TABLE, "GetRowAtIndex", &(index,))
+                .await
+                .ok()?;
+            let c: i32 = reader
+                .raw_call(table, TABLE, "GetColumnAtIndex", &(index,))
+                .await
+                .ok()?;
+            Some(r == row && c == col)
+        })
+        .unwrap_or(false)
+    }
+
     /// What the toolkit's own hit test finds at screen point (`x`, `y`) (the toolkit's
-    /// screen coordinates), walked down from `path`'s window: `path` itself when the walk passes through it (a point on
-    /// its label hits it too), else the deepest object found. `None` when the toolkit cannot
+    /// screen coordinates), walked down from `path`'s window: `path` itself when the walk
+    /// passes through it (a point on its label hits it too), else the deepest object found. `None` when the toolkit cannot
     /// tell (no hit test, or the walk found nothing): the other checks stand alone then.
     fn hit_at(&self, path: &str, x: i32, y: i32) -> Result<Option<String>, TargetError> {
         let Some(window) = self.tree().window_of(path) else {

@@ -101,7 +101,7 @@ impl AtspiTarget {
             last_bulk: None,
             tree: {
                 let mut t = AppTree::new(&app.root);
-                t.toolkit = Some(map::Toolkit::of(&toolkit));
+                t.toolkit = Some(map::Toolkit::of_app(&toolkit, &app.name));
                 t
             },
             app,
@@ -136,7 +136,7 @@ impl AtspiTarget {
 
     /// The toolkit, as the tables tell toolkits apart.
     pub fn toolkit_kind(&self) -> map::Toolkit {
-        map::Toolkit::of(&self.toolkit)
+        map::Toolkit::of_app(&self.toolkit, &self.app.name)
     }
 
     pub(crate) fn reader(&self) -> &Reader {
@@ -463,7 +463,28 @@ impl AtspiTarget {
         {
             return self.select_by_name(path, name);
         }
-        let sent = if raw.has(Interface::EditableText) {
+        // A number goes to `Value` first: a spin button's text set through `EditableText`
+        // waits for Enter or a focus change before it becomes its value (GTK 3).
+        let numeric = matches!(
+            raw.role,
+            Some(atspi::Role::SpinButton | atspi::Role::Slider | atspi::Role::ScrollBar)
+        );
+        let sent = if numeric
+            && raw.has(Interface::Value)
+            && let Some(n) = wanted_number
+        {
+            block_on(self.reader.call::<_, ()>(
+                path,
+                "org.freedesktop.DBus.Properties",
+                "Set",
+                &(
+                    "org.a11y.atspi.Value",
+                    "CurrentValue",
+                    zbus::zvariant::Value::F64(n),
+                ),
+            ))
+            .map_err(|e| self.classify(e, "setting the value"))
+        } else if raw.has(Interface::EditableText) {
             let Some(text) = wanted_text else {
                 return Ok(ActionOutcome::Unhandled);
             };

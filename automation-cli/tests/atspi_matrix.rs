@@ -5,7 +5,8 @@
 //! independent reader on the same bus (pyatspi, `tests/python/atspi_oracle.py`; for zenity the
 //! dialog's exit status and output) reads each widget before and after. A reply that says ok
 //! while nothing happened, or an error while the effect happened, is a lie; so is acting on a
-//! widget a person cannot use. Each test fails listing every lie.
+//! widget a person cannot use; and a refusal of what a person does (a cell that expects the
+//! effect) is a failure of its own. Each test fails listing every one.
 //!
 //! The session is the test's own: `dbus-run-session`, Xvfb, the accessibility bus
 //! (`tests/python/atspi_matrix.py`). Each app's cells go to
@@ -124,9 +125,10 @@ fn table(app: &str, cells: &[Value]) -> String {
         }
     }
     let count = |v: &str| cells.iter().filter(|c| c["verdict"] == v).count();
-    let lies = cells.iter().filter(|c| is_lie(c)).count();
+    let could = count("PERSON_COULD");
+    let lies = cells.iter().filter(|c| is_lie(c)).count() - could;
     let mut out = format!(
-        "{} cells: {} effects seen, {} truthful refusals, {lies} lies.\n\n",
+        "{} cells: {} effects seen, {} truthful refusals, {lies} lies, {could} a person could and the kit refused.\n\n",
         cells.len(),
         count("effect"),
         count("refused"),

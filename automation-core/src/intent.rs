@@ -15,7 +15,7 @@
 use accesskit::{Action, Role};
 use serde::Serialize;
 
-use crate::input::NamedKey;
+use crate::input::{Key, NamedKey};
 
 /// What a person means to do to a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -190,7 +190,7 @@ pub fn pointer_applies(intent: Intent, role: Role) -> bool {
 
 /// The keys a person presses, the node focused, to carry out `intent` on a node of `role`
 /// (one press each, in order); empty when the keyboard does not do it.
-pub fn keys_for(intent: Intent, role: Role) -> &'static [NamedKey] {
+pub fn keys_for(intent: Intent, role: Role) -> &'static [Key] {
     use NamedKey as K;
     match (intent, role) {
         // Space toggles a box and presses a button in GTK, Qt, Swing and the web; Enter
@@ -207,16 +207,23 @@ pub fn keys_for(intent: Intent, role: Role) -> &'static [NamedKey] {
             | Role::ListItem
             | Role::ListBoxOption
             | Role::TreeItem,
-        ) => &[K::Space],
-        (Intent::Activate, Role::Link | Role::MenuItem | Role::MenuListOption) => &[K::Enter],
-        (Intent::Expand, Role::TreeItem | Role::Row) => &[K::ArrowRight],
-        (Intent::Collapse, Role::TreeItem | Role::Row) => &[K::ArrowLeft],
-        (Intent::Expand | Intent::Collapse, Role::DisclosureTriangle) => &[K::Space],
-        (Intent::Collapse, Role::ComboBox | Role::MenuItem | Role::Menu) => &[K::Escape],
-        (Intent::Increment, Role::Slider | Role::ScrollBar) => &[K::ArrowRight],
-        (Intent::Decrement, Role::Slider | Role::ScrollBar) => &[K::ArrowLeft],
-        (Intent::Increment, Role::SpinButton) => &[K::ArrowUp],
-        (Intent::Decrement, Role::SpinButton) => &[K::ArrowDown],
+        ) => &[Key::Named(K::Space)],
+        (Intent::Activate, Role::Link | Role::MenuItem | Role::MenuListOption) => {
+            &[Key::Named(K::Enter)]
+        }
+        (Intent::Expand, Role::TreeItem | Role::Row) => &[Key::Named(K::ArrowRight)],
+        (Intent::Collapse, Role::TreeItem | Role::Row) => &[Key::Named(K::ArrowLeft)],
+        // A tree table's cell (GTK's tree view, Qt's): `+` and `-` open and close its row.
+        (Intent::Expand, Role::Cell | Role::GridCell) => &[Key::Character('+')],
+        (Intent::Collapse, Role::Cell | Role::GridCell) => &[Key::Character('-')],
+        (Intent::Expand | Intent::Collapse, Role::DisclosureTriangle) => &[Key::Named(K::Space)],
+        (Intent::Collapse, Role::ComboBox | Role::MenuItem | Role::Menu) => {
+            &[Key::Named(K::Escape)]
+        }
+        (Intent::Increment, Role::Slider | Role::ScrollBar) => &[Key::Named(K::ArrowRight)],
+        (Intent::Decrement, Role::Slider | Role::ScrollBar) => &[Key::Named(K::ArrowLeft)],
+        (Intent::Increment, Role::SpinButton) => &[Key::Named(K::ArrowUp)],
+        (Intent::Decrement, Role::SpinButton) => &[Key::Named(K::ArrowDown)],
         _ => &[],
     }
 }
@@ -246,13 +253,17 @@ mod tests {
     fn a_person_presses_space_on_a_box_and_enter_on_a_link() {
         assert_eq!(
             keys_for(Intent::Activate, Role::CheckBox),
-            [NamedKey::Space]
+            [Key::Named(NamedKey::Space)]
         );
-        assert_eq!(keys_for(Intent::Activate, Role::Link), [NamedKey::Enter]);
+        assert_eq!(
+            keys_for(Intent::Activate, Role::Link),
+            [Key::Named(NamedKey::Enter)]
+        );
         assert_eq!(
             keys_for(Intent::Increment, Role::Slider),
-            [NamedKey::ArrowRight]
+            [Key::Named(NamedKey::ArrowRight)]
         );
+        assert_eq!(keys_for(Intent::Expand, Role::Cell), [Key::Character('+')]);
         assert!(keys_for(Intent::Focus, Role::Button).is_empty());
         assert!(pointer_applies(Intent::Activate, Role::Tab));
         assert!(!pointer_applies(Intent::Activate, Role::Slider));

@@ -250,7 +250,8 @@ async def qt_calculator_cells(m):
     await m.click(keys["7"], display_reads("7"), also=also, how="pointer")
     await m.focus(keys["6"])
     await m.focus(W("display (focus)", "TextInput", {"role": "text"}))
-    await m.type_text(W("display (type)", "TextInput", {"role": "text"}), "5")
+    # Read-only (no `editable`), and the example takes no keys: a person types nothing there.
+    await m.type_text(W("display (type)", "TextInput", {"role": "text"}), "5", "read-only", "refuse")
     await m.screenshot(keys["="])
     await m.screenshot(W("window", "Window", {"role": "filler", "name": "Calculator"}), window=True)
 
@@ -336,3 +337,12 @@ APPS = {
     "calc": {"display": 147, "argv": lambda _e: ["localc", "--norestore"], "by_name": "soffice",
              "cells": calc_cells, "package": "libreoffice-calc libreoffice-gtk3", "timeout": 90, "prepare": calc_prepare, "call_timeout": 10},
 }
+
+# Apps beyond the first seven, each module its own: KDE and Java, web content, editors.
+from atspi_matrix_kde_java import APPS as KDE_JAVA  # noqa: E402
+from atspi_matrix_web import APPS as WEB  # noqa: E402
+from atspi_matrix_editors import APPS as EDITORS  # noqa: E402
+
+APPS.update(KDE_JAVA)
+APPS.update(WEB)
+APPS.update(EDITORS)

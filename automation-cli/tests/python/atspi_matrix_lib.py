@@ -444,7 +444,15 @@ class Matrix:
         if reply.code == "CLIENT_TIMEOUT":
             verdict = "NO_ANSWER"
         elif not reply.ok:
-            verdict = "LIE_ERR" if changed else "refused"
+            # A refusal is truthful only where a person could not do it either (the cell
+            # expects a refusal: disabled, hidden, gone); refusing what a person does
+            # (the cell expects the effect) is its own failure.
+            if changed:
+                verdict = "LIE_ERR"
+            elif expect == "effect":
+                verdict = "PERSON_COULD"
+            else:
+                verdict = "refused"
         elif expect == "refuse":
             verdict = "ACTED" if changed else "LIE_OK"
         else:

@@ -53,7 +53,8 @@ async def exit_cell(m, w, proc, status, stdout, variant="", launched=None):
                 stdout is None or stdout in (exited.get("stdout") or ""))
             verdict = "effect" if ok_exit else "MISSING"
     else:
-        verdict = "LIE_ERR" if effect else "refused"
+        # OK, Yes, Cancel: a person presses each, so a refusal is one too many.
+        verdict = "LIE_ERR" if effect else "PERSON_COULD"
     m.cells.append({
         "app": m.app, "widget": w.kind, "key": w.key, "op": "click", "variant": variant,
         "expect": "effect", "call": {"tool": "invoke_action", "args": {"node": w.ref, "action": "click"}},

@@ -76,6 +76,10 @@ def main(url: str, act_role: str, act_label: str, expect: str, role: str, label:
         driver.execute_script(
             "document.querySelector(`#tree li.node[data-id='${arguments[0]}'] > span.row`).click();", node_id)
         wait_for(driver, "(() => { const o = document.getElementById('outline'); return o && o.offsetWidth > 0; })()")
+        # The screenshot of the latest version may still be loading (each change is a new URL).
+        loaded = wait_for(driver, "(() => { const i = document.getElementById('shot'); return i.complete && i.naturalWidth > 0; })()",
+                          timeout=10, poll=0.05)
+        check(loaded, "the screenshot loaded in the page")
         got = driver.execute_script("""
           const img = document.getElementById('shot'), o = document.getElementById('outline');
           const a = img.getBoundingClientRect(), b = o.getBoundingClientRect();

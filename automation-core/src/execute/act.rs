@@ -147,7 +147,20 @@ pub(super) fn send_value<T: Target + ?Sized>(
 ) -> OpResult {
     let before = s.mirror.version();
     let data = send(s, resolved, Action::SetValue, Some(wanted.action_data()))?;
+    s.target.reread(resolved.id);
     let mut reply = super::settled(s, settle, before, data)?;
+    // A value the toolkit takes without telling (GTK 3's spin button sends no event) is read
+    // again until it shows, within the settle budget: a value unseen is not a value refused.
+    let id = resolved.id;
+    let shows = |s: &Session<T>| {
+        s.mirror
+            .node(id)
+            .is_some_and(|n| wanted.verify(&n, &s.mirror.refs).is_ok())
+    };
+    if !shows(s) && s.target.clock() == ClockKind::Real {
+        s.target.reread(id);
+        effect::wait_until(s, settle, shows)?;
+    }
     let node = s.mirror.node(resolved.id).ok_or_else(|| {
         OpError::new(
             ErrorCode::Stale,

@@ -24,7 +24,7 @@ use crate::target::{ClockKind, Target};
 const LATE_STATE_MS: u64 = 1_500;
 
 /// The change an op must cause on its node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Expected {
     /// The check state differs from this one (two- or three-state boxes).
     ToggledFrom(Toggled),
@@ -34,6 +34,13 @@ pub(super) enum Expected {
     Selected,
     /// The focus is on it.
     Focused,
+    /// An option of this combo box was picked: the combo shows the option's name, and its
+    /// popup is closed (an option only highlighted leaves the popup open and the combo as it
+    /// was: Qt 5).
+    ComboShows(NodeId),
+    /// Its number moved up (`true`) or down from this one (a slider, a spin button stepped):
+    /// the focus that the keys needed first is not the step.
+    NumberMoved(f64, bool),
     /// Nothing to watch on the node itself.
     Any,
 }
@@ -44,6 +51,8 @@ pub(super) struct Watch {
     pub id: NodeId,
     pub expected: Expected,
     version: u64,
+    /// The node had the focus before the op (a cell's click that lands makes it the cursor).
+    focused_before: bool,
 }
 
 /// Roles whose click selects them when they are selectable.
@@ -65,7 +74,13 @@ fn selects_on_click(role: Role) -> bool {
 impl Watch {
     /// What `action` on `node` must change, read before it is sent.
     pub fn of(node: &NodeRef<'_>, action: Action, version: u64) -> Self {
+        let combo = std::iter::successors(node.parent(), |p| p.parent())
+            .find(|a| matches!(a.role(), Role::ComboBox | Role::EditableComboBox))
+            .filter(|_| selects_on_click(node.role()) || node.role() == Role::Label);
         let expected = match action {
+            Action::Click if combo.is_some() => {
+                Expected::ComboShows(combo.map_or(node.locate().0, |c| c.locate().0))
+            }
             Action::Click => match node.toggled() {
                 // A radio that is on stays on; a check box (two or three states) flips.
                 Some(Toggled::True)
@@ -87,12 +102,17 @@ impl Watch {
             Action::Expand => Expected::Expanded(true),
             Action::Collapse => Expected::Expanded(false),
             Action::Focus => Expected::Focused,
+            Action::Increment | Action::Decrement => match node.numeric_value() {
+                Some(n) => Expected::NumberMoved(n, action == Action::Increment),
+                None => Expected::Any,
+            },
             _ => Expected::Any,
         };
         Self {
             id: node.locate().0,
             expected,
             version,
+            focused_before: node.is_focused(),
         }
     }
 
@@ -129,7 +149,28 @@ impl Watch {
                     // A menu's item that was taken closes its menu (a combo's popup): it is
                     // marked selected when the menu opens again.
                     || (matches!(node.role(), Role::MenuItem) && node.is_hidden())
+                    // A spreadsheet's cell clicked becomes the cursor, focused, without the
+                    // selected state (LibreOffice Calc).
+                    || (matches!(node.role(), Role::Cell | Role::GridCell)
+                        && node.is_focused()
+                        && !self.focused_before)
             }
+            Expected::ComboShows(combo_id) => {
+                let Some(combo) = s.mirror.node(combo_id) else {
+                    return false;
+                };
+                let want = crate::snapshot::accessible_name(&node);
+                let shows = combo
+                    .value()
+                    .filter(|v| !v.is_empty())
+                    .or_else(|| crate::snapshot::accessible_name(&combo));
+                want.is_some()
+                    && shows.as_deref().map(str::trim) == want.as_deref().map(str::trim)
+                    && combo.data().is_expanded() != Some(true)
+            }
+            Expected::NumberMoved(from, up) => node
+                .numeric_value()
+                .is_some_and(|now| if up { now > from } else { now < from }),
             Expected::Focused => {
                 node.is_focused()
                     || s.mirror
@@ -145,8 +186,14 @@ impl Watch {
         match self.expected {
             Expected::ToggledFrom(t) => json!({ "toggled_other_than": toggled_name(t) }),
             Expected::Expanded(want) => json!({ "expanded": want }),
-            Expected::Selected => json!({ "selected": true }),
+            Expected::Selected => json!({ "selected": true, "or_focused_if_a_cell": true }),
             Expected::Focused => json!({ "focused": true }),
+            Expected::NumberMoved(from, up) => {
+                json!({ "value": if up { "above" } else { "below" }, "from": from })
+            }
+            Expected::ComboShows(_) => {
+                json!({ "combo_shows_this_option": true, "combo_expanded": false })
+            }
             Expected::Any => Value::Null,
         }
     }
@@ -158,8 +205,18 @@ impl Watch {
         match self.expected {
             Expected::ToggledFrom(_) => json!({ "toggled": node.toggled().map(toggled_name) }),
             Expected::Expanded(_) => json!({ "expanded": node.data().is_expanded() }),
-            Expected::Selected => json!({ "selected": node.is_selected() }),
+            Expected::Selected => {
+                json!({ "selected": node.is_selected(), "focused": node.is_focused() })
+            }
             Expected::Focused => json!({ "focused": node.is_focused() }),
+            Expected::NumberMoved(..) => json!({ "value": node.numeric_value() }),
+            Expected::ComboShows(c) => {
+                let combo = s.mirror.node(c);
+                json!({
+                    "combo_shows": combo.as_ref().and_then(|c| c.value().or_else(|| crate::snapshot::accessible_name(c))),
+                    "combo_expanded": combo.and_then(|c| c.data().is_expanded()),
+                })
+            }
             Expected::Any => Value::Null,
         }
     }

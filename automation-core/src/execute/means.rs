@@ -14,7 +14,7 @@ use super::actionable::{self, Reach};
 use super::effect::{self, Watch};
 use super::{Resolved, Session};
 use crate::error::{ErrorCode, OpError, OpResult};
-use crate::input::{Key, KeyEvent, Modifiers, PointerButton};
+use crate::input::{Key, KeyEvent, Modifiers, NamedKey, PointerButton};
 use crate::intent::{self, Intent, Means};
 use crate::node_ref::NodeTarget;
 use crate::settle::SettleSpec;
@@ -99,7 +99,7 @@ pub(super) fn carry_out_judged<T: Target + ?Sized>(
             Watch::of(&n, action, s.mirror.version())
         };
         let attempt = match m {
-            Means::Action => by_action(s, &resolved, action)?,
+            Means::Action => by_action(s, &resolved, intent, action)?,
             Means::Pointer => by_pointer(s, resolved.id, intent, role)?,
             Means::Keys => by_keys(s, node, resolved.id, intent, role, settle)?,
         };
@@ -160,13 +160,29 @@ fn vanished<T: Target + ?Sized>(s: &Session<T>, id: NodeId) -> OpError {
     .with_hint("find it again with find_node; the app may have replaced it")
 }
 
-/// The toolkit's own action.
+/// The toolkit's own action; for an expand or collapse the toolkit has no action for, the
+/// click action of a node that reports whether it is expanded (an expander's click toggles it).
 fn by_action<T: Target + ?Sized>(
     s: &mut Session<T>,
     resolved: &Resolved,
+    intent: Intent,
     action: Action,
 ) -> Result<Attempt, OpError> {
-    send_action(s, resolved, action, None)
+    let own = send_action(s, resolved, action, None)?;
+    let toggles = matches!(intent, Intent::Expand | Intent::Collapse)
+        && s.mirror
+            .node(resolved.id)
+            .is_some_and(|n| n.data().is_expanded().is_some());
+    if !toggles || matches!(own, Attempt::Sent(_)) {
+        return Ok(own);
+    }
+    Ok(match send_action(s, resolved, Action::Click, None)? {
+        Attempt::Sent(mut data) => {
+            data["toggled_by"] = json!(action_name(Action::Click));
+            Attempt::Sent(data)
+        }
+        Attempt::Skipped(_) => own,
+    })
 }
 
 /// The toolkit's action `action` on `resolved`, with `data`.
@@ -231,12 +247,26 @@ fn by_keys<T: Target + ?Sized>(
     role: Role,
     settle: &SettleSpec,
 ) -> Result<Attempt, OpError> {
+    if intent == Intent::Focus {
+        return tab_to(s, id, settle);
+    }
     let keys = intent::keys_for(intent, role);
     if keys.is_empty() {
         return Ok(Attempt::Skipped(format!(
             "no key does {} on a {role:?}",
             intent.spec().name
         )));
+    }
+    // `+` in a plain table starts a search: only a cell that says it opens gets the key.
+    if matches!(intent, Intent::Expand | Intent::Collapse)
+        && matches!(role, Role::Cell | Role::GridCell)
+        && s.mirror
+            .node(id)
+            .is_none_or(|n| n.data().is_expanded().is_none())
+    {
+        return Ok(Attempt::Skipped(
+            "the cell does not say it can open or close".into(),
+        ));
     }
     if intent != Intent::Focus
         && let Err(e) = carry_out(s, node, Intent::Focus, Reach::Keys, settle)
@@ -257,16 +287,88 @@ fn by_keys<T: Target + ?Sized>(
     for k in keys {
         for pressed in [true, false] {
             s.target.key(&KeyEvent {
-                key: Key::Named(*k),
+                key: *k,
                 pressed,
-                text: None,
+                text: match k {
+                    Key::Character(c) if pressed => Some(c.to_string()),
+                    _ => k.default_text().filter(|_| pressed).map(str::to_string),
+                },
                 modifiers: Modifiers::default(),
             })?;
         }
-        names.push(format!("{k:?}"));
+        names.push(match k {
+            Key::Named(n) => format!("{n:?}"),
+            Key::Character(c) => c.to_string(),
+        });
     }
     Ok(Attempt::Sent(
         json!({ "node": s.reference(id), "keys": names }),
+    ))
+}
+
+/// Tab presses a node may be away from the focus.
+const MAX_TABS: usize = 128;
+
+/// Presses in a row that may leave the focus where the tree shows it before the walk stops.
+const MAX_UNSEEN_MOVES: usize = 32;
+
+/// How long one Tab's focus move is awaited.
+const TAB_WAIT_MS: u64 = 250;
+
+/// The focus moved with Ctrl+Tab, as a person moves it, until it lands on `id` or comes round
+/// to where it started. Ctrl+Tab, not Tab: a text area types a Tab, and Ctrl+Tab moves the
+/// focus from any widget in GTK (the toolkit whose means table sends the focus to the keys;
+/// Qt's tab widgets take Ctrl+Tab to turn the page).
+fn tab_to<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    id: NodeId,
+    settle: &SettleSpec,
+) -> Result<Attempt, OpError> {
+    let focus = |s: &Session<T>| {
+        s.mirror
+            .state()
+            .and_then(|t| t.focus())
+            .map(|f| f.locate().0)
+    };
+    let start = focus(s);
+    // A focus move shows at once or not at all (a widget the tree does not list): a short
+    // wait per press keeps a long walk to seconds.
+    let settle = &SettleSpec {
+        settle_timeout_ms: settle.settle_timeout_ms.min(TAB_WAIT_MS),
+        ..*settle
+    };
+    let ctrl = Modifiers {
+        ctrl: true,
+        ..Modifiers::default()
+    };
+    let mut presses = 0usize;
+    // Round once: the walk ends where it began, after the focus has left it. A focus the
+    // tree does not show (a widget it does not list) may stay put for a few presses.
+    let (mut left, mut still) = (false, 0usize);
+    while presses < MAX_TABS && still < MAX_UNSEEN_MOVES {
+        let was = focus(s);
+        for pressed in [true, false] {
+            s.target.key(&KeyEvent {
+                key: Key::Named(NamedKey::Tab),
+                pressed,
+                text: None,
+                modifiers: ctrl,
+            })?;
+        }
+        presses += 1;
+        // The node itself is read again each time: a focus event the tree misses (GTK 4 moves
+        // the focus through widgets it does not list) must not hide the landing.
+        s.target.reread(id);
+        effect::wait_until(s, settle, |s| focus(s) != was)?;
+        let now = focus(s);
+        if now == Some(id) || (left && now == start) {
+            break;
+        }
+        left |= now != start;
+        still = if now == was { still + 1 } else { 0 };
+    }
+    Ok(Attempt::Sent(
+        json!({ "node": s.reference(id), "keys": [format!("Ctrl+Tab ×{presses}")] }),
     ))
 }
 

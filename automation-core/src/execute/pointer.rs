@@ -21,7 +21,7 @@ use crate::ops::{
 };
 use crate::settle::{FRAME_MILLIS, SettleSpec};
 use crate::snapshot::Bounds;
-use crate::target::Target;
+use crate::target::{Hit, Target};
 
 /// The mouse's pointer id.
 pub const MOUSE_ID: u64 = 0;
@@ -356,6 +356,42 @@ fn send_pointer<T: Target + ?Sized>(s: &mut Session<T>, a: &InjectPointer) -> Op
             ));
         }
     };
+    let mods = a.modifiers(s.target.platform());
+    // A plain click on a node is a person's click: the target's own proof of where it lands
+    // where it has one (it knows where its windows are, and what its toolkit's hit test says).
+    if let Some(node) = &a.node
+        && a.kind == PointerKind::Mouse
+        && a.action == PointerAction::Click
+        && local.is_none()
+        && mods == Modifiers::default()
+        && s.pointers.mouse_buttons().is_empty()
+    {
+        let resolved = s.resolve(node)?;
+        actionable::check(s, resolved.id, Reach::Pointer)?;
+        match s.target.click_node(resolved.id, a.button)? {
+            Hit::Clicked { x, y } => {
+                return Ok(json!({ "pointer_id": MOUSE_ID, "x": x, "y": y, "buttons_held": [] }));
+            }
+            Hit::Missed(why) => {
+                let code = if why.contains("not showing") {
+                    ErrorCode::NotVisible
+                } else if why.contains("disabled") {
+                    ErrorCode::Disabled
+                } else {
+                    ErrorCode::OutOfView
+                };
+                let name = s
+                    .reference(resolved.id)
+                    .map_or_else(|| format!("node {}", resolved.id.0), |r| r.to_string());
+                return Err(OpError::new(
+                    code,
+                    format!("no click reaches {name}, so none was sent: {why}"),
+                )
+                .with_hint("scroll_into_view it, or close what covers it, then click again"));
+            }
+            Hit::Unknown => {}
+        }
+    }
     let at = match (&a.node, local) {
         (Some(node), local) => node_point(s, node, local, Reach::Pointer)?,
         (None, Some((x, y))) => window_point(s, x, y)?,
@@ -365,7 +401,6 @@ fn send_pointer<T: Target + ?Sized>(s: &mut Session<T>, a: &InjectPointer) -> Op
             ));
         }
     };
-    let mods = a.modifiers(s.target.platform());
     if a.kind == PointerKind::Mouse {
         match a.action {
             PointerAction::Click => mouse_click(s, at, a.button, mods)?,
