@@ -32,9 +32,17 @@ pub async fn connect(address: &str) -> zbus::Result<Connection> {
     builder(address)?.build().await
 }
 
+/// How long one call over an app's own socket may take before the reader turns to the bus:
+/// such a call answers in milliseconds, or not at all (GTK 3 under a modal dialog).
+pub const P2P_CALL_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// Connects peer to peer to an app's own socket at `address` (no bus daemon in between).
 pub async fn connect_p2p(address: &str) -> zbus::Result<Connection> {
-    builder(address)?.p2p().build().await
+    ConnectionBuilder::address(address)?
+        .method_timeout(P2P_CALL_TIMEOUT)
+        .p2p()
+        .build()
+        .await
 }
 
 /// A proxy of type `P` for `path` on `dest`, without property caching.

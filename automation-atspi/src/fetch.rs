@@ -62,8 +62,13 @@ pub(crate) const CACHE_NO: u8 = 2;
 #[derive(Debug)]
 pub struct Reader {
     conn: Connection,
+    /// The accessibility bus: what `conn` falls back to when the app's own socket stalls.
+    bus: Connection,
     pub(crate) dest: String,
     direct: bool,
+    /// The app's own socket stopped answering (GTK 3 with a modal dialog opened from a menu
+    /// click): every call goes over the bus from then on.
+    stalled: std::sync::atomic::AtomicBool,
     get_all: bool,
     pub(crate) cache: AtomicU8,
     pub(crate) aliases: Mutex<Aliases>,
@@ -82,9 +87,11 @@ impl Reader {
     /// Reads `dest`'s objects over `conn` (the accessibility bus).
     pub fn new(conn: Connection, dest: &str) -> Self {
         Self {
+            bus: conn.clone(),
             conn,
             dest: dest.to_string(),
             direct: false,
+            stalled: std::sync::atomic::AtomicBool::new(false),
             get_all: false,
             cache: AtomicU8::new(CACHE_UNKNOWN),
             aliases: Mutex::default(),
@@ -134,7 +141,11 @@ impl Reader {
 
     /// Whether calls go over the app's peer-to-peer socket.
     pub fn is_direct(&self) -> bool {
-        self.direct
+        self.direct && !self.is_stalled()
+    }
+
+    fn is_stalled(&self) -> bool {
+        self.stalled.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The app's bus name.
@@ -181,13 +192,64 @@ impl Reader {
         B: serde::Serialize + DynamicType,
         R: serde::de::DeserializeOwned + Type,
     {
-        // A peer-to-peer socket has one peer: no destination to name.
-        let dest = (!self.direct).then_some(self.dest.as_str());
+        if self.is_direct() {
+            // A peer-to-peer socket has one peer: no destination to name.
+            match self
+                .conn
+                .call_method(None::<&str>, path, Some(iface), method, body)
+                .await
+            {
+                Err(e) if is_timeout(&e) => {
+                    // GTK 3 leaves its own socket unanswered while a modal dialog runs that a
+                    // menu click opened; the bus still answers for it.
+                    self.stalled
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                other => return other?.body().deserialize::<R>(),
+            }
+        }
         let reply = self
-            .conn
-            .call_method(dest, path, Some(iface), method, body)
+            .bus
+            .call_method(Some(self.dest.as_str()), path, Some(iface), method, body)
             .await?;
         reply.body().deserialize::<R>()
+    }
+
+    /// `DoAction(index)` on `path`, waited for at most `within`: `None` when the app has not
+    /// returned from it by then. GTK runs a modal dialog inside the action that opens it, and
+    /// answers nothing else until the dialog closes; the call is left to finish on its own.
+    pub(crate) fn do_action_within(
+        &self,
+        path: &str,
+        index: i32,
+        within: std::time::Duration,
+    ) -> Option<zbus::Result<bool>> {
+        let object = if keys::is_key(path) {
+            match futures_lite::future::block_on(self.resolve(path, false)) {
+                Ok(o) => o,
+                Err(e) => return Some(Err(e)),
+            }
+        } else {
+            path.to_string()
+        };
+        let (conn, dest) = if self.is_direct() {
+            (self.conn.clone(), None)
+        } else {
+            (self.bus.clone(), Some(self.dest.clone()))
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let reply = futures_lite::future::block_on(conn.call_method(
+                dest.as_deref(),
+                object.as_str(),
+                Some("org.a11y.atspi.Action"),
+                "DoAction",
+                &(index,),
+            ))
+            .and_then(|r| r.body().deserialize::<bool>());
+            let _ = tx.send(reply);
+        });
+        rx.recv_timeout(within).ok()
     }
 
     pub(crate) fn same_app(&self, r: &WireRef) -> Option<String> {

@@ -3,7 +3,7 @@
 
 use accesskit::{Action, Role};
 use atspi::{Role as R, State};
-use automation_core::{Intent, Means};
+use automation_core::{Intent, Means, NamedKey};
 
 /// AT-SPI role → AccessKit role. Roles not listed map to `GenericContainer`.
 pub const ROLES: &[(R, Role)] = &[
@@ -158,7 +158,8 @@ pub const STATES: &[(State, &str)] = &[
 /// Toolkit action names (lower-cased, `-`/`_`/space removed) → the AccessKit action they
 /// perform. GTK3 says "click", GTK4 "click" or "activate", Qt "Press", "Toggle", "SetFocus",
 /// "ShowMenu", Gecko "press", "check", "uncheck", "select", "jump", "open", "close",
-/// Chromium "click", "press", "check", Java "click", AccessKit "click", "focus", …
+/// Chromium "click", "press", "check", Java "click", "toggleexpand", AccessKit "click",
+/// "focus", …
 pub const ACTIONS: &[(&str, Action)] = &[
     ("click", Action::Click),
     ("press", Action::Click),
@@ -181,11 +182,13 @@ pub const ACTIONS: &[(&str, Action)] = &[
     ("popup", Action::ShowContextMenu),
     ("expand", Action::Expand),
     ("expandorcontract", Action::Expand),
+    ("toggleexpand", Action::Expand),
     ("togglepopup", Action::Expand),
     ("collapse", Action::Collapse),
     ("close", Action::Collapse),
     // Toggles: the same action closes what it opened (GTK's tree rows, a combo's popup).
     ("expandorcontract", Action::Collapse),
+    ("toggleexpand", Action::Collapse),
     ("togglepopup", Action::Collapse),
     ("increase", Action::Increment),
     ("increment", Action::Increment),
@@ -321,12 +324,21 @@ pub fn readable(text: &str) -> String {
         .join(" ")
 }
 
+/// Whether a node that is `visible` but not `showing` is hidden in an app of `toolkit`: in
+/// Java a closed menu's items stay `visible` and keep their last extents. Elsewhere such a node
+/// may be only scrolled away (a web page's row below the fold), which a person scrolls to.
+pub fn not_showing_is_hidden(toolkit: Option<Toolkit>) -> bool {
+    toolkit == Some(Toolkit::Java)
+}
+
 /// Whether a node that carries neither `Enabled` nor `Sensitive` is enabled all the same:
 /// LibreOffice's document paragraphs (editable, focusable, the focus while one types) carry
-/// neither. Elsewhere their absence is what disabled means (a disabled GTK 3 entry is still
-/// `editable` and `focusable`).
+/// neither, nor does Chromium's read-only field (`read-only`, focusable: a person focuses it
+/// and selects its text). Elsewhere their absence is what disabled means (a disabled GTK 3
+/// entry is still `editable` and `focusable`).
 pub fn enabled_without_the_states(toolkit: Option<Toolkit>, states: &atspi::StateSet) -> bool {
-    toolkit == Some(Toolkit::LibreOffice) && states.contains(State::Editable)
+    (toolkit == Some(Toolkit::LibreOffice) && states.contains(State::Editable))
+        || (states.contains(State::ReadOnly) && states.contains(State::Focusable))
 }
 
 /// One row of [`MEANS`]: on these toolkits (all when empty), on nodes of these roles (all when
@@ -339,9 +351,9 @@ pub struct MeansRow {
     pub roles: &'static [R],
     /// Intents it holds for (empty: every one).
     pub intents: &'static [Intent],
-    /// Only for nodes that are (`Some(true)`) or are not (`Some(false)`) `Selectable`: a
-    /// combo's popup items are, the menu items that run a command are not.
-    pub selectable: Option<bool>,
+    /// Only for nodes inside (`Some(true)`) or outside (`Some(false)`) a menu bar: its items
+    /// run commands that open dialogs; a combo's popup items take the action.
+    pub in_menu_bar: Option<bool>,
     /// The means, in the order tried.
     pub means: &'static [Means],
     /// Why, for the docs.
@@ -349,47 +361,51 @@ pub struct MeansRow {
 }
 
 const BUTTONS: &[R] = &[R::Button, R::ToggleButton, R::CheckBox, R::RadioButton];
-const GTK_POINTER_FIRST: &[R] = &[
-    R::Button,
-    R::ToggleButton,
-    R::CheckBox,
-    R::RadioButton,
-    R::MenuItem,
-    R::CheckMenuItem,
-    R::RadioMenuItem,
-];
-
+const MENU_ITEMS: &[R] = &[R::MenuItem, R::CheckMenuItem, R::RadioMenuItem];
 /// What each intent tries on each toolkit, in order: the first row that matches decides.
 pub const MEANS: &[MeansRow] = &[
     MeansRow {
-        toolkits: &[Toolkit::Gtk],
+        toolkits: &[
+            Toolkit::Gtk,
+            Toolkit::Gecko,
+            Toolkit::Chromium,
+            Toolkit::Java,
+        ],
         roles: &[],
         intents: &[Intent::Focus],
-        selectable: None,
+        in_menu_bar: None,
         means: &[Means::Action, Means::Keys],
-        why: "the toolkit's own call, checked by the target (GrabFocus, the focus action, a click on a text field, each until the node reports it); else Ctrl+Tab until the focus lands, as a person moves it (GTK 4 has no focus call for a slider; GTK moves the focus on Ctrl+Tab from any widget, a text area too)",
+        why: "the toolkit's own call, checked by the target (GrabFocus, the focus action, a click on a text field, each until the node reports it); else the focus key until the focus lands, as a person moves it (GTK 4 has no focus call for a slider, a web page's list box takes none): see the focus keys below",
     },
     MeansRow {
         toolkits: &[],
         roles: &[],
         intents: &[Intent::Focus, Intent::ScrollIntoView, Intent::ShowMenu],
-        selectable: None,
+        in_menu_bar: None,
         means: &[Means::Action],
         why: "the toolkit's own call, which the target checks itself (a focus must land: GrabFocus, the focus action, a click on a text field, each until the node reports it)",
     },
     MeansRow {
         toolkits: &[Toolkit::Gtk, Toolkit::LibreOffice],
-        roles: GTK_POINTER_FIRST,
+        roles: BUTTONS,
         intents: &[Intent::Activate],
-        selectable: Some(false),
+        in_menu_bar: None,
         means: &[Means::Pointer, Means::Keys, Means::Action],
-        why: "GTK's click lands ~250 ms late and drops a second click inside that time; and an action that opens a modal dialog (GTK's, LibreOffice's, which GTK hosts) runs the dialog inside the D-Bus call, so the app answers nothing until it closes (a key pressed meanwhile deadlocks it): a real click or key opens it cleanly",
+        why: "GTK's click lands ~250 ms late and drops a second click inside that time: a real click lands at once",
+    },
+    MeansRow {
+        toolkits: &[Toolkit::Gtk, Toolkit::LibreOffice],
+        roles: MENU_ITEMS,
+        intents: &[Intent::Activate],
+        in_menu_bar: Some(true),
+        means: &[Means::Pointer, Means::Keys, Means::Action],
+        why: "a menu-bar item's action that opens a modal dialog (GTK's, LibreOffice's, which GTK hosts) runs the dialog inside the D-Bus call, so the app answers nothing until it closes (a key pressed meanwhile deadlocks it): a real click or key opens it cleanly",
     },
     MeansRow {
         toolkits: &[Toolkit::Qt],
         roles: BUTTONS,
         intents: &[Intent::Activate],
-        selectable: None,
+        in_menu_bar: None,
         means: &[Means::Pointer, Means::Action, Means::Keys],
         why: "Qt's Press animates a click, released 100 ms later (QAbstractButton::animateClick); a real click lands at once",
     },
@@ -397,7 +413,7 @@ pub const MEANS: &[MeansRow] = &[
         toolkits: &[Toolkit::Gecko],
         roles: &[],
         intents: &[Intent::Activate],
-        selectable: None,
+        in_menu_bar: None,
         means: &[Means::Pointer, Means::Keys, Means::Action],
         why: "Firefox drops the first action after it starts (it answers true and nothing happens), and a page's controls often offer none: a real click or key does what a person's does",
     },
@@ -405,17 +421,64 @@ pub const MEANS: &[MeansRow] = &[
         toolkits: &[],
         roles: &[],
         intents: &[],
-        selectable: None,
+        in_menu_bar: None,
         means: &[Means::Action, Means::Pointer, Means::Keys],
         why: "the toolkit's action where it has one that works; else what a person does: a click at a point proven to hit the widget, then the keys",
     },
 ];
 
-/// The means `intent` tries on a node of `role` (`selectable` or not) in an app of `toolkit`.
+/// The key that moves the focus from any widget in an app of `toolkit`, text areas included
+/// (a person's way to walk the focus); none where that key does something else (Qt's tab
+/// widgets turn the page on Ctrl+Tab, and Tab types in its text areas).
+pub const FOCUS_KEYS: &[(Toolkit, NamedKey, bool, &str)] = &[
+    (
+        Toolkit::Gtk,
+        NamedKey::Tab,
+        true,
+        "Ctrl+Tab: a text area types a Tab; GTK's windows move the focus on Ctrl+Tab",
+    ),
+    (
+        Toolkit::Java,
+        NamedKey::Tab,
+        true,
+        "Ctrl+Tab: Swing's text areas type a Tab and pass Ctrl+Tab on",
+    ),
+    (
+        Toolkit::Gecko,
+        NamedKey::Tab,
+        false,
+        "Tab: a page's text areas pass it on (Ctrl+Tab turns the browser's tab)",
+    ),
+    (
+        Toolkit::Chromium,
+        NamedKey::Tab,
+        false,
+        "Tab: a page's text areas pass it on (Ctrl+Tab turns the browser's tab)",
+    ),
+];
+
+/// The focus key of [`FOCUS_KEYS`] for `toolkit`, as a key and its modifiers.
+pub fn focus_key(toolkit: Toolkit) -> Option<(NamedKey, automation_core::input::Modifiers)> {
+    FOCUS_KEYS
+        .iter()
+        .find(|(t, ..)| *t == toolkit)
+        .map(|(_, key, ctrl, _)| {
+            (
+                *key,
+                automation_core::input::Modifiers {
+                    ctrl: *ctrl,
+                    ..Default::default()
+                },
+            )
+        })
+}
+
+/// The means `intent` tries on a node of `role` (inside a menu bar or not) in an app of
+/// `toolkit`.
 pub fn means(
     toolkit: Toolkit,
     role: Option<R>,
-    selectable: bool,
+    in_menu_bar: bool,
     intent: Intent,
 ) -> &'static [Means] {
     MEANS
@@ -424,7 +487,7 @@ pub fn means(
             (row.toolkits.is_empty() || row.toolkits.contains(&toolkit))
                 && (row.roles.is_empty() || role.is_some_and(|r| row.roles.contains(&r)))
                 && (row.intents.is_empty() || row.intents.contains(&intent))
-                && row.selectable.is_none_or(|want| want == selectable)
+                && row.in_menu_bar.is_none_or(|want| want == in_menu_bar)
         })
         .map_or(automation_core::intent::ALL_MEANS, |row| row.means)
 }
@@ -483,6 +546,11 @@ pub fn means_table() -> String {
                 .join(" → "),
             row.why
         ));
+    }
+    out.push_str("\n| toolkit | focus key | why |\n|---|---|---|\n");
+    for (toolkit, key, ctrl, why) in FOCUS_KEYS {
+        let mods = if *ctrl { "Ctrl+" } else { "" };
+        out.push_str(&format!("| {toolkit:?} | {mods}{key:?} | {why} |\n"));
     }
     out
 }

@@ -6,8 +6,8 @@
 //!   the focus (`SetInputFocus`) unless the focus is already in one of its windows.
 //! - **Focus that lands.** `GrabFocus` is unsupported in GTK4 and may be accepted without
 //!   effect (Qt in an inactive window). A node that has the focus already is left as it is;
-//!   else `GrabFocus`, the toolkit's own focus action, and for a text field a click at its
-//!   centre are tried in turn, each until the node reports `focused` (read fresh).
+//!   else `GrabFocus`, the toolkit's own focus action, and for a text field a click just past
+//!   its text (where a person clicks to type more) are tried in turn, each until the node reports `focused` (read fresh).
 //! - **A click proven to hit.** A person's click (`AtspiTarget::click_path`, core's pointer
 //!   means) goes to the node's centre when it is shown and enabled (read now), the centre lies
 //!   inside every ancestor that has extents (not scrolled or clipped away), the toolkit's own
@@ -37,6 +37,8 @@ pub const FOCUS_LANDS_IN: Duration = Duration::from_millis(400);
 const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 const COMPONENT: &str = "org.a11y.atspi.Component";
 const TABLE: &str = "org.a11y.atspi.Table";
+const TEXT: &str = "org.a11y.atspi.Text";
+const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
 
 /// GTK4's `ToolkitName` (GTK3's atk-bridge says "gtk" or "gail").
 const GTK4: &str = "GTK";
@@ -52,13 +54,42 @@ const HIT_DEPTH: usize = 64;
 enum Aim {
     /// Its centre.
     Centre,
-    /// Where a field's text starts: a spin button's centre may be its step button (GTK 4's
-    /// "−" sits mid-field), which a click there would press.
-    TextStart,
+    /// Just past a field's text (offset from the field's corner), where a person clicks to type more: the
+    /// caret lands after what is there. Without text shown, where its text starts: a spin
+    /// button's centre may be its step button (GTK 4's "−" sits mid-field), which a click
+    /// there would press.
+    TextEnd(Option<(i32, i32)>),
 }
+
+/// How far a popup's X window may lie from where the toolkit says the popup is (its frame).
+const POPUP_SLACK_PX: i32 = 4;
 
 /// How far into a field its text starts, at most.
 const TEXT_START_PX: i32 = 16;
+
+/// Whether a node of `role` is a control of its own: a click on text or an image inside a
+/// node reaches the node (Gecko's text leaves even offer "click ancestor").
+fn is_control(role: Option<Role>) -> bool {
+    matches!(
+        role,
+        Some(
+            Role::Button
+                | Role::ToggleButton
+                | Role::CheckBox
+                | Role::RadioButton
+                | Role::Link
+                | Role::ComboBox
+                | Role::SpinButton
+                | Role::Slider
+                | Role::MenuItem
+                | Role::CheckMenuItem
+                | Role::RadioMenuItem
+                | Role::PageTab
+                | Role::Entry
+                | Role::PasswordText
+        )
+    )
+}
 
 /// Whether a click focuses the node and does nothing else (a text field; a click on a
 /// button would press it).
@@ -222,7 +253,8 @@ impl AtspiTarget {
             }
         }
         if click_only_focuses(raw)
-            && let Ok(((x, y), _)) = self.visible_point_at(path, Aim::TextStart)?
+            && let Ok(((x, y), _)) =
+                self.visible_point_at(path, Aim::TextEnd(self.text_end(path)))?
         {
             self.x11_conn()?.click(x, y).map_err(TargetError::Ipc)?;
             if self.focus_lands(path)? {
@@ -234,6 +266,77 @@ impl AtspiTarget {
         Ok(ActionOutcome::Unhandled)
     }
 
+    /// AccessKit apps (egui) clip a scroll area's children neither in their extents nor in
+    /// their hit test: a node scrolled out of sight reports a point where it is not drawn.
+    /// The app is asked to scroll it into view first (nothing moves when it shows, as a
+    /// person's wheel would not), and its extents are read until they stop moving (egui
+    /// animates the scroll).
+    fn scroll_to_settled(&mut self, path: &str) -> Result<(), TargetError> {
+        const SETTLES_WITHIN: Duration = Duration::from_millis(600);
+        let how = atspi::ScrollType::Anywhere as u32;
+        let moved = self
+            .call_bool(path, COMPONENT, "ScrollTo", &(how,), "scrolling into view")
+            .unwrap_or(false);
+        if !moved {
+            return Ok(());
+        }
+        let extents = |t: &Self| {
+            block_on(t.reader().call::<_, (i32, i32, i32, i32)>(
+                path,
+                COMPONENT,
+                "GetExtents",
+                &(CoordType::Screen as u32),
+            ))
+            .ok()
+        };
+        let start = Instant::now();
+        let mut last = extents(self);
+        while start.elapsed() < SETTLES_WITHIN {
+            std::thread::sleep(Duration::from_millis(40));
+            let now = extents(self);
+            if now == last {
+                break;
+            }
+            last = now;
+        }
+        Ok(())
+    }
+
+    /// Where `path`'s shown text ends, from its own top-left corner (a pixel past its last
+    /// character), when it has text. Read in window coordinates, which every toolkit answers
+    /// (GTK 4 refuses screen ones for characters).
+    fn text_end(&self, path: &str) -> Option<(i32, i32)> {
+        let reader = self.reader();
+        let window = CoordType::Window as u32;
+        block_on(async {
+            let count = reader
+                .call::<_, zbus::zvariant::OwnedValue>(
+                    path,
+                    PROPERTIES,
+                    "Get",
+                    &(TEXT, "CharacterCount"),
+                )
+                .await
+                .ok()
+                .and_then(|v| i32::try_from(v).ok())
+                .filter(|n| *n > 0)?;
+            let (x, y, w, h) = reader
+                .call::<_, (i32, i32, i32, i32)>(
+                    path,
+                    TEXT,
+                    "GetCharacterExtents",
+                    &(count - 1, window),
+                )
+                .await
+                .ok()?;
+            let (nx, ny, _, _) = reader
+                .call::<_, (i32, i32, i32, i32)>(path, COMPONENT, "GetExtents", &(window,))
+                .await
+                .ok()?;
+            (w >= 0 && h > 0).then_some((x + w + 1 - nx, y + h / 2 - ny))
+        })
+    }
+
     /// A person's click with `button` on `path`, at its centre once that point is proven to
     /// hit it (see the module's notes); [`Hit::Missed`] with why, and nothing sent, when not.
     pub(crate) fn click_path(
@@ -241,6 +344,9 @@ impl AtspiTarget {
         path: &str,
         button: automation_core::PointerButton,
     ) -> Result<Hit, TargetError> {
+        if self.toolkit_kind() == map::Toolkit::AccessKit {
+            self.scroll_to_settled(path)?;
+        }
         let ((mut sx, mut sy), mut win) = match self.visible_point(path)? {
             Ok(p) => p,
             Err(why) => return Ok(Hit::Missed(why)),
@@ -302,6 +408,7 @@ impl AtspiTarget {
         aim: Aim,
     ) -> Result<Result<Reachable, String>, TargetError> {
         let chain = self.ancestors(path);
+        let in_popup = self.popup_of(path).is_some();
         let window = self.tree().window_of(path);
         let (states, (own, (frame, above))) = {
             let reader = self.reader();
@@ -343,7 +450,9 @@ impl AtspiTarget {
         // GTK4 sets `showing` on windows only; it leaves hidden widgets out of the tree.
         let shown = states.contains(State::Visible)
             && (states.contains(State::Showing) || self.toolkit() == GTK4);
-        let enabled = states.contains(State::Enabled) || states.contains(State::Sensitive);
+        let enabled = states.contains(State::Enabled)
+            || states.contains(State::Sensitive)
+            || map::enabled_without_the_states(Some(self.toolkit_kind()), &states);
         if !shown {
             return Ok(Err("it is not showing".into()));
         }
@@ -353,19 +462,34 @@ impl AtspiTarget {
         let Some((x, y, w, h)) = own.filter(|(_, _, w, h)| *w > 0 && *h > 0) else {
             return Ok(Err("it has no extents on screen".into()));
         };
-        let cx = match aim {
-            Aim::Centre => x + w / 2,
-            Aim::TextStart => x + (w / 4).min(TEXT_START_PX),
-        };
-        let cy = y + h / 2;
-        let inside = |(ax, ay, aw, ah): (i32, i32, i32, i32)| {
-            aw <= 0 || ah <= 0 || (ax <= cx && cx < ax + aw && ay <= cy && cy < ay + ah)
-        };
-        if !above.into_iter().flatten().all(inside) {
+        // What of it is not scrolled or clipped away: its extents cut by every container's
+        // that has extents (a Qt combo's items report the popup's full width, wider than the
+        // list that shows them); the point is aimed inside that part.
+        let (mut left, mut top_edge, mut right, mut bottom) = (x, y, x + w, y + h);
+        for (ax, ay, aw, ah) in above.into_iter().flatten() {
+            if aw > 0 && ah > 0 {
+                (left, top_edge) = (left.max(ax), top_edge.max(ay));
+                (right, bottom) = (right.min(ax + aw), bottom.min(ay + ah));
+            }
+        }
+        if right <= left || bottom <= top_edge {
             return Ok(Err(format!(
-                "its centre ({cx}, {cy}) is scrolled or clipped out of a container"
+                "it ({x}, {y}, {w}×{h}) is scrolled or clipped out of its container"
             )));
         }
+        let (cx, cy) = match aim {
+            Aim::Centre => ((left + right) / 2, (top_edge + bottom) / 2),
+            Aim::TextEnd(Some((dx, dy)))
+                if (left..right - 1).contains(&(x + dx))
+                    && (top_edge..bottom).contains(&(y + dy)) =>
+            {
+                (x + dx, y + dy)
+            }
+            Aim::TextEnd(_) => (
+                left + ((right - left) / 4).min(TEXT_START_PX),
+                (top_edge + bottom) / 2,
+            ),
+        };
         // The toolkit's hit test may answer the deepest object at once (GTK 4: the label
         // inside a button): a point on what the node holds hits the node.
         if let Some(hit) = self.hit_at(path, cx, cy)?
@@ -418,7 +542,25 @@ impl AtspiTarget {
             .x11_conn()?
             .toplevel_at(sx, sy)
             .map_err(TargetError::Ipc)?;
-        if on_top != Some(win.id) {
+        // A popup the app maps over its window (override-redirect, so without the pid
+        // property) is on top where it shows: it is the node's when the node hangs from a
+        // combo box or menu and the popup holds all of what shows of it.
+        let own_popup = match on_top {
+            Some(top) if in_popup && top != win.id => {
+                let x11 = self.x11_conn()?;
+                let g = x11.geometry(top).map_err(TargetError::Ipc)?;
+                let slack = POPUP_SLACK_PX;
+                let (l, t) = (win.x + (left - fx), win.y + (top_edge - fy));
+                let (r, b) = (win.x + (right - fx), win.y + (bottom - fy));
+                x11.is_override_redirect(top).map_err(TargetError::Ipc)?
+                    && g.x - slack <= l
+                    && g.y - slack <= t
+                    && i64::from(r) <= i64::from(g.x) + i64::from(g.width) + i64::from(slack)
+                    && i64::from(b) <= i64::from(g.y) + i64::from(g.height) + i64::from(slack)
+            }
+            _ => false,
+        };
+        if on_top != Some(win.id) && !own_popup {
             return Ok(Err("another window covers it".into()));
         }
         Ok(Ok(((sx, sy), win)))
@@ -452,7 +594,8 @@ impl AtspiTarget {
             };
             if let Some(raw) = self.tree().nodes.get(&next)
                 && (raw.has(Interface::EditableText)
-                    || map::find_action_on(&raw.actions, Action::Click, raw.role).is_some())
+                    || (is_control(raw.role)
+                        && map::find_action_on(&raw.actions, Action::Click, raw.role).is_some()))
             {
                 return Ok(Some(format!("{:?} {:?}", raw.role, raw.name)));
             }
@@ -486,15 +629,35 @@ impl AtspiTarget {
         .unwrap_or(false)
     }
 
+    /// Where a hit test for `path` starts when it is shown in a popup that hangs from a
+    /// combo box, a menu or a menu item inside the window (not a window of its own): the
+    /// popup's own object below that one (Qt's combo list), else that one (GTK's menu, whose
+    /// object is its title in the menu bar and whose items lie below it).
+    fn popup_of(&self, path: &str) -> Option<String> {
+        let mut below = path.to_string();
+        for up in self.tree().ancestors(path) {
+            if self.tree().nodes.get(&up).is_some_and(|n| {
+                matches!(n.role, Some(Role::ComboBox | Role::MenuItem | Role::Menu))
+            }) {
+                return Some(if below == path { up } else { below });
+            }
+            below = up;
+        }
+        None
+    }
+
     /// What the toolkit's own hit test finds at screen point (`x`, `y`) (the toolkit's
     /// screen coordinates), walked down from `path`'s window: `path` itself when the walk
-    /// passes through it (a point on its label hits it too), else the deepest object found. `None` when the toolkit cannot
-    /// tell (no hit test, or the walk found nothing): the other checks stand alone then.
+    /// passes through it (a point on its label hits it too), else the deepest object found.
+    /// `None` when the toolkit cannot tell (no hit test, or the walk found nothing): the other
+    /// checks stand alone then.
     fn hit_at(&self, path: &str, x: i32, y: i32) -> Result<Option<String>, TargetError> {
         let Some(window) = self.tree().window_of(path) else {
             return Ok(None);
         };
-        let mut at = window;
+        // A popup that hangs from a combo box or a menu item (Qt's combo list) is drawn above
+        // the window: the walk starts at the popup, or the window's answer is what lies under.
+        let mut at = self.popup_of(path).unwrap_or(window);
         let mut last = None;
         for _ in 0..HIT_DEPTH {
             if at == path {
@@ -589,11 +752,17 @@ impl AtspiTarget {
             if p == tree.root || out.len() > crate::walk::MAX_DEPTH {
                 break;
             }
-            if tree
-                .nodes
-                .get(p)
-                .is_some_and(|n| n.has(Interface::Component))
-            {
+            let node = tree.nodes.get(p);
+            let role = node.and_then(|n| n.role);
+            // A popup hangs from its combo box, menu or menu item and draws outside it: nothing
+            // from there up clips what it shows (Qt's combo list is the combo's child, far
+            // below the combo; GTK's menu is its title in the menu bar, its items below).
+            if matches!(role, Some(Role::ComboBox | Role::MenuItem | Role::Menu)) {
+                break;
+            }
+            // A page tab is its header: what the tab shows hangs under it (Java) but lies
+            // below the header, not inside it.
+            if role != Some(Role::PageTab) && node.is_some_and(|n| n.has(Interface::Component)) {
                 out.push(p.to_string());
             }
             cur = p;

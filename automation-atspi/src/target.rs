@@ -65,6 +65,9 @@ pub struct AtspiTarget {
 /// How long after an op its node is re-read on every poll.
 pub const WATCH_FOR: Duration = Duration::from_millis(1500);
 
+/// How long a toolkit action may take to return before the op says the app is held in it.
+pub const ACTION_RETURNS_WITHIN: Duration = Duration::from_secs(3);
+
 impl std::fmt::Debug for AtspiTarget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AtspiTarget")
@@ -659,13 +662,19 @@ impl Target for AtspiTarget {
             return Ok(ActionOutcome::Unhandled);
         };
         let index = i32::try_from(index).map_err(|e| TargetError::Ipc(e.to_string()))?;
-        let done = self.call_bool(
-            &path,
-            "org.a11y.atspi.Action",
-            "DoAction",
-            &(index,),
-            "performing the action",
-        )?;
+        let done = match self
+            .reader
+            .do_action_within(&path, index, ACTION_RETURNS_WITHIN)
+        {
+            Some(reply) => reply.map_err(|e| self.classify(e, "performing the action"))?,
+            None => {
+                self.events.touch_subtree(&path);
+                return Err(TargetError::Timeout {
+                    waited_ms: u64::try_from(ACTION_RETURNS_WITHIN.as_millis()).unwrap_or(u64::MAX),
+                    detail: "the action was sent and the app has not returned from it: it may be running a modal dialog inside the call (GTK does), and answers nothing else until that closes; a click or the keys open such a dialog without this".into(),
+                });
+            }
+        };
         // What the action opened (a menu, a page) has no event of its own for each child.
         self.events.touch_subtree(&path);
         Ok(if done {
@@ -675,12 +684,30 @@ impl Target for AtspiTarget {
         })
     }
 
+    fn refresh(&mut self, id: accesskit::NodeId) {
+        if let Some(path) = self.tree.path(id) {
+            self.events.touch(path);
+        }
+    }
+
+    fn focus_key(
+        &self,
+    ) -> Option<(
+        automation_core::input::NamedKey,
+        automation_core::input::Modifiers,
+    )> {
+        map::focus_key(self.toolkit_kind())
+    }
+
     fn partial_children(&self) -> Vec<automation_core::PartialChildren> {
         self.tree
             .nodes
             .values()
             .filter_map(|n| {
                 let total = usize::try_from(n.children_total?).ok()?;
+                if n.children.len() >= total {
+                    return None;
+                }
                 Some(automation_core::PartialChildren {
                     id: self.tree.known_id(&n.path)?,
                     listed: n.children.len(),
@@ -699,11 +726,16 @@ impl Target for AtspiTarget {
     }
 
     fn means(&mut self, intent: Intent, id: accesskit::NodeId) -> Vec<Means> {
-        let raw = self.path_of(id).map(|(_, raw)| raw);
-        let role = raw.as_ref().and_then(|r| r.role);
-        let selectable = raw
-            .as_ref()
-            .is_some_and(|r| r.states.contains(atspi::State::Selectable));
+        let found = self.path_of(id);
+        let role = found.as_ref().and_then(|(_, r)| r.role);
+        let in_menu_bar = found.as_ref().is_some_and(|(path, _)| {
+            self.tree.ancestors(path).iter().any(|a| {
+                self.tree
+                    .nodes
+                    .get(a)
+                    .is_some_and(|n| n.role == Some(atspi::Role::MenuBar))
+            })
+        });
         let toolkit = if std::env::var_os("AUTOMATION_ATSPI_NO_POINTER_CLICK").is_some()
             && self.toolkit_kind() == map::Toolkit::Gtk
         {
@@ -712,7 +744,7 @@ impl Target for AtspiTarget {
         } else {
             self.toolkit_kind()
         };
-        map::means(toolkit, role, selectable, intent).to_vec()
+        map::means(toolkit, role, in_menu_bar, intent).to_vec()
     }
 
     fn click_node(

@@ -352,7 +352,10 @@ impl AppTree {
         }
         // The application object has no Showing or Visible state in any toolkit; hiding it
         // would hide the whole app (a consumer's hidden is inherited).
-        if !s.contains(State::Showing) && !s.contains(State::Visible) && role != Role::Application {
+        if !s.contains(State::Showing)
+            && (!s.contains(State::Visible) || map::not_showing_is_hidden(self.toolkit))
+            && role != Role::Application
+        {
             node.set_hidden();
         }
         // A spreadsheet's cell takes keys while it has the focus, though LibreOffice never

@@ -200,6 +200,17 @@ impl X11 {
         Ok(String::from_utf8_lossy(&r.value).into_owned())
     }
 
+    /// Whether window `w` is override-redirect (a popup menu or list the app maps itself).
+    pub fn is_override_redirect(&self, w: u32) -> XResult<bool> {
+        Ok(self
+            .conn
+            .get_window_attributes(w)
+            .map_err(|e| e.to_string())?
+            .reply()
+            .map_err(|e| format!("X11 GetWindowAttributes: {e}"))?
+            .override_redirect)
+    }
+
     /// A window's screen origin and size.
     pub fn geometry(&self, w: u32) -> XResult<XWindow> {
         let g = self

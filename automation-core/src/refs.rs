@@ -93,7 +93,13 @@ pub struct Binding {
 impl Binding {
     /// Whether `node` is still the thing this binding named.
     pub fn holds_for(&self, node: &NodeRef) -> bool {
-        node.role() == self.role && node.label() == self.label
+        // A combo box is named by the option it shows (Java, Qt, GTK): a new choice is not a
+        // new widget.
+        let named_by_choice = matches!(
+            self.role,
+            accesskit::Role::ComboBox | accesskit::Role::EditableComboBox
+        );
+        node.role() == self.role && (named_by_choice || node.label() == self.label)
     }
 }
 

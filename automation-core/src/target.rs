@@ -171,6 +171,20 @@ pub trait Target {
         Ok(Hit::Unknown)
     }
 
+    /// Before an op is judged possible: read node `id`'s own state (shown, enabled) again on
+    /// the next poll, however it was last read — a toolkit that sends no event when a menu
+    /// closes leaves its items "showing". The default does nothing.
+    fn refresh(&mut self, id: accesskit::NodeId) {
+        let _ = id;
+    }
+
+    /// The key (and modifiers) that moves the focus to the next widget in this app from any
+    /// widget, text areas included, when the keys are a means of [`Intent::Focus`]: GTK's
+    /// Ctrl+Tab, a browser's Tab. The default: none (the focus is not walked).
+    fn focus_key(&self) -> Option<(crate::input::NamedKey, crate::input::Modifiers)> {
+        None
+    }
+
     /// Nodes whose children were read only in part, and how far. The default: none.
     fn partial_children(&self) -> Vec<PartialChildren> {
         Vec::new()

@@ -17,6 +17,7 @@ Commands (`cmd`):
 - `do_action` {h, name}: set-up only (never to judge): run a toolkit action by name.
 - `table_cell` {h, row, col}: a table's cell (a spreadsheet's cells are not walked).
 - `dump` {max_depth}: the tree as text, for diagnosing a failed cell.
+- `text_attributes` {h, offset}: the attributes of the text run at `offset` (editors).
 
 pyatspi caches what it read: every judging read clears the app's cache first.
 """
@@ -276,6 +277,15 @@ def dump(o, depth, max_depth, out):
             dump(c, depth + 1, max_depth, out)
 
 
+# --- editors (atspi_matrix_editors.py): a text run's attributes -------------------------------
+
+def text_attributes(o, offset):
+    """The attributes of the text run at `offset`, defaults included (LibreOffice: `weight`
+    400 / 600, `style`, `underline`, `size`…), and where the run starts and ends."""
+    attrs, start, end = o.queryText().getAttributeRun(offset, True)
+    return {"attrs": dict(a.partition(":")[::2] for a in attrs), "start": start, "end": end}
+
+
 def serve(req):
     global APP
     cmd = req.get("cmd")
@@ -346,6 +356,12 @@ def serve(req):
         out = []
         dump(HANDLES[req["h"]] if "h" in req else APP, 0, req.get("max_depth", 30), out)
         return {"ok": True, "text": "\n".join(out)}
+    if cmd == "text_attributes":  # editors: {h, offset}
+        clear()
+        o = HANDLES.get(req["h"])
+        if o is None:
+            return {"ok": False, "error": f"no handle {req['h']}"}
+        return dict(text_attributes(o, req.get("offset", 0)), ok=True)
     return {"ok": False, "error": f"unknown command {cmd}"}
 
 

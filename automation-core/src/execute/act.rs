@@ -104,7 +104,7 @@ fn act_on<T: Target + ?Sized>(
         return means::carry_out(s, node, intent, reach, settle);
     }
     let resolved = s.resolve(node)?;
-    actionable::check(s, resolved.id, reach)?;
+    actionable::check_now(s, resolved.id, reach)?;
     let version = s.mirror.version();
     let watch = {
         let n = s
@@ -308,12 +308,44 @@ pub(super) fn type_text<T: Target + ?Sized>(
 }
 
 /// Types `text` key by key (checking for cancellation every 64 keys); the keys sent.
-fn send_text<T: Target + ?Sized>(s: &mut Session<T>, text: &str) -> Result<usize, OpError> {
+pub(super) fn send_text<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    text: &str,
+) -> Result<usize, OpError> {
+    send_text_paced(s, text, None)
+}
+
+/// How soon a key typed into a window may be pressed again: an app whose keys press its own
+/// buttons (KDE's calculator animates each for 100 ms) drops a key that comes back sooner,
+/// where a person's finger never is that fast.
+const WINDOW_KEY_REPEAT: std::time::Duration = std::time::Duration::from_millis(350);
+
+/// [`send_text`]; with `repeat_gap`, a key pressed again waits until that long after its
+/// last press (on the real clock).
+fn send_text_paced<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    text: &str,
+    repeat_gap: Option<std::time::Duration>,
+) -> Result<usize, OpError> {
     let strokes = keystrokes_for_text(text);
+    let paced = repeat_gap.filter(|_| s.target.clock() == ClockKind::Real);
+    let mut last: Vec<(Key, std::time::Instant)> = Vec::new();
     for (i, stroke) in strokes.iter().enumerate() {
         if i % 64 == 0 {
             s.cancel
                 .check(|| format!("{} of {} keys were typed", i / 2, strokes.len() / 2))?;
+        }
+        if let Some(gap) = paced
+            && stroke.pressed
+        {
+            if let Some((_, at)) = last.iter().find(|(k, _)| *k == stroke.key) {
+                let since = at.elapsed();
+                if since < gap {
+                    std::thread::sleep(gap - since);
+                }
+            }
+            last.retain(|(k, _)| *k != stroke.key);
+            last.push((stroke.key, std::time::Instant::now()));
         }
         s.target.key(stroke)?;
     }
@@ -329,7 +361,7 @@ fn type_into_window<T: Target + ?Sized>(
     settle: &SettleSpec,
 ) -> OpResult {
     let before = s.mirror.version();
-    let strokes = send_text(s, &a.text)?;
+    let strokes = send_text_paced(s, &a.text, Some(WINDOW_KEY_REPEAT))?;
     let data = json!({
         "keys": strokes,
         "into": "the focused window",

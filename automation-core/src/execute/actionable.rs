@@ -11,7 +11,8 @@ use accesskit_consumer::NodeRef;
 
 use super::Session;
 use crate::error::{ErrorCode, OpError};
-use crate::target::Target;
+use crate::settle::SettleSpec;
+use crate::target::{ClockKind, Target};
 
 /// How the op reaches the widget, which decides what must hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +28,39 @@ pub(super) enum Reach {
 }
 
 /// `DISABLED` or `NOT_VISIBLE` when a person could not reach node `id` this way.
+/// [`check`] on the node as it is now: read again first (a menu item Java never said was
+/// hidden when its menu closed), and a refusal given a short while to clear (a Save button
+/// GTK enabled a moment ago, with its event still on the way, is not a reason a person could
+/// give).
+pub(super) fn check_now<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    id: NodeId,
+    reach: Reach,
+) -> Result<(), OpError> {
+    if s.target.clock() == ClockKind::Real {
+        s.target.refresh(id);
+        s.sync()?;
+    }
+    let Err(first) = check(s, id, reach) else {
+        return Ok(());
+    };
+    if s.target.clock() != ClockKind::Real
+        || !matches!(first.code, ErrorCode::Disabled | ErrorCode::NotVisible)
+    {
+        return Err(first);
+    }
+    s.target.reread(id);
+    let settle = SettleSpec {
+        settle_timeout_ms: RECHECK_MS,
+        ..SettleSpec::default()
+    };
+    super::effect::wait_until(s, &settle, |s| check(s, id, reach).is_ok())?;
+    check(s, id, reach)
+}
+
+/// How long a refusal waits for a fresh read to clear it.
+const RECHECK_MS: u64 = 300;
+
 pub(super) fn check<T: Target + ?Sized>(
     s: &Session<T>,
     id: NodeId,

@@ -48,7 +48,7 @@ pub(super) fn set_value<T: Target + ?Sized>(
     settle: &SettleSpec,
 ) -> OpResult {
     let resolved = s.resolve(&a.node)?;
-    actionable::check(s, resolved.id, Reach::Action)?;
+    actionable::check_now(s, resolved.id, Reach::Action)?;
     let kind = {
         let node = s
             .mirror
@@ -302,9 +302,13 @@ fn select_option<T: Target + ?Sized>(
         }
     }
     // A combo whose options are not shown is opened first, as a person opens it.
+    let mut opened_here = false;
     if is_combo && !option_shown(s) {
         match means::carry_out(s, &target_of(list), Intent::Expand, Reach::Action, settle) {
-            Ok(_) => tried.push(json!({"opened": true})),
+            Ok(_) => {
+                opened_here = true;
+                tried.push(json!({"opened": true}));
+            }
             Err(e) if matches!(e.code, ErrorCode::UnhandledAction | ErrorCode::NoEffect) => {
                 tried.push(json!({"opened": false, "why": e.message}));
             }
@@ -337,7 +341,16 @@ fn select_option<T: Target + ?Sized>(
     // The keyboard on the list itself: Home, then Down to the option (a closed combo changes
     // its choice as it goes; an open one takes it with Enter).
     let Some(index) = option_index(s, list, name) else {
-        return Err(no_such_option(s, list, name));
+        let error = no_such_option(s, list, name);
+        // Left as it was found: a popup opened to look for the option is closed again.
+        if opened_here {
+            let closed =
+                means::carry_out(s, &target_of(list), Intent::Collapse, Reach::Action, settle);
+            if closed.is_err() {
+                press(s, NamedKey::Escape, settle)?;
+            }
+        }
+        return Err(error);
     };
     let before = s.mirror.version();
     let focused = means::carry_out(s, &target_of(list), Intent::Focus, Reach::Keys, settle);
@@ -468,6 +481,21 @@ fn set_directly<T: Target + ?Sized>(
             .ok_or_else(|| OpError::new(ErrorCode::Stale, "the node vanished"))?;
         value::Wanted::for_node(&node, value, &s.mirror.refs)?
     };
+    if let value::Wanted::Text(_) = wanted
+        && s.mirror.node(id).is_some_and(|n| n.is_read_only())
+    {
+        // The toolkit may write it all the same (Java's EditableText does): a person cannot.
+        return Err(OpError::new(
+            ErrorCode::UnhandledAction,
+            format!(
+                "{} is read-only: a person cannot change its text; nothing was sent",
+                describe(s, id)
+            ),
+        )
+        .with_hint(
+            "read_node it to read its value; change what it shows through the widget that sets it",
+        ));
+    }
     let resolved = s.resolve(&target_of(id))?;
     let tried = super::act::send_value(s, &resolved, &wanted, settle);
     let refused = match tried {
@@ -475,8 +503,9 @@ fn set_directly<T: Target + ?Sized>(
         Err(e) if matches!(e.code, ErrorCode::NoEffect | ErrorCode::UnhandledAction) => e,
         Err(e) => return Err(e),
     };
-    let value::Wanted::Number(n) = wanted else {
-        return Err(refused);
+    let n = match &wanted {
+        value::Wanted::Number(n) => *n,
+        value::Wanted::Text(text) => return type_over(s, id, text, refused, settle),
     };
     let role = s.mirror.node(id).map(|n| n.role());
     if !matches!(
@@ -494,6 +523,67 @@ fn set_directly<T: Target + ?Sized>(
         } else {
             e
         }
+    })
+}
+
+/// A field's text replaced as a person replaces it, when the toolkit's own way did nothing
+/// (a web page's field: Firefox's `EditableText` writes nothing, Chromium has none): the focus
+/// on it, everything in it selected (Ctrl+A), the text typed over the selection (or Delete
+/// for none). Judged by the field's value, as `set_value` is.
+fn type_over<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    id: NodeId,
+    text: &str,
+    refused: OpError,
+    settle: &SettleSpec,
+) -> OpResult {
+    let editable = s
+        .mirror
+        .node(id)
+        .is_some_and(|n| super::value::types_into(&n) && !n.is_read_only());
+    if !editable {
+        return Err(refused);
+    }
+    let first = json!({"means": "action", "no_effect": refused.actual.as_deref().cloned().unwrap_or(Value::Null)});
+    if let Err(e) = means::carry_out(s, &target_of(id), Intent::Focus, Reach::Keys, settle) {
+        return Err(refused.with_tried(json!([first, {"means": "keyboard", "skipped": e.message}])));
+    }
+    let before = s.mirror.version();
+    let ctrl = Modifiers {
+        ctrl: true,
+        ..Modifiers::default()
+    };
+    for pressed in [true, false] {
+        s.target.key(&KeyEvent {
+            key: Key::Character('A'),
+            pressed,
+            text: None,
+            modifiers: ctrl,
+        })?;
+    }
+    if text.is_empty() {
+        press(s, NamedKey::Delete, settle)?;
+    } else {
+        super::act::send_text(s, text)?;
+    }
+    s.target.reread(id);
+    let want = text.to_string();
+    let holds = |s: &Session<T>| {
+        s.mirror.node(id).and_then(|n| n.value()).as_deref() == Some(want.as_str())
+    };
+    let actual = |s: &Session<T>| json!(s.mirror.node(id).and_then(|n| n.value()));
+    super::effect::judge_by(
+        s,
+        before,
+        settle,
+        json!({"node": s.reference(id), "via": "keyboard", "value": text}),
+        &holds,
+        &json!(text),
+        &actual,
+    )
+    .map_err(|e| {
+        let held = e.actual.as_deref().cloned().unwrap_or(Value::Null);
+        e.with_tried(json!([first, {"means": "keyboard", "no_effect": held}]))
     })
 }
 

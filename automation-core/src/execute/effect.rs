@@ -81,6 +81,11 @@ impl Watch {
             Action::Click if combo.is_some() => {
                 Expected::ComboShows(combo.map_or(node.locate().0, |c| c.locate().0))
             }
+            // A disclosure (a summary, an expander) opens or closes: that is what a person
+            // watches, whatever else it reports (Chromium's summary is a toggle button).
+            Action::Click if let Some(open) = node.data().is_expanded() => {
+                Expected::Expanded(!open)
+            }
             Action::Click => match node.toggled() {
                 // A radio that is on stays on; a check box (two or three states) flips.
                 Some(Toggled::True)
@@ -89,6 +94,9 @@ impl Watch {
                     Expected::Any
                 }
                 Some(t) => Expected::ToggledFrom(t),
+                // A menu's command item is not picked like a list's (a combo's items were
+                // matched above): what it does shows anywhere (its menu closes, a dialog opens).
+                None if node.role() == Role::MenuItem => Expected::Any,
                 None if selects_on_click(node.role()) && node.is_selected() == Some(false) => {
                     Expected::Selected
                 }

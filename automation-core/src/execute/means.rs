@@ -14,7 +14,7 @@ use super::actionable::{self, Reach};
 use super::effect::{self, Watch};
 use super::{Resolved, Session};
 use crate::error::{ErrorCode, OpError, OpResult};
-use crate::input::{Key, KeyEvent, Modifiers, NamedKey, PointerButton};
+use crate::input::{Key, KeyEvent, Modifiers, PointerButton};
 use crate::intent::{self, Intent, Means};
 use crate::node_ref::NodeTarget;
 use crate::settle::SettleSpec;
@@ -70,7 +70,7 @@ pub(super) fn carry_out_judged<T: Target + ?Sized>(
 ) -> OpResult {
     let resolved = s.resolve(node)?;
     if intent != Intent::ScrollIntoView {
-        actionable::check(s, resolved.id, reach)?;
+        actionable::check_now(s, resolved.id, reach)?;
     }
     let action = intent.spec().action;
     let (role, already) = {
@@ -228,7 +228,7 @@ fn by_pointer<T: Target + ?Sized>(
         )));
     }
     let data = |s: &Session<T>, at: Value| json!({ "node": s.reference(id), "clicked_at": at });
-    match s.target.click_node(id, PointerButton::Primary)? {
+    match super::pointer::click_in_view(s, id, PointerButton::Primary)? {
         Hit::Clicked { x, y } => Ok(Attempt::Sent(data(s, json!({"x": x, "y": y})))),
         Hit::Missed(why) => Ok(Attempt::Skipped(why)),
         Hit::Unknown => match super::pointer::click_proven(s, id)? {
@@ -315,10 +315,9 @@ const MAX_UNSEEN_MOVES: usize = 32;
 /// How long one Tab's focus move is awaited.
 const TAB_WAIT_MS: u64 = 250;
 
-/// The focus moved with Ctrl+Tab, as a person moves it, until it lands on `id` or comes round
-/// to where it started. Ctrl+Tab, not Tab: a text area types a Tab, and Ctrl+Tab moves the
-/// focus from any widget in GTK (the toolkit whose means table sends the focus to the keys;
-/// Qt's tab widgets take Ctrl+Tab to turn the page).
+/// The focus moved with the target's focus key ([`Target::focus_key`]: Ctrl+Tab in GTK,
+/// where a text area types a Tab; Tab in a browser), as a person moves it, until it lands on
+/// `id` or comes round to where it started.
 fn tab_to<T: Target + ?Sized>(
     s: &mut Session<T>,
     id: NodeId,
@@ -337,9 +336,10 @@ fn tab_to<T: Target + ?Sized>(
         settle_timeout_ms: settle.settle_timeout_ms.min(TAB_WAIT_MS),
         ..*settle
     };
-    let ctrl = Modifiers {
-        ctrl: true,
-        ..Modifiers::default()
+    let Some((key, modifiers)) = s.target.focus_key() else {
+        return Ok(Attempt::Skipped(
+            "this app has no key that moves the focus from every widget".into(),
+        ));
     };
     let mut presses = 0usize;
     // Round once: the walk ends where it began, after the focus has left it. A focus the
@@ -349,10 +349,10 @@ fn tab_to<T: Target + ?Sized>(
         let was = focus(s);
         for pressed in [true, false] {
             s.target.key(&KeyEvent {
-                key: Key::Named(NamedKey::Tab),
+                key: Key::Named(key),
                 pressed,
                 text: None,
-                modifiers: ctrl,
+                modifiers,
             })?;
         }
         presses += 1;
@@ -368,7 +368,7 @@ fn tab_to<T: Target + ?Sized>(
         still = if now == was { still + 1 } else { 0 };
     }
     Ok(Attempt::Sent(
-        json!({ "node": s.reference(id), "keys": [format!("Ctrl+Tab ×{presses}")] }),
+        json!({ "node": s.reference(id), "keys": [format!("{}{key:?} ×{presses}", if modifiers.ctrl { "Ctrl+" } else { "" })] }),
     ))
 }
 

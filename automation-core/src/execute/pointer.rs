@@ -114,7 +114,7 @@ fn node_point<T: Target + ?Sized>(
         None => b.center(),
     };
     let resolved = s.resolve(node)?;
-    actionable::check(s, resolved.id, reach)?;
+    actionable::check_now(s, resolved.id, reach)?;
     let bounds = resolved.require_bounds()?;
     let Some(visible) = visibility::visible_area(s, resolved.id) else {
         return Ok(at(bounds));
@@ -131,6 +131,30 @@ fn node_point<T: Target + ?Sized>(
         }
         _ => Ok(at(bounds)),
     }
+}
+
+/// The target's own click on `id` ([`Target::click_node`]); a node it finds scrolled out of
+/// its container or off the window is scrolled into view first, as a person scrolls to what
+/// they want to click, and tried once more.
+pub(super) fn click_in_view<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    id: NodeId,
+    button: PointerButton,
+) -> Result<Hit, OpError> {
+    let hit = s.target.click_node(id, button)?;
+    let Hit::Missed(why) = &hit else {
+        return Ok(hit);
+    };
+    let out_of_view = ["not showing", "clipped", "outside"]
+        .iter()
+        .any(|w| why.contains(w));
+    if !out_of_view {
+        return Ok(hit);
+    }
+    visibility::scroll_into_view(s, id)?;
+    s.target.reread(id);
+    s.sync()?;
+    Ok(s.target.click_node(id, button)?)
 }
 
 /// A primary click on node `id` at its visible centre, once the mirror's hit test says that
@@ -367,8 +391,8 @@ fn send_pointer<T: Target + ?Sized>(s: &mut Session<T>, a: &InjectPointer) -> Op
         && s.pointers.mouse_buttons().is_empty()
     {
         let resolved = s.resolve(node)?;
-        actionable::check(s, resolved.id, Reach::Pointer)?;
-        match s.target.click_node(resolved.id, a.button)? {
+        actionable::check_now(s, resolved.id, Reach::Pointer)?;
+        match click_in_view(s, resolved.id, a.button)? {
             Hit::Clicked { x, y } => {
                 return Ok(json!({ "pointer_id": MOUSE_ID, "x": x, "y": y, "buttons_held": [] }));
             }

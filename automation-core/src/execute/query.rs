@@ -183,7 +183,12 @@ pub(super) fn find_node<T: Target + ?Sized>(s: &Session<T>, sel: &Selector) -> O
         None => {
             // Nothing matches: the closest nodes, so the next call can be right.
             let closest = s.not_found(sel, state);
-            json!({ "node": null, "count": found.len(), "hint": closest.hint, "candidates": closest.candidates })
+            let mut reply = json!({ "node": null, "count": found.len(), "hint": closest.hint, "candidates": closest.candidates });
+            // A list read only in part: "none" would be a guess, and the reply says so.
+            if !s.target.partial_children().is_empty() {
+                reply["cut"] = json!(closest.message);
+            }
+            reply
         }
     })
 }

@@ -134,6 +134,16 @@ impl Wanted {
                 let ok = actual.is_some_and(|a| (a - n).abs() <= tolerance);
                 (json!(actual), json!(n), ok)
             }
+            // A password field shows a mask: what it can tell is how many characters it holds.
+            Self::Text(t) if node.role() == Role::PasswordInput => {
+                let held = node.value().map_or(0, |v| v.chars().count());
+                let want = t.chars().count();
+                (
+                    json!({ "characters": held }),
+                    json!({ "characters": want }),
+                    held == want,
+                )
+            }
             Self::Text(t) => {
                 let actual = node.value();
                 let ok = actual.as_deref() == Some(t.as_str());
@@ -161,6 +171,9 @@ impl Wanted {
     pub(super) fn shown(&self, node: &NodeRef) -> Value {
         match self {
             Self::Number(_) => json!(node.numeric_value()),
+            Self::Text(_) if node.role() == Role::PasswordInput => {
+                json!({ "characters": node.value().map_or(0, |v| v.chars().count()) })
+            }
             Self::Text(_) => shown_text(node.value().as_deref()),
         }
     }
