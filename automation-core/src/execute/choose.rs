@@ -188,7 +188,7 @@ fn shown_choice<T: Target + ?Sized>(s: &Session<T>, list: NodeId) -> Option<Stri
         .and_then(|n| accessible_name(&n))
 }
 
-fn descendants(node: NodeRef<'_>) -> impl Iterator<Item = NodeRef<'_>> {
+pub(super) fn descendants(node: NodeRef<'_>) -> impl Iterator<Item = NodeRef<'_>> {
     let mut stack: Vec<NodeRef<'_>> = node.children().collect();
     std::iter::from_fn(move || {
         let n = stack.pop()?;

@@ -294,7 +294,7 @@ fn dispatch<T: Target + ?Sized>(s: &mut Session<T>, op: &Op, settle: &SettleSpec
         Op::Collapse(a) => {
             return act::simple_action(s, &a.node, accesskit::Action::Collapse, settle);
         }
-        Op::Scroll(a) => pointer::scroll(s, a)?,
+        Op::Scroll(a) => return pointer::scroll(s, a, settle),
         Op::InjectPointer(a) => return pointer::inject_pointer(s, a, settle),
         Op::RightClick(a) => pointer::right_click(s, &a.node)?,
         Op::InjectKey(a) => act::inject_key(s, a)?,
@@ -338,7 +338,7 @@ fn host_required(op: &Op) -> OpError {
 }
 
 /// Adds the settle report to an op's own reply data.
-fn merge(data: Value, settled: Value) -> Value {
+pub(super) fn merge(data: Value, settled: Value) -> Value {
     match data {
         Value::Object(mut map) => {
             if let Value::Object(extra) = settled {

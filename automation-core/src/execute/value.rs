@@ -194,7 +194,8 @@ pub(super) fn shown_text(text: Option<&str>) -> Value {
 }
 
 /// The node `type_text` types into: `node` when given, else the focused node; either must take
-/// text, else `BAD_ARGUMENT` naming it.
+/// text, else `BAD_ARGUMENT` naming it — unless the node named has the focus, or is a window
+/// that holds it: the keys then go to the focused window.
 pub(super) fn text_receiver<T: Target + ?Sized>(
     s: &Session<T>,
     node: Option<&NodeTarget>,
@@ -207,6 +208,23 @@ pub(super) fn text_receiver<T: Target + ?Sized>(
             .node(id)
             .ok_or_else(|| OpError::new(ErrorCode::NotFound, "node vanished"))?;
         if !types_into(&n) {
+            // A node that has the focus, or a window that holds it, takes keys as a person's
+            // keyboard sends them (kcalc's display): judged like the focused window's.
+            let focus = s
+                .mirror
+                .state()
+                .and_then(|t| t.focus().map(|f| f.locate().0));
+            let holds_focus = focus.is_some_and(|f| {
+                f == id
+                    || (matches!(n.role(), Role::Window | Role::Dialog | Role::AlertDialog)
+                        && s.mirror.node(f).is_some_and(|f| {
+                            std::iter::successors(f.parent(), |p| p.parent())
+                                .any(|p| p.locate().0 == id)
+                        }))
+            });
+            if holds_focus {
+                return Ok(Receiver::Window(focus));
+            }
             return Err(OpError::bad_argument(format!(
                 "{} takes no text",
                 describe(&n, refs)
