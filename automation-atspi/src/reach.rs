@@ -31,6 +31,9 @@ use crate::node::RawNode;
 use crate::target::AtspiTarget;
 use crate::x11::XWindow;
 
+/// How many of a list's items are read to see whether the focus went to one.
+const FOCUS_ITEMS_READ: usize = 200;
+
 /// How long each way of focusing gets to show the node focused.
 pub const FOCUS_LANDS_IN: Duration = Duration::from_millis(400);
 
@@ -190,11 +193,37 @@ impl AtspiTarget {
         Ok(crate::wire::states(&words))
     }
 
-    /// Waits up to [`FOCUS_LANDS_IN`] for `path` to report `focused`.
+    /// Waits up to [`FOCUS_LANDS_IN`] for `path` to report `focused` — or, for a list, tree
+    /// or table, one of its items: it moves the focus to its current item as it takes it
+    /// (Firefox's list box).
     fn focus_lands(&self, path: &str) -> Result<bool, TargetError> {
         let deadline = Instant::now() + FOCUS_LANDS_IN;
+        let items: Vec<String> = self
+            .tree()
+            .nodes
+            .get(path)
+            .filter(|n| {
+                matches!(
+                    n.role,
+                    Some(Role::List | Role::ListBox | Role::Tree | Role::TreeTable | Role::Table)
+                )
+            })
+            .map(|n| n.children.iter().take(FOCUS_ITEMS_READ).cloned().collect())
+            .unwrap_or_default();
         loop {
             if self.states_now(path)?.contains(State::Focused) {
+                return Ok(true);
+            }
+            let reader = self.reader();
+            let item_states =
+                block_on(futures_util::future::join_all(items.iter().map(|p| {
+                    reader.call::<_, Vec<u32>>(p, ACCESSIBLE, "GetState", &())
+                })));
+            if item_states
+                .into_iter()
+                .flatten()
+                .any(|words| crate::wire::states(&words).contains(State::Focused))
+            {
                 return Ok(true);
             }
             if Instant::now() >= deadline {
@@ -380,7 +409,7 @@ impl AtspiTarget {
         x11.motion(sx, sy).map_err(TargetError::Ipc)?;
         x11.button(button, true).map_err(TargetError::Ipc)?;
         x11.button(button, false).map_err(TargetError::Ipc)?;
-        self.events().touch_subtree(path);
+        self.watch(path.to_string());
         Ok(Hit::Clicked {
             x: f64::from(sx - win.x),
             y: f64::from(sy - win.y),
@@ -593,7 +622,7 @@ impl AtspiTarget {
                 break;
             };
             if let Some(raw) = self.tree().nodes.get(&next)
-                && (raw.has(Interface::EditableText)
+                && ((raw.has(Interface::EditableText) && raw.states.contains(State::Editable))
                     || (is_control(raw.role)
                         && map::find_action_on(&raw.actions, Action::Click, raw.role).is_some()))
             {

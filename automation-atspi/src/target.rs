@@ -60,10 +60,18 @@ pub struct AtspiTarget {
     /// first, the object alone after: the Java wrapper makes new objects for a list's items at
     /// each read): many toolkits send no event for what follows (a combo's name).
     watched: Vec<(String, std::time::Instant, bool)>,
+    /// When a browser's pages were last read again whole because one moved on screen.
+    page_moved_at: Option<std::time::Instant>,
 }
 
 /// How long after an op its node is re-read on every poll.
 pub const WATCH_FOR: Duration = Duration::from_millis(1500);
+
+/// How many nodes of a browser's page are read on screen to see whether it moved.
+const PAGE_PROBES: usize = 16;
+
+/// How soon after a browser's page was read again whole (it moved) it may be again.
+const PAGE_REREAD_EVERY: Duration = Duration::from_millis(100);
 
 /// How long a toolkit action may take to return before the op says the app is held in it.
 pub const ACTION_RETURNS_WITHIN: Duration = Duration::from_secs(3);
@@ -118,6 +126,7 @@ impl AtspiTarget {
             exit: None,
             toolkit,
             watched: Vec::new(),
+            page_moved_at: None,
         };
         // The first read happens here, while the caller is waiting for the app anyway, so
         // the first op answers within its own budget (a big app's first read takes most of a
@@ -260,6 +269,7 @@ impl AtspiTarget {
     fn incremental(&mut self) -> Result<Option<TreeUpdate>, TargetError> {
         let now = std::time::Instant::now();
         self.watched.retain(|(_, until, _)| *until > now);
+        self.follow_page_scroll(now);
         for (path, _, whole) in &mut self.watched {
             if *whole {
                 self.events.touch(path);
@@ -430,6 +440,71 @@ impl AtspiTarget {
             .unwrap_or_else(|| path.to_string())
     }
 
+    /// Reads `path` again, whole, on the next poll, and alone on each poll for [`WATCH_FOR`].
+    pub(crate) fn watch(&mut self, path: String) {
+        let until = std::time::Instant::now() + WATCH_FOR;
+        self.watched.retain(|(p, _, _)| *p != path);
+        self.watched.push((path, until, false));
+    }
+
+    /// Browsers send no event when a page scrolls, and a click, a focus or a key may scroll
+    /// it (smoothly, after the op): the nodes an op went to, and nodes spread through each
+    /// page, are read on screen at each poll, and when one has moved since the tree read it,
+    /// every position in the pages is read again (at most every [`PAGE_REREAD_EVERY`]).
+    fn follow_page_scroll(&mut self, now: std::time::Instant) {
+        if !matches!(
+            self.toolkit_kind(),
+            map::Toolkit::Gecko | map::Toolkit::Chromium
+        ) || self
+            .page_moved_at
+            .is_some_and(|at| now.duration_since(at) < PAGE_REREAD_EVERY)
+        {
+            return;
+        }
+        // The watched nodes, and up to PAGE_PROBES nodes spread through each page in tree
+        // order: a scroll the kit did not send (a script, a person) moves them all; content
+        // that grew or shrank (a tree row expanded, with no event for what it pushed down)
+        // moves those after it.
+        let mut probes: Vec<String> = self.watched.iter().map(|(p, _, _)| p.clone()).collect();
+        for doc in self.documents() {
+            let mut order = Vec::new();
+            let mut stack = vec![doc];
+            while let Some(p) = stack.pop() {
+                let Some(n) = self.tree.nodes.get(&p) else {
+                    continue;
+                };
+                if n.extents.is_some_and(|(_, _, w, h)| w > 0 && h > 0) {
+                    order.push(p.clone());
+                }
+                stack.extend(n.children.iter().rev().cloned());
+            }
+            let step = order.len().div_ceil(PAGE_PROBES).max(1);
+            probes.extend(order.into_iter().step_by(step));
+        }
+        let stored: Vec<Option<crate::node::Extents>> = probes
+            .iter()
+            .map(|p| self.tree.nodes.get(p).and_then(|n| n.extents))
+            .collect();
+        let reader = &self.reader;
+        let fresh = block_on(futures_util::future::join_all(probes.iter().map(|path| {
+            reader.call::<_, (i32, i32, i32, i32)>(
+                path,
+                "org.a11y.atspi.Component",
+                "GetExtents",
+                &(atspi::CoordType::Screen as u32),
+            )
+        })));
+        let moved = fresh.iter().zip(&stored).any(|(fresh, stored)| {
+            matches!((fresh, stored), (Ok(f), Some(s)) if (f.0, f.1) != (s.0, s.1))
+        });
+        if moved {
+            self.page_moved_at = Some(now);
+            for doc in self.documents() {
+                self.events.touch_subtree(&doc);
+            }
+        }
+    }
+
     /// The pages a browser shows (`document web` objects).
     fn documents(&self) -> Vec<String> {
         self.tree
@@ -472,6 +547,17 @@ impl AtspiTarget {
             raw.role,
             Some(atspi::Role::SpinButton | atspi::Role::Slider | atspi::Role::ScrollBar)
         );
+        // A web page's number field: its `Value` setter changes it without the page's `input`
+        // event (Firefox), and its `EditableText` writes nothing. Core types it, as a person.
+        if numeric
+            && raw.role == Some(atspi::Role::SpinButton)
+            && matches!(
+                self.toolkit_kind(),
+                map::Toolkit::Gecko | map::Toolkit::Chromium
+            )
+        {
+            return Ok(ActionOutcome::Unhandled);
+        }
         let sent = if numeric
             && raw.has(Interface::Value)
             && let Some(n) = wanted_number
@@ -719,9 +805,7 @@ impl Target for AtspiTarget {
 
     fn reread(&mut self, id: accesskit::NodeId) {
         if let Some(path) = self.tree.path(id).map(str::to_string) {
-            let until = std::time::Instant::now() + WATCH_FOR;
-            self.watched.retain(|(p, _, _)| *p != path);
-            self.watched.push((path, until, false));
+            self.watch(path);
         }
     }
 

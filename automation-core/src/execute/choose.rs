@@ -174,18 +174,32 @@ fn is_option(role: Role) -> bool {
     )
 }
 
-/// What a list shows as chosen: a combo's value or name, a list's selected option's name.
+/// What a list shows as chosen: a combo's value, or its name when that is one of its options
+/// (Qt's, GTK's), else its selected option's name (a combo named by its label: a web page's
+/// `<select>`); a list's selected option's name.
 fn shown_choice<T: Target + ?Sized>(s: &Session<T>, list: NodeId) -> Option<String> {
     let node = s.mirror.node(list)?;
-    if matches!(node.role(), Role::ComboBox | Role::EditableComboBox) {
-        return node
-            .value()
-            .filter(|v| !v.is_empty())
-            .or_else(|| accessible_name(&node));
+    let selected = || {
+        descendants(node)
+            .find(|n| is_option_node(n) && n.is_selected() == Some(true))
+            .and_then(|n| accessible_name(&n))
+    };
+    if !matches!(node.role(), Role::ComboBox | Role::EditableComboBox) {
+        return selected();
     }
-    descendants(node)
-        .find(|n| is_option_node(n) && n.is_selected() == Some(true))
-        .and_then(|n| accessible_name(&n))
+    if let Some(value) = node.value().filter(|v| !v.is_empty()) {
+        return Some(value);
+    }
+    let name = accessible_name(&node);
+    let names_an_option = name.as_deref().is_some_and(|name| {
+        descendants(node).any(|n| {
+            is_option_node(&n) && accessible_name(&n).as_deref().map(str::trim) == Some(name.trim())
+        })
+    });
+    if names_an_option {
+        return name;
+    }
+    selected().or(name)
 }
 
 pub(super) fn descendants(node: NodeRef<'_>) -> impl Iterator<Item = NodeRef<'_>> {
@@ -507,6 +521,21 @@ fn set_directly<T: Target + ?Sized>(
         value::Wanted::Number(n) => *n,
         value::Wanted::Text(text) => return type_over(s, id, text, refused, settle),
     };
+    // A number field a person types into (a web page's): the number typed over it.
+    if s.mirror
+        .node(id)
+        .is_some_and(|n| n.role() == Role::SpinButton && super::value::types_into(&n))
+    {
+        let typed = if n.fract() == 0.0 && n.abs() < 1e15 {
+            format!("{}", n as i64)
+        } else {
+            n.to_string()
+        };
+        match type_over(s, id, &typed, refused.clone(), settle) {
+            Err(e) if e.code == ErrorCode::NoEffect => {}
+            done => return done,
+        }
+    }
     let role = s.mirror.node(id).map(|n| n.role());
     if !matches!(
         role,
@@ -568,8 +597,12 @@ fn type_over<T: Target + ?Sized>(
     }
     s.target.reread(id);
     let want = text.to_string();
+    let number = want.trim().parse::<f64>().ok();
     let holds = |s: &Session<T>| {
-        s.mirror.node(id).and_then(|n| n.value()).as_deref() == Some(want.as_str())
+        s.mirror.node(id).is_some_and(|n| {
+            n.value().as_deref() == Some(want.as_str())
+                || (number.is_some() && n.numeric_value() == number)
+        })
     };
     let actual = |s: &Session<T>| json!(s.mirror.node(id).and_then(|n| n.value()));
     super::effect::judge_by(

@@ -179,13 +179,7 @@ impl Watch {
             Expected::NumberMoved(from, up) => node
                 .numeric_value()
                 .is_some_and(|now| if up { now > from } else { now < from }),
-            Expected::Focused => {
-                node.is_focused()
-                    || s.mirror
-                        .state()
-                        .and_then(|t| t.focus())
-                        .is_some_and(|f| f.locate().0 == self.id)
-            }
+            Expected::Focused => focus_is_on(s, self.id),
             Expected::Any => true,
         }
     }
@@ -331,4 +325,22 @@ pub(super) fn wait_until<T: Target + ?Sized>(
         s.sync()?;
     }
     Ok(())
+}
+
+/// Whether the keyboard focus is on node `id`: it reports it, the tree's focus is it, or — a
+/// list, tree or table that moves the focus to its current item as it takes it (a web page's
+/// list box) — on an item it holds.
+pub(super) fn focus_is_on<T: Target + ?Sized>(s: &Session<T>, id: NodeId) -> bool {
+    let Some(node) = s.mirror.node(id) else {
+        return false;
+    };
+    let focus = s.mirror.state().and_then(|t| t.focus());
+    node.is_focused()
+        || focus.as_ref().is_some_and(|f| f.locate().0 == id)
+        || (matches!(
+            node.role(),
+            Role::ListBox | Role::List | Role::Tree | Role::TreeGrid | Role::Grid | Role::Table
+        ) && focus.is_some_and(|f| {
+            std::iter::successors(f.parent(), |p| p.parent()).any(|p| p.locate().0 == id)
+        }))
 }

@@ -361,7 +361,7 @@ fn tab_to<T: Target + ?Sized>(
         s.target.reread(id);
         effect::wait_until(s, settle, |s| focus(s) != was)?;
         let now = focus(s);
-        if now == Some(id) || (left && now == start) {
+        if now == Some(id) || effect::focus_is_on(s, id) || (left && now == start) {
             break;
         }
         left |= now != start;
