@@ -525,6 +525,7 @@ impl AtspiTarget {
             && hit != path
             && !self.tree().is_under(&hit, path)
             && !self.same_cell(&hit, path)
+            && !self.parent_chain_reaches(&hit, path)
         {
             let other = self
                 .tree()
@@ -631,6 +632,37 @@ impl AtspiTarget {
             at = next;
         }
         Ok(None)
+    }
+
+    /// Whether object `hit`, one the tree does not hold (Chromium's hit test answers a text
+    /// box inside a button), has `path` among its parents, asked of the app.
+    fn parent_chain_reaches(&self, hit: &str, path: &str) -> bool {
+        if self.tree().nodes.contains_key(hit) {
+            return false;
+        }
+        let reader = self.reader();
+        let mut at = hit.to_string();
+        for _ in 0..HIT_DEPTH {
+            let parent = block_on(reader.call::<_, zbus::zvariant::OwnedValue>(
+                &at,
+                PROPERTIES,
+                "Get",
+                &(ACCESSIBLE, "Parent"),
+            ))
+            .ok()
+            .and_then(|v| crate::wire::WireRef::try_from(v).ok())
+            .and_then(|r| reader.same_app(&r));
+            match parent {
+                Some(p) if p == path => return true,
+                // Known to the tree: its place there says the rest.
+                Some(p) if self.tree().nodes.contains_key(&p) => {
+                    return self.tree().is_under(&p, path);
+                }
+                Some(p) => at = p,
+                None => return false,
+            }
+        }
+        false
     }
 
     /// Whether object `hit` is the cell `key` names (`table#row,col`): a table may answer

@@ -293,7 +293,14 @@ impl AppTree {
         }
         let s = raw.states;
         if let Some(t) = &raw.text {
-            if map::text_is_value(at_role) {
+            if at_role == atspi::Role::ComboBox {
+                // A combo's text may hold its popup as an embedded object (Chromium's: just
+                // U+FFFC): that is not what it shows.
+                let shown = t.replace('\u{FFFC}', "");
+                if !shown.trim().is_empty() {
+                    node.set_value(shown);
+                }
+            } else if map::text_is_value(at_role) {
                 // What a field holds, as it holds it.
                 node.set_value(t.clone());
             } else if raw.name.is_empty() {

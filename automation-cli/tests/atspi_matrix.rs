@@ -2,7 +2,7 @@
 //! server attached over AT-SPI (`--atspi PID`), drives real apps — gtk3-widget-factory (its
 //! three pages), gtk4-widget-factory, the Qt 5 calculator and widget gallery, zenity dialogs,
 //! the stock eframe app (release), LibreOffice Calc, KDE's kcalc, mousepad and a web page in
-//! Firefox (`tests/fixtures/web/form.html`) — widget by widget and op by op; an
+//! Firefox and in Chromium (`tests/fixtures/web/form.html`) — widget by widget and op by op; an
 //! independent reader on the same bus (pyatspi, `tests/python/atspi_oracle.py`; for zenity the
 //! dialog's exit status and output) reads each widget before and after. A reply that says ok
 //! while nothing happened, or an error while the effect happened, is a lie; so is acting on a
@@ -391,6 +391,11 @@ fn mousepad_gtk3_editor() {
 #[test]
 fn firefox_web_page() {
     run("firefox", &[("firefox-esr", "firefox-esr")], None);
+}
+
+#[test]
+fn chromium_web_page() {
+    run("chromium", &[("chromium", "chromium")], None);
 }
 
 #[test]

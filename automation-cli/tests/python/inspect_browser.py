@@ -92,7 +92,12 @@ def main(url: str, act_role: str, act_label: str, expect: str, role: str, label:
         off = [abs(x - y) for x, y in zip(got["box"], want)]
         check(all(d <= 2 for d in off),
               f"the outline {got['box']} is where the node is {want} (off by {off})")
-        record = wait_for(driver, "document.getElementById('record').textContent")
+        # The record is fetched after the click: its placeholder shows until it arrives.
+        try:
+            record = wait_for(driver, "(() => { const t = document.getElementById('record').textContent;"
+                              f" return t.includes({json.dumps(node_id)}) && t; }})()", timeout=5)
+        except AssertionError:
+            record = driver.execute_script("return document.getElementById('record').textContent")
         check(node_id in record, f"the record shows the selected node: {record[:200]}")
         selector = driver.execute_script("return document.getElementById('selector').textContent")
         check(label in selector, f"the selector names it: {selector}")

@@ -116,8 +116,11 @@ fn not_shown<T: Target + ?Sized>(s: &Session<T>, node: NodeRef<'_>) -> Option<St
     let Some(bounds) = node.bounding_box().filter(|r| r.area() > 0.0) else {
         return Some("it has no on-screen bounds".to_string());
     };
-    // Inside a scroll view it may be scrolled out; pointer paths scroll it in first.
-    if ancestors(node).any(|a| a.role() == Role::ScrollView || a.clips_children()) {
+    // Inside a scroll view (a document scrolls too: a web page) it may be scrolled out;
+    // pointer paths scroll it in first.
+    if ancestors(node)
+        .any(|a| matches!(a.role(), Role::ScrollView | Role::Document) || a.clips_children())
+    {
         return None;
     }
     let window = ancestors(node)

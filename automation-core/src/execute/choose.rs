@@ -177,7 +177,7 @@ fn is_option(role: Role) -> bool {
 /// What a list shows as chosen: a combo's value, or its name when that is one of its options
 /// (Qt's, GTK's), else its selected option's name (a combo named by its label: a web page's
 /// `<select>`); a list's selected option's name.
-fn shown_choice<T: Target + ?Sized>(s: &Session<T>, list: NodeId) -> Option<String> {
+pub(super) fn shown_choice<T: Target + ?Sized>(s: &Session<T>, list: NodeId) -> Option<String> {
     let node = s.mirror.node(list)?;
     let selected = || {
         descendants(node)

@@ -168,10 +168,7 @@ impl Watch {
                     return false;
                 };
                 let want = crate::snapshot::accessible_name(&node);
-                let shows = combo
-                    .value()
-                    .filter(|v| !v.is_empty())
-                    .or_else(|| crate::snapshot::accessible_name(&combo));
+                let shows = super::choose::shown_choice(s, combo_id);
                 want.is_some()
                     && shows.as_deref().map(str::trim) == want.as_deref().map(str::trim)
                     && combo.data().is_expanded() != Some(true)
@@ -215,7 +212,7 @@ impl Watch {
             Expected::ComboShows(c) => {
                 let combo = s.mirror.node(c);
                 json!({
-                    "combo_shows": combo.as_ref().and_then(|c| c.value().or_else(|| crate::snapshot::accessible_name(c))),
+                    "combo_shows": super::choose::shown_choice(s, c),
                     "combo_expanded": combo.and_then(|c| c.data().is_expanded()),
                 })
             }
