@@ -526,6 +526,7 @@ impl AtspiTarget {
             && !self.tree().is_under(&hit, path)
             && !self.same_cell(&hit, path)
             && !self.parent_chain_reaches(&hit, path)
+            && !self.same_object_again(&hit, path, (x, y, w, h))
         {
             let other = self
                 .tree()
@@ -632,6 +633,55 @@ impl AtspiTarget {
             at = next;
         }
         Ok(None)
+    }
+
+    /// Whether object `hit`, one the tree does not hold, is the node `path` (at `extents` now)
+    /// under a new object: the Java wrapper makes a new object for a list's or tree's item
+    /// each time it is asked. The same role, name and place (or parent, for an object that
+    /// reports no place) is the same item.
+    fn same_object_again(&self, hit: &str, path: &str, extents: (i32, i32, i32, i32)) -> bool {
+        let Some(node) = self.tree().nodes.get(path) else {
+            return false;
+        };
+        if self.tree().nodes.contains_key(hit) {
+            return false;
+        }
+        let reader = self.reader();
+        let (name_key, parent_key) = ((ACCESSIBLE, "Name"), (ACCESSIBLE, "Parent"));
+        let property =
+            |key| reader.call::<_, zbus::zvariant::OwnedValue>(hit, PROPERTIES, "Get", key);
+        let (role, (name, (parent, at))) = block_on(futures_lite::future::zip(
+            reader.call::<_, u32>(hit, ACCESSIBLE, "GetRole", &()),
+            futures_lite::future::zip(
+                property(&name_key),
+                futures_lite::future::zip(
+                    property(&parent_key),
+                    reader.call::<_, (i32, i32, i32, i32)>(
+                        hit,
+                        COMPONENT,
+                        "GetExtents",
+                        &(CoordType::Screen as u32),
+                    ),
+                ),
+            ),
+        ));
+        let role = role.ok().and_then(|r| Role::try_from(r).ok());
+        let name = name.ok().and_then(|v| String::try_from(v).ok());
+        let parent = parent
+            .ok()
+            .and_then(|v| crate::wire::WireRef::try_from(v).ok())
+            .and_then(|r| reader.same_app(&r));
+        // Its place, when it says one; else (a fresh object reports none) its parent, when it
+        // says one (the Java wrapper's fresh objects say neither: the hit test put it here).
+        let same_place = match (at.ok(), parent) {
+            (Some(at @ (_, _, w, h)), _) if w > 0 && h > 0 => at == extents,
+            (_, Some(p)) => self.tree().ancestors(path).first() == Some(&p),
+            (_, None) => true,
+        };
+        role.is_some()
+            && role == node.role
+            && name.as_deref() == Some(node.name.as_str())
+            && same_place
     }
 
     /// Whether object `hit`, one the tree does not hold (Chromium's hit test answers a text
