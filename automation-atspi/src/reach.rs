@@ -49,6 +49,10 @@ const GTK4: &str = "GTK";
 /// A point a click reaches (screen coordinates), and the X window it lands in.
 type Reachable = ((i32, i32), XWindow);
 
+/// A surface of its own (a GTK 4 popover): the corner the toolkit reports for it, and the X
+/// window that shows it.
+type Surface = ((i32, i32), XWindow);
+
 /// How deep the toolkit's hit test is walked from a window.
 const HIT_DEPTH: usize = 64;
 
@@ -331,6 +335,33 @@ impl AtspiTarget {
         Ok(())
     }
 
+    /// GTK 4 draws a popover on a surface of its own (an X window beside the main one) and
+    /// reports the popover's widgets in the frame of the widget it hangs from: the surface
+    /// that shows `path` is its nearest ancestor whose size is one of the app's X windows'.
+    /// That ancestor's reported corner, and the X window.
+    fn gtk4_surface(&mut self, path: &str) -> Result<Option<Surface>, TargetError> {
+        if self.toolkit() != GTK4 {
+            return Ok(None);
+        }
+        let Some(pid) = self.app().pid else {
+            return Ok(None);
+        };
+        let mut wins = self.x11_conn()?.popups_of(pid).map_err(TargetError::Ipc)?;
+        wins.extend(self.x_windows()?);
+        let tree = self.tree();
+        Ok(tree.ancestors(path).iter().find_map(|a| {
+            let (ax, ay, aw, ah) = tree.nodes.get(a)?.extents?;
+            (aw > 1 && ah > 1)
+                .then(|| {
+                    wins.iter().find(|w| {
+                        i64::from(w.width) == i64::from(aw) && i64::from(w.height) == i64::from(ah)
+                    })
+                })
+                .flatten()
+                .map(|w| ((ax, ay), w.clone()))
+        }))
+    }
+
     /// Where `path`'s shown text ends, from its own top-left corner (a pixel past its last
     /// character), when it has text. Read in window coordinates, which every toolkit answers
     /// (GTK 4 refuses screen ones for characters).
@@ -495,7 +526,7 @@ impl AtspiTarget {
         // that has extents (a Qt combo's items report the popup's full width, wider than the
         // list that shows them); the point is aimed inside that part.
         let (mut left, mut top_edge, mut right, mut bottom) = (x, y, x + w, y + h);
-        for (ax, ay, aw, ah) in above.into_iter().flatten() {
+        for &(ax, ay, aw, ah) in above.iter().flatten() {
             if aw > 0 && ah > 0 {
                 (left, top_edge) = (left.max(ax), top_edge.max(ay));
                 (right, bottom) = (right.min(ax + aw), bottom.min(ay + ah));
@@ -557,6 +588,10 @@ impl AtspiTarget {
         let win = match exact {
             Some(w) => w,
             None => self.x_window_for(Some(path))?,
+        };
+        let ((rx, ry), win) = match self.gtk4_surface(path)? {
+            Some(((sx0, sy0), surface)) => ((cx - sx0, cy - sy0), surface),
+            None => ((rx, ry), win),
         };
         let (sx, sy) = (win.x + rx, win.y + ry);
         let in_window = rx >= 0

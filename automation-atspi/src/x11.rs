@@ -128,6 +128,16 @@ impl X11 {
 
     /// The app's mapped top-level windows (by `_NET_WM_PID`), largest first.
     pub fn windows_of(&self, pid: u32) -> XResult<Vec<XWindow>> {
+        self.mapped_of(pid, false)
+    }
+
+    /// The mapped override-redirect windows of process `pid` (popups: GTK 4's popovers), the
+    /// largest first.
+    pub fn popups_of(&self, pid: u32) -> XResult<Vec<XWindow>> {
+        self.mapped_of(pid, true)
+    }
+
+    fn mapped_of(&self, pid: u32, popups: bool) -> XResult<Vec<XWindow>> {
         let tree = self
             .conn
             .query_tree(self.root)
@@ -144,7 +154,7 @@ impl X11 {
                 continue;
             };
             let Ok(attrs) = attrs.reply() else { continue };
-            if attrs.map_state != xproto::MapState::VIEWABLE || attrs.override_redirect {
+            if attrs.map_state != xproto::MapState::VIEWABLE || attrs.override_redirect != popups {
                 continue;
             }
             let Ok(Some(p)) = self.card32(w, self.net_wm_pid) else {

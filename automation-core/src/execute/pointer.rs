@@ -154,7 +154,11 @@ pub(super) fn click_in_view<T: Target + ?Sized>(
     if !out_of_view {
         return Ok(hit);
     }
-    visibility::scroll_into_view(s, id)?;
+    // A toolkit that cannot scroll it (GTK 4 answers NotSupported) leaves the first miss as
+    // the answer.
+    if visibility::scroll_into_view(s, id).is_err() {
+        return Ok(hit);
+    }
     s.target.reread(id);
     s.sync()?;
     Ok(s.target.click_node(id, button)?)
@@ -505,8 +509,11 @@ pub(super) fn scroll<T: Target + ?Sized>(
     let at = node_point(s, &a.node, a.at.map(|[x, y]| (x, y)), Reach::Wheel)?;
     let id = s.resolve(&a.node)?.id;
     // Positions read fresh on both sides: a browser sends no event for a scroll, and updates
-    // its positions late.
-    s.target.reread(id);
+    // its positions late; GTK 4 sends none for a scroll bar's value.
+    let bars = scroll_bars(s, id);
+    for watched in std::iter::once(id).chain(bars.iter().copied()) {
+        s.target.reread(watched);
+    }
     s.sync()?;
     let version = s.mirror.version();
     let before = scroll_positions(s, id);
@@ -524,7 +531,9 @@ pub(super) fn scroll<T: Target + ?Sized>(
         unit,
         modifiers: mods,
     })?;
-    s.target.reread(id);
+    for watched in std::iter::once(id).chain(bars.iter().copied()) {
+        s.target.reread(watched);
+    }
     let data = json!({ "x": at.x, "y": at.y });
     if s.target.clock() != ClockKind::Real {
         let report = time::settle(s, settle, Expect::EffectAfter(version))?;
@@ -544,6 +553,20 @@ pub(super) fn scroll<T: Target + ?Sized>(
             )
         },
     )
+}
+
+/// The scroll bars in node `id`'s window.
+fn scroll_bars<T: Target + ?Sized>(s: &Session<T>, id: NodeId) -> Vec<NodeId> {
+    let Some(node) = s.mirror.node(id) else {
+        return Vec::new();
+    };
+    let window = std::iter::successors(Some(node), |n| n.parent())
+        .find(|n| matches!(n.role(), Role::Window | Role::Dialog | Role::AlertDialog))
+        .unwrap_or(node);
+    choose::descendants(window)
+        .filter(|n| n.role() == Role::ScrollBar)
+        .map(|n| n.locate().0)
+        .collect()
 }
 
 /// What a wheel over node `id` may move: the bounds and values of everything in its window
