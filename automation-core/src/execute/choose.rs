@@ -511,6 +511,7 @@ fn set_directly<T: Target + ?Sized>(
         ));
     }
     let resolved = s.resolve(&target_of(id))?;
+    let held_before = s.mirror.node(id).and_then(|n| n.value());
     let tried = super::act::send_value(s, &resolved, &wanted, settle);
     let refused = match tried {
         Ok(reply) => return Ok(reply),
@@ -519,6 +520,11 @@ fn set_directly<T: Target + ?Sized>(
     };
     let n = match &wanted {
         value::Wanted::Number(n) => *n,
+        // Typed over only when the toolkit's way wrote nothing: a field that took the text
+        // and rewrote it (a one-line field turns a line break into a space) has answered.
+        value::Wanted::Text(_) if s.mirror.node(id).and_then(|n| n.value()) != held_before => {
+            return Err(refused);
+        }
         value::Wanted::Text(text) => return type_over(s, id, text, refused, settle),
     };
     // A number field a person types into (a web page's): the number typed over it.
