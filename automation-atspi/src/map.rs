@@ -336,8 +336,14 @@ pub fn not_showing_is_hidden(toolkit: Option<Toolkit>) -> bool {
 /// neither, nor does Chromium's read-only field (`read-only`, focusable: a person focuses it
 /// and selects its text). Elsewhere their absence is what disabled means (a disabled GTK 3
 /// entry is still `editable` and `focusable`).
-pub fn enabled_without_the_states(toolkit: Option<Toolkit>, states: &atspi::StateSet) -> bool {
-    (toolkit == Some(Toolkit::LibreOffice) && states.contains(State::Editable))
+pub fn enabled_without_the_states(
+    toolkit: Option<Toolkit>,
+    role: Option<R>,
+    states: &atspi::StateSet,
+) -> bool {
+    // Only a document's text: LibreOffice's disabled spin buttons and fields stay editable.
+    let document_text = matches!(role, Some(R::Paragraph | R::Heading | R::TableCell));
+    (toolkit == Some(Toolkit::LibreOffice) && document_text && states.contains(State::Editable))
         || (states.contains(State::ReadOnly) && states.contains(State::Focusable))
 }
 

@@ -512,7 +512,11 @@ impl AtspiTarget {
             && (states.contains(State::Showing) || self.toolkit() == GTK4);
         let enabled = states.contains(State::Enabled)
             || states.contains(State::Sensitive)
-            || map::enabled_without_the_states(Some(self.toolkit_kind()), &states);
+            || map::enabled_without_the_states(
+                Some(self.toolkit_kind()),
+                self.tree().nodes.get(path).and_then(|n| n.role),
+                &states,
+            );
         if !shown {
             return Ok(Err("it is not showing".into()));
         }

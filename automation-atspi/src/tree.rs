@@ -344,7 +344,7 @@ impl AppTree {
         if !s.contains(State::Enabled)
             && !s.contains(State::Sensitive)
             && role != Role::Application
-            && !map::enabled_without_the_states(self.toolkit, &s)
+            && !map::enabled_without_the_states(self.toolkit, Some(at_role), &s)
         {
             node.set_disabled();
         }
