@@ -35,6 +35,8 @@ pub mod walk;
 pub mod host;
 // How input reaches a node: X input focus, focus that lands, pointer clicks on buttons.
 pub mod reach;
+// Whose object a point is: the toolkit's hit test, and objects that are the node anew.
+pub mod hit;
 // `AtspiTarget`: one app on the accessibility bus, as core's `Target`; `attach`.
 pub mod target;
 // Keeping the tree in step with the app: full reads, and re-reading what events name.

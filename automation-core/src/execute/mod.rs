@@ -18,6 +18,7 @@ mod resolve;
 mod time;
 mod value;
 mod visibility;
+mod wheel;
 
 use serde_json::Value;
 
@@ -294,7 +295,7 @@ fn dispatch<T: Target + ?Sized>(s: &mut Session<T>, op: &Op, settle: &SettleSpec
         Op::Collapse(a) => {
             return act::simple_action(s, &a.node, accesskit::Action::Collapse, settle);
         }
-        Op::Scroll(a) => return pointer::scroll(s, a, settle),
+        Op::Scroll(a) => return wheel::scroll(s, a, settle),
         Op::InjectPointer(a) => return pointer::inject_pointer(s, a, settle),
         Op::RightClick(a) => pointer::right_click(s, &a.node)?,
         Op::InjectKey(a) => act::inject_key(s, a)?,

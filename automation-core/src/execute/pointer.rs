@@ -2,29 +2,21 @@
 
 use std::collections::BTreeMap;
 
-use accesskit::{NodeId, Role};
-use accesskit_consumer::NodeRef;
+use accesskit::NodeId;
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::Session;
 use super::actionable::{self, Reach};
-use super::choose;
 use super::effect::{self, Watch};
-use super::time::{self, Expect};
 use super::visibility;
 use crate::error::{ErrorCode, OpError, OpResult};
-use crate::input::{
-    Modifiers, Point, PointerButton, PointerEvent, PointerKind, PointerPhase, ScrollEvent,
-    ScrollUnit,
-};
+use crate::input::{Modifiers, Point, PointerButton, PointerEvent, PointerKind, PointerPhase};
 use crate::node_ref::NodeTarget;
-use crate::ops::{
-    DragNode, Fling, InjectPointer, LongPress, Pinch, PointerAction, Scroll, TouchStep,
-};
+use crate::ops::{DragNode, Fling, InjectPointer, LongPress, Pinch, PointerAction, TouchStep};
 use crate::settle::{FRAME_MILLIS, SettleSpec};
 use crate::snapshot::Bounds;
-use crate::target::{ClockKind, Hit, Target};
+use crate::target::{Hit, Target};
 
 /// The mouse's pointer id.
 pub const MOUSE_ID: u64 = 0;
@@ -106,7 +98,7 @@ pub(super) fn query_pointers<T: Target + ?Sized>(s: &mut Session<T>) -> OpResult
 /// point outside the visible area (the window, and every scroll view around the node) is first
 /// scrolled into view, as Playwright's actionability checks do; when it still is not visible
 /// the op fails `OUT_OF_VIEW` with the bounds, before any input is sent.
-fn node_point<T: Target + ?Sized>(
+pub(super) fn node_point<T: Target + ?Sized>(
     s: &mut Session<T>,
     node: &NodeTarget,
     local: Option<(f64, f64)>,
@@ -219,7 +211,7 @@ fn window_point<T: Target + ?Sized>(s: &mut Session<T>, x: f64, y: f64) -> Resul
 }
 
 /// Sends one mouse sample, keeping held buttons across ops.
-fn mouse<T: Target + ?Sized>(
+pub(super) fn mouse<T: Target + ?Sized>(
     s: &mut Session<T>,
     phase: PointerPhase,
     position: Point,
@@ -491,106 +483,6 @@ pub(super) fn right_click<T: Target + ?Sized>(s: &mut Session<T>, node: &NodeTar
     let at = node_point(s, node, None, Reach::Pointer)?;
     mouse_click(s, at, PointerButton::Secondary, Modifiers::default())?;
     Ok(json!({ "x": at.x, "y": at.y }))
-}
-
-/// A wheel over the node. On a real clock it is judged as a person sees a wheel: something
-/// in its window moved (a position, a scroll bar's value); a wheel that moved
-/// nothing (at the end already, or caught by a window over it) is `NO_EFFECT`.
-pub(super) fn scroll<T: Target + ?Sized>(
-    s: &mut Session<T>,
-    a: &Scroll,
-    settle: &SettleSpec,
-) -> OpResult {
-    if !(a.dx.is_finite() && a.dy.is_finite()) || (a.dx == 0.0 && a.dy == 0.0) {
-        return Err(OpError::bad_argument(
-            "scroll needs a finite, non-zero dx or dy",
-        ));
-    }
-    let at = node_point(s, &a.node, a.at.map(|[x, y]| (x, y)), Reach::Wheel)?;
-    let id = s.resolve(&a.node)?.id;
-    // Positions read fresh on both sides: a browser sends no event for a scroll, and updates
-    // its positions late; GTK 4 sends none for a scroll bar's value.
-    let bars = scroll_bars(s, id);
-    for watched in std::iter::once(id).chain(bars.iter().copied()) {
-        s.target.reread(watched);
-    }
-    s.sync()?;
-    let version = s.mirror.version();
-    let before = scroll_positions(s, id);
-    let mods = a.modifiers(s.target.platform());
-    mouse(s, PointerPhase::Move, at, None, mods)?;
-    let unit = if a.lines {
-        ScrollUnit::Lines
-    } else {
-        ScrollUnit::Pixels
-    };
-    s.target.scroll(&ScrollEvent {
-        position: at,
-        dx: a.dx,
-        dy: a.dy,
-        unit,
-        modifiers: mods,
-    })?;
-    for watched in std::iter::once(id).chain(bars.iter().copied()) {
-        s.target.reread(watched);
-    }
-    let data = json!({ "x": at.x, "y": at.y });
-    if s.target.clock() != ClockKind::Real {
-        let report = time::settle(s, settle, Expect::EffectAfter(version))?;
-        return Ok(super::merge(data, report.to_json(s)));
-    }
-    let moved = |s: &Session<T>| scroll_positions(s, id) != before;
-    effect::judge_by(
-        s,
-        version,
-        settle,
-        data,
-        &moved,
-        &json!("a position under the wheel moves"),
-        &|_| {
-            json!(
-                "nothing under the wheel moved: at its end already, or a window over it caught the wheel"
-            )
-        },
-    )
-}
-
-/// The scroll bars in node `id`'s window.
-fn scroll_bars<T: Target + ?Sized>(s: &Session<T>, id: NodeId) -> Vec<NodeId> {
-    let Some(node) = s.mirror.node(id) else {
-        return Vec::new();
-    };
-    let window = std::iter::successors(Some(node), |n| n.parent())
-        .find(|n| matches!(n.role(), Role::Window | Role::Dialog | Role::AlertDialog))
-        .unwrap_or(node);
-    choose::descendants(window)
-        .filter(|n| n.role() == Role::ScrollBar)
-        .map(|n| n.locate().0)
-        .collect()
-}
-
-/// What a wheel over node `id` may move: the bounds and values of everything in its window
-/// (what scrolls is not always under the node: egui's scroll bar moves its siblings).
-fn scroll_positions<T: Target + ?Sized>(s: &Session<T>, id: NodeId) -> Vec<(u64, [i64; 4], i64)> {
-    let Some(node) = s.mirror.node(id) else {
-        return Vec::new();
-    };
-    let key = |n: &NodeRef| {
-        let b = n.bounding_box().map_or([0; 4], |r| {
-            [r.x0, r.y0, r.x1, r.y1].map(|v| (v * 4.0).round() as i64)
-        });
-        let value = n
-            .numeric_value()
-            .map_or(i64::MIN, |v| (v * 1000.0).round() as i64);
-        (n.locate().0.0, b, value)
-    };
-    let window = std::iter::successors(Some(node), |n| n.parent())
-        .find(|n| matches!(n.role(), Role::Window | Role::Dialog | Role::AlertDialog))
-        .unwrap_or(node);
-    std::iter::once(window)
-        .chain(choose::descendants(window))
-        .map(|n| key(&n))
-        .collect()
 }
 
 /// Samples of a straight move, one per 60 Hz frame, excluding the start.
