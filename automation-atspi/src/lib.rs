@@ -39,6 +39,8 @@ pub mod reach;
 pub mod hit;
 // `AtspiTarget`: one app on the accessibility bus, as core's `Target`; `attach`.
 pub mod target;
+// What moves without an event: a browser's pages, and what an op went to.
+pub mod moved;
 // Keeping the tree in step with the app: full reads, and re-reading what events name.
 pub mod sync;
 // `AppTree`: the app's objects as last read, and their AccessKit form.
