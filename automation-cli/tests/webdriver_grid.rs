@@ -3,8 +3,9 @@
 //! slots. Four Selenium sessions start at once through the hub, each launching
 //! gtk3-widget-factory on a private display of its own; all pass, the hub lists both nodes, and
 //! afterwards nothing the servers started is left. The four at once must take at most 0.6× the
-//! time of the same four one after another; the machine's ceiling for four parallel jobs (the
-//! same ratio for a CPU-bound loop) is measured in the same run and printed beside it.
+//! time of the same four one after another, or at most 0.08 above the machine's ceiling for four
+//! parallel jobs (the same ratio for a CPU-bound loop), measured in the same run and printed
+//! beside it, when a loaded machine's ceiling is itself above 0.52×.
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -78,6 +79,13 @@ fn grid_run(python: &str, hub: &str, n: usize) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_str(stdout.trim().lines().last().unwrap_or_default()).unwrap()
+}
+
+/// The most four sessions at once may take, as a share of one after another: 0.6×, or 0.08
+/// above what four CPU-bound jobs take on this machine, measured in the same run (a loaded
+/// machine's ceiling alone may be above 0.52×).
+fn bound(machine: f64) -> f64 {
+    0.6_f64.max(machine + 0.08)
 }
 
 /// The machine's ceiling for `jobs` parallel jobs: wall time of `jobs` CPU-bound loops at
@@ -275,7 +283,7 @@ fn selenium_grid_relays_four_parallel_sessions_to_two_automation_webdriver_nodes
             "four sessions should run four apps on four displays at once; saw {apps} and {displays}"
         );
         runs.push((ratio, machine));
-        if ratio <= 0.6 {
+        if ratio <= bound(machine) {
             break;
         }
     }
@@ -285,8 +293,9 @@ fn selenium_grid_relays_four_parallel_sessions_to_two_automation_webdriver_nodes
             |best, r| if r.0 < best.0 { r } else { best },
         );
     assert!(
-        ratio <= 0.6,
-        "four at once took {ratio:.2}× of one after another (ceiling {machine:.2}×); runs {runs:?}"
+        ratio <= bound(machine),
+        "four at once took {ratio:.2}× of one after another (ceiling {machine:.2}×, bound {:.2}×); runs {runs:?}",
+        bound(machine)
     );
 
     // Every session was quit: nothing the servers started is left.
