@@ -426,7 +426,7 @@ impl AtspiTarget {
     ) -> Result<ActionOutcome, TargetError> {
         let wanted_text = match &data {
             Some(ActionData::Value(t)) => Some(t.to_string()),
-            Some(ActionData::NumericValue(n)) => Some(format_number(*n)),
+            Some(ActionData::NumericValue(n)) => Some(automation_core::ops::number_as_typed(*n)),
             _ => None,
         };
         let wanted_number = match &data {
@@ -567,14 +567,6 @@ fn classify(
             }
         }
         _ => TargetError::Ipc(format!("{what}: {e}")),
-    }
-}
-
-fn format_number(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 1e15 {
-        format!("{}", n as i64)
-    } else {
-        format!("{n}")
     }
 }
 

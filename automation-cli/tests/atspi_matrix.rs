@@ -22,6 +22,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use automation_testkit::require::{on_path, require};
+
+#[path = "support/atspi_session.rs"]
+mod atspi_session;
+use atspi_session::session_ready;
 use serde_json::Value;
 
 /// `<target dir>`: this test runs as `<target>/debug/deps/atspi_matrix-…`.
@@ -32,35 +36,6 @@ fn target_dir() -> PathBuf {
         .nth(3)
         .expect("a test binary under <target>/<profile>/deps")
         .to_path_buf()
-}
-
-/// What every app's session needs; false when a skip was allowed.
-fn session_ready() -> Option<String> {
-    let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
-    let pyatspi = Command::new("/usr/bin/python3")
-        .args(["-c", "import pyatspi"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    let ok = require(
-        "python-mcp",
-        !python.is_empty(),
-        "AUTOMATION_PYTHON is not set (scripts/test sets up a venv with `mcp`)",
-    ) && require(
-        "dbus",
-        on_path("dbus-run-session") && automation_atspi::display::missing_tools().is_empty(),
-        "dbus-run-session, Xvfb or at-spi-bus-launcher is missing (Debian: dbus xvfb at-spi2-core; scripts/test installs them)",
-    ) && require(
-        "atspi-apps",
-        pyatspi,
-        "pyatspi is not importable by /usr/bin/python3 (Debian: python3-pyatspi; scripts/test installs it)",
-    ) && require(
-        "atspi-apps",
-        on_path("xwininfo"),
-        "xwininfo is missing (Debian: x11-utils; scripts/test installs it)",
-    );
-    ok.then_some(python)
 }
 
 /// The ops, in the docs table's column order.

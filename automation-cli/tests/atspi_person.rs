@@ -16,33 +16,12 @@ use std::sync::{Mutex, OnceLock};
 
 use automation_testkit::require::{on_path, require};
 
+#[path = "support/atspi_session.rs"]
+mod atspi_session;
+use atspi_session::session_ready;
+
 /// Each group's run: its output, or `None` when a missing component was opted out.
 static RUNS: OnceLock<Mutex<HashMap<&'static str, Option<String>>>> = OnceLock::new();
-
-/// The Python with the `mcp` SDK, when the session's tools are all there.
-fn session_ready() -> Option<String> {
-    let python = std::env::var("AUTOMATION_PYTHON").unwrap_or_default();
-    let pyatspi = Command::new("/usr/bin/python3")
-        .args(["-c", "import pyatspi"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    let ok = require(
-        "python-mcp",
-        !python.is_empty(),
-        "AUTOMATION_PYTHON is not set (scripts/test sets up a venv with `mcp`)",
-    ) && require(
-        "dbus",
-        on_path("dbus-run-session") && automation_atspi::display::missing_tools().is_empty(),
-        "dbus-run-session, Xvfb or at-spi-bus-launcher is missing (Debian: dbus xvfb at-spi2-core; scripts/test installs them)",
-    ) && require(
-        "atspi-apps",
-        pyatspi,
-        "pyatspi is not importable by /usr/bin/python3 (Debian: python3-pyatspi; scripts/test installs it)",
-    );
-    ok.then_some(python)
-}
 
 /// The output of `group`'s run, run once (one group at a time: each starts its own display
 /// and buses, and the apps are heavy).

@@ -267,6 +267,15 @@ pub enum FieldValue {
     Bool(bool),
 }
 
+/// A number as a person types it: whole numbers without a fraction (`7`, not `7.0`).
+pub fn number_as_typed(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}
+
 /// `set_value`: replace a node's value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -532,11 +532,7 @@ fn set_directly<T: Target + ?Sized>(
         .node(id)
         .is_some_and(|n| n.role() == Role::SpinButton && super::value::types_into(&n))
     {
-        let typed = if n.fract() == 0.0 && n.abs() < 1e15 {
-            format!("{}", n as i64)
-        } else {
-            n.to_string()
-        };
+        let typed = crate::ops::number_as_typed(n);
         match type_over(s, id, &typed, refused.clone(), settle) {
             Err(e) if e.code == ErrorCode::NoEffect => {}
             done => return done,

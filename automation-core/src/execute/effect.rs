@@ -337,7 +337,10 @@ pub(super) fn focus_is_on<T: Target + ?Sized>(s: &Session<T>, id: NodeId) -> boo
         || (matches!(
             node.role(),
             Role::ListBox | Role::List | Role::Tree | Role::TreeGrid | Role::Grid | Role::Table
-        ) && focus.is_some_and(|f| {
-            std::iter::successors(f.parent(), |p| p.parent()).any(|p| p.locate().0 == id)
-        }))
+        ) && focus.is_some_and(|f| is_inside(&f, id)))
+}
+
+/// Whether `node` lies inside node `id` (a descendant, not `id` itself).
+pub(super) fn is_inside(node: &NodeRef, id: NodeId) -> bool {
+    std::iter::successors(node.parent(), |p| p.parent()).any(|p| p.locate().0 == id)
 }

@@ -178,12 +178,8 @@ pub(super) fn click_proven<T: Target + ?Sized>(
         })
         .map(|n| n.locate().0)
     });
-    let hits_it = hit.is_some_and(|h| {
-        h == id
-            || s.mirror.node(h).is_some_and(|n| {
-                std::iter::successors(n.parent(), |p| p.parent()).any(|p| p.locate().0 == id)
-            })
-    });
+    let hits_it =
+        hit.is_some_and(|h| h == id || s.mirror.node(h).is_some_and(|n| effect::is_inside(&n, id)));
     if !hits_it {
         let other = hit
             .and_then(|h| s.reference(h))

@@ -217,10 +217,9 @@ pub(super) fn text_receiver<T: Target + ?Sized>(
             let holds_focus = focus.is_some_and(|f| {
                 f == id
                     || (matches!(n.role(), Role::Window | Role::Dialog | Role::AlertDialog)
-                        && s.mirror.node(f).is_some_and(|f| {
-                            std::iter::successors(f.parent(), |p| p.parent())
-                                .any(|p| p.locate().0 == id)
-                        }))
+                        && s.mirror
+                            .node(f)
+                            .is_some_and(|f| super::effect::is_inside(&f, id)))
             });
             if holds_focus {
                 return Ok(Receiver::Window(focus));
