@@ -141,7 +141,8 @@ impl Events {
         self.touch_as(path, Change::Children);
     }
 
-    fn touch_as(&self, path: &str, change: Change) {
+    /// Marks `path` for a re-read of `change` on the next poll. Not counted as an event.
+    pub fn touch_as(&self, path: &str, change: Change) {
         let mut p = self.lock();
         if !p.everything && (p.changed.len() < CAPACITY || p.changed.contains_key(path)) {
             let c = p.changed.entry(path.to_string()).or_insert(change);

@@ -1,6 +1,7 @@
 //! What moves without an event: a browser's pages (a scroll, a focus that scrolls, a row that
-//! opens and pushes the rest down), seen by reading nodes on screen at each poll; and the
-//! objects an op went to, read again for a while.
+//! opens and pushes the rest down), seen by reading nodes on screen at each poll; the objects
+//! an op went to, read again for a while; and what was just shown, read again once it has
+//! finished sliding in.
 
 use std::time::Duration;
 
@@ -14,6 +15,14 @@ const PAGE_PROBES: usize = 16;
 
 /// How soon after a browser's page was read again whole (it moved) it may be again.
 const PAGE_REREAD_EVERY: Duration = Duration::from_millis(100);
+
+/// How long after a subtree was shown it is read again: a toolkit animates what it shows (a
+/// GTK 4 popover's page slides in for 200 ms) and sends no event as it moves.
+const SETTLED_AFTER: Duration = Duration::from_millis(350);
+
+/// Subtrees larger than this are not read again when they settle (a whole window shown: a
+/// second read would double its cost).
+const SETTLE_AT_MOST: usize = 400;
 
 impl AtspiTarget {
     /// What scrolls when `path` is scrolled into view: its nearest ancestor that scrolls (a
@@ -98,6 +107,51 @@ impl AtspiTarget {
                 self.events.touch_subtree(&doc);
             }
         }
+    }
+
+    /// Notes what `pending` reads again (an object changed, its children, a subtree shown or
+    /// sent an op), to be read again once [`SETTLED_AFTER`] has passed: a toolkit that
+    /// animates sends events while the animation starts, and none when it ends. Those read now
+    /// because they settled are not noted again.
+    pub(crate) fn settle_later(
+        &mut self,
+        pending: &crate::events::Pending,
+        settled: &[String],
+        now: std::time::Instant,
+    ) {
+        use crate::events::Change;
+        for (path, change) in &pending.changed {
+            if settled.contains(path)
+                || self.settling.iter().any(|(p, _, _)| p == path)
+                || !self.tree.nodes.contains_key(path)
+            {
+                continue;
+            }
+            let again = match change {
+                Change::Node => Change::Node,
+                Change::Children | Change::Subtree => {
+                    if self.tree.subtree_len_within(path, SETTLE_AT_MOST).is_none() {
+                        continue;
+                    }
+                    Change::Subtree
+                }
+            };
+            self.settling.push((path.clone(), again, now + SETTLED_AFTER));
+        }
+    }
+
+    /// Marks for a re-read the noted objects whose time has come, and names them.
+    pub(crate) fn reread_settled(&mut self, now: std::time::Instant) -> Vec<String> {
+        let (due, waiting) = std::mem::take(&mut self.settling)
+            .into_iter()
+            .partition(|(_, _, at)| *at <= now);
+        self.settling = waiting;
+        due.into_iter()
+            .map(|(path, change, _)| {
+                self.events.touch_as(&path, change);
+                path
+            })
+            .collect()
     }
 
     /// The pages a browser shows (`document web` objects).

@@ -67,6 +67,10 @@ enum Aim {
 /// How far a popup's X window may lie from where the toolkit says the popup is (its frame).
 const POPUP_SLACK_PX: i32 = 4;
 
+/// How long a transient window over a click's point (a tooltip) has to leave once the pointer
+/// moves there, as it does when a person's pointer moves (GTK hides its tooltip in 30 ms).
+const COVER_LEAVES_WITHIN: Duration = Duration::from_millis(300);
+
 /// How far into a field its text starts, at most.
 const TEXT_START_PX: i32 = 16;
 
@@ -580,32 +584,80 @@ impl AtspiTarget {
                 win.width, win.height
             )));
         }
-        let on_top = self
-            .x11_conn()?
-            .toplevel_at(sx, sy)
-            .map_err(TargetError::Ipc)?;
         // A popup the app maps over its window (override-redirect, so without the pid
         // property) is on top where it shows: it is the node's when the node hangs from a
         // combo box or menu and the popup holds all of what shows of it.
-        let own_popup = match on_top {
-            Some(top) if in_popup && top != win.id => {
-                let x11 = self.x11_conn()?;
-                let g = x11.geometry(top).map_err(TargetError::Ipc)?;
-                let slack = POPUP_SLACK_PX;
-                let (l, t) = (win.x + (left - fx), win.y + (top_edge - fy));
-                let (r, b) = (win.x + (right - fx), win.y + (bottom - fy));
-                x11.is_override_redirect(top).map_err(TargetError::Ipc)?
-                    && g.x - slack <= l
-                    && g.y - slack <= t
-                    && i64::from(r) <= i64::from(g.x) + i64::from(g.width) + i64::from(slack)
-                    && i64::from(b) <= i64::from(g.y) + i64::from(g.height) + i64::from(slack)
-            }
-            _ => false,
+        let is_own_popup = |this: &mut Self, top: Option<u32>| -> Result<bool, TargetError> {
+            let Some(top) = top.filter(|t| in_popup && *t != win.id) else {
+                return Ok(false);
+            };
+            let x11 = this.x11_conn()?;
+            let g = x11.geometry(top).map_err(TargetError::Ipc)?;
+            let slack = POPUP_SLACK_PX;
+            let (l, t) = (win.x + (left - fx), win.y + (top_edge - fy));
+            let (r, b) = (win.x + (right - fx), win.y + (bottom - fy));
+            Ok(x11.is_override_redirect(top).map_err(TargetError::Ipc)?
+                && g.x - slack <= l
+                && g.y - slack <= t
+                && i64::from(r) <= i64::from(g.x) + i64::from(g.width) + i64::from(slack)
+                && i64::from(b) <= i64::from(g.y) + i64::from(g.height) + i64::from(slack))
         };
+        let mut on_top = self
+            .x11_conn()?
+            .toplevel_at(sx, sy)
+            .map_err(TargetError::Ipc)?;
+        let mut own_popup = is_own_popup(self, on_top)?;
         if on_top != Some(win.id) && !own_popup {
-            return Ok(Err("another window covers it".into()));
+            on_top = self.transient_cover_leaves(sx, sy, on_top)?;
+            own_popup = is_own_popup(self, on_top)?;
+        }
+        if on_top != Some(win.id) && !own_popup {
+            let x11 = self.x11_conn()?;
+            let what = on_top.map_or_else(
+                || "no window".to_string(),
+                |top| {
+                    let title = x11.title(top).unwrap_or_default();
+                    match x11.geometry(top) {
+                        Ok(g) => format!("{title:?} ({}×{} at {},{})", g.width, g.height, g.x, g.y),
+                        Err(_) => format!("{title:?}"),
+                    }
+                },
+            );
+            return Ok(Err(format!(
+                "another window covers it: at ({sx}, {sy}) the screen shows {what}, not its window {:?}",
+                win.title
+            )));
         }
         Ok(Ok(((sx, sy), win)))
+    }
+
+    /// The window a click at screen `(sx, sy)` goes to, once a transient window on top there
+    /// (`on_top`: a tooltip the app shows where the pointer last was) had the chance to leave:
+    /// the pointer moves there as a person's would, and the cover has [`COVER_LEAVES_WITHIN`]
+    /// to go.
+    fn transient_cover_leaves(
+        &mut self,
+        sx: i32,
+        sy: i32,
+        on_top: Option<u32>,
+    ) -> Result<Option<u32>, TargetError> {
+        let x11 = self.x11_conn()?;
+        let transient = match on_top {
+            Some(top) => x11.is_override_redirect(top).map_err(TargetError::Ipc)?,
+            None => false,
+        };
+        if !transient {
+            return Ok(on_top);
+        }
+        x11.motion(sx, sy).map_err(TargetError::Ipc)?;
+        let until = std::time::Instant::now() + COVER_LEAVES_WITHIN;
+        loop {
+            let now_on_top = x11.toplevel_at(sx, sy).map_err(TargetError::Ipc)?;
+            if now_on_top != on_top || std::time::Instant::now() >= until {
+                return Ok(now_on_top);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
     }
 
     /// The objects above `path` up to its window (the application object left out), as last

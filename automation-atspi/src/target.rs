@@ -62,6 +62,8 @@ pub struct AtspiTarget {
     pub(crate) watched: Vec<(String, std::time::Instant, bool)>,
     /// When a browser's pages were last read again whole because one moved on screen.
     pub(crate) page_moved_at: Option<std::time::Instant>,
+    /// Objects just changed, shown or opened, read again once their animation is over.
+    pub(crate) settling: Vec<(String, crate::events::Change, std::time::Instant)>,
 }
 
 /// How long after an op its node is re-read on every poll.
@@ -121,6 +123,7 @@ impl AtspiTarget {
             toolkit,
             watched: Vec::new(),
             page_moved_at: None,
+            settling: Vec::new(),
         };
         // The first read happens here, while the caller is waiting for the app anyway, so
         // the first op answers within its own budget (a big app's first read takes most of a
@@ -272,7 +275,9 @@ impl AtspiTarget {
                 *whole = true;
             }
         }
+        let settled = self.reread_settled(now);
         let pending = self.events.take();
+        self.settle_later(&pending, &settled, now);
         if let Some(why) = pending.gone {
             return Err(TargetError::AppGone(why));
         }

@@ -117,6 +117,22 @@ impl AppTree {
         self.ancestors(path).iter().any(|a| a == ancestor)
     }
 
+    /// How many objects `path` and those under it are (as last read), when at most `limit`.
+    pub fn subtree_len_within(&self, path: &str, limit: usize) -> Option<usize> {
+        let mut stack = vec![path];
+        let mut seen = 0;
+        while let Some(p) = stack.pop() {
+            seen += 1;
+            if seen > limit {
+                return None;
+            }
+            if let Some(n) = self.nodes.get(p) {
+                stack.extend(n.children.iter().map(String::as_str));
+            }
+        }
+        Some(seen)
+    }
+
     /// The objects above `path`, nearest first, up to the root (as last read).
     pub fn ancestors(&self, path: &str) -> Vec<String> {
         let parent: HashMap<&str, &str> = self

@@ -184,7 +184,8 @@ impl X11 {
         Ok(r.value32().and_then(|mut v| v.next()))
     }
 
-    fn title(&self, w: u32) -> XResult<String> {
+    /// A window's title (`_NET_WM_NAME`, else `WM_NAME`).
+    pub fn title(&self, w: u32) -> XResult<String> {
         let r = self
             .conn
             .get_property(false, w, self.net_wm_name, self.utf8, 0, 1024)
@@ -299,15 +300,48 @@ impl X11 {
         Ok(true)
     }
 
-    /// The top-level window on top at screen point `(x, y)`, if any.
+    /// The top-level window a click at screen point `(x, y)` goes to, if any.
     pub fn toplevel_at(&self, x: i32, y: i32) -> XResult<Option<u32>> {
-        let t = self
+        let tree = self
             .conn
-            .translate_coordinates(self.root, self.root, clamp16(x), clamp16(y))
+            .query_tree(self.root)
             .map_err(|e| e.to_string())?
             .reply()
-            .map_err(|e| format!("X11 TranslateCoordinates: {e}"))?;
-        Ok((t.child != 0).then_some(t.child))
+            .map_err(|e| format!("X11 QueryTree: {e}"))?;
+        // Top of the stack first.
+        for &w in tree.children.iter().rev() {
+            let Ok(Ok(attrs)) = self.conn.get_window_attributes(w).map(|c| c.reply()) else {
+                continue;
+            };
+            if attrs.map_state != xproto::MapState::VIEWABLE {
+                continue;
+            }
+            let Ok(g) = self.geometry(w) else { continue };
+            let (rx, ry) = (x - g.x, y - g.y);
+            let inside = rx >= 0
+                && ry >= 0
+                && i64::from(rx) < i64::from(g.width)
+                && i64::from(ry) < i64::from(g.height);
+            if inside && self.takes_input_at(w, rx, ry) {
+                return Ok(Some(w));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether a click at `(x, y)` in window `w` goes to it: not when its input shape leaves
+    /// the point out (a GTK tooltip takes no input: a click passes through it to what is
+    /// below). A server without the Shape extension takes every window whole.
+    fn takes_input_at(&self, w: u32, x: i32, y: i32) -> bool {
+        use x11rb::protocol::shape;
+        let Ok(Ok(r)) = shape::get_rectangles(&self.conn, w, shape::SK::INPUT).map(|c| c.reply())
+        else {
+            return true;
+        };
+        r.rectangles.iter().any(|rect| {
+            let (l, t) = (i32::from(rect.x), i32::from(rect.y));
+            x >= l && y >= t && x < l + i32::from(rect.width) && y < t + i32::from(rect.height)
+        })
     }
 
     /// A primary-button click at screen point `(x, y)`: move, press, release.

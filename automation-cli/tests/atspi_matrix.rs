@@ -364,6 +364,11 @@ fn mousepad_gtk3_editor() {
 }
 
 #[test]
+fn gnome_text_editor_gtk4() {
+    run("text-editor", &[("gnome-text-editor", "gnome-text-editor")], None);
+}
+
+#[test]
 fn firefox_web_page() {
     run("firefox", &[("firefox-esr", "firefox-esr")], None);
 }
