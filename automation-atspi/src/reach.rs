@@ -673,6 +673,7 @@ impl AtspiTarget {
                     .map(move |c| (c.as_str(), n.path.as_str()))
             })
             .collect();
+        let java = self.toolkit_kind() == map::Toolkit::Java;
         let mut out = Vec::new();
         let mut cur = path;
         while let Some(p) = parent_of.get(cur).copied() {
@@ -688,8 +689,12 @@ impl AtspiTarget {
                 break;
             }
             // A page tab is its header: what the tab shows hangs under it (Java) but lies
-            // below the header, not inside it.
-            if role != Some(Role::PageTab) && node.is_some_and(|n| n.has(Interface::Component)) {
+            // below the header, not inside it. So is a tree's row: its child rows hang under
+            // it (a tree item; the Java wrapper's labels) and lie below it. The Java wrapper's
+            // popup menu reports the combo's place and height, not the list's it shows.
+            let header = matches!(role, Some(Role::PageTab | Role::TreeItem))
+                || (java && matches!(role, Some(Role::Label | Role::PopupMenu)));
+            if !header && node.is_some_and(|n| n.has(Interface::Component)) {
                 out.push(p.to_string());
             }
             cur = p;

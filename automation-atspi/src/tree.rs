@@ -102,6 +102,7 @@ impl AppTree {
     /// there; among the batch, the deepest focused object is the focus (a sheet and its cell).
     pub fn take(&mut self, fresh: impl IntoIterator<Item = (String, RawNode)>) {
         let fresh: HashMap<String, RawNode> = fresh.into_iter().collect();
+        self.carry_ids(&fresh);
         if fresh.values().any(|n| n.states.contains(State::Focused)) {
             for (p, n) in &mut self.nodes {
                 if !fresh.contains_key(p) {
@@ -110,6 +111,47 @@ impl AppTree {
             }
         }
         self.nodes.extend(fresh);
+    }
+
+    /// The Java wrapper makes new objects for a list's, a tree's or a combo's items each time
+    /// their parent is read: an item read anew at its old place, with its old role and name,
+    /// keeps its id (and so the reference an agent holds), as it is the same item to a person.
+    fn carry_ids(&mut self, fresh: &HashMap<String, RawNode>) {
+        if self.toolkit != Some(map::Toolkit::Java) {
+            return;
+        }
+        // (path now, path before) of parents whose children to match.
+        let mut queue: Vec<(String, String)> = fresh
+            .keys()
+            .filter(|p| self.nodes.contains_key(*p))
+            .map(|p| (p.clone(), p.clone()))
+            .collect();
+        while let Some((now, before)) = queue.pop() {
+            let (Some(parent_now), Some(parent_before)) = (fresh.get(&now), self.nodes.get(&before))
+            else {
+                continue;
+            };
+            let mut carried = Vec::new();
+            for (new, old) in parent_now.children.iter().zip(&parent_before.children) {
+                if new == old || self.ids.contains_key(new) || parent_now.children.contains(old) {
+                    continue;
+                }
+                let same = match (fresh.get(new), self.nodes.get(old)) {
+                    (Some(n), Some(o)) => n.role == o.role && n.name == o.name,
+                    _ => false,
+                };
+                if same {
+                    carried.push((new.clone(), old.clone()));
+                }
+            }
+            for (new, old) in carried {
+                if let Some(id) = self.ids.remove(&old) {
+                    self.ids.insert(new.clone(), id);
+                    self.paths.insert(id, new.clone());
+                }
+                queue.push((new, old));
+            }
+        }
     }
 
     /// Whether `path` lies under `ancestor` (as last read).

@@ -9,12 +9,12 @@
 //!   (`benches/python/atspi_peer.py walk`, libatspi's cache cleared before each walk, timed
 //!   inside Python).
 //! - `atspi/snapshot/pyatspi_minimal`: pyatspi reading role, name and children only.
-//! - `atspi/click_to_effect/automation`: `invoke_action click` on gnome-calculator's "1" with
-//!   settle `{quiet_ms: 0}`: the op returns at the click's first effect on the tree (a pointer
-//!   click at the button's centre; `AUTOMATION_ATSPI_NO_POINTER_CLICK=1` measures GTK's click
-//!   action instead).
-//! - `atspi/click_to_effect/dogtail`: dogtail's `click()` on the same button, which sleeps its
-//!   default action delay (`config.actionDelay`, 1 s) after the click.
+//! - `atspi/click_to_effect/automation/{gnome-calculator,kcalc}`: `invoke_action click` on the
+//!   app's "1" with settle `{quiet_ms: 0}`: the op returns at the click's first effect on the
+//!   tree (GTK 4's and Qt's own click action, or a pointer click at the button's centre).
+//! - `atspi/click_to_effect/dogtail/{gnome-calculator,kcalc}`: dogtail's `click()` on the same
+//!   button, which sleeps its default action delay (`config.actionDelay`, 1 s) after the
+//!   click.
 //!
 //! Run: `cargo bench -p automation-benches --bench atspi_apps -- --warm-up-time 1 --measurement-time 5`
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -86,17 +86,16 @@ fn snapshot(c: &mut Criterion) {
     g.finish();
 }
 
-fn click_to_effect(c: &mut Criterion) {
-    let (target, launched) = start("gnome-calculator");
-    let mut session = Session::new(target);
+/// The node id of `app`'s button whose label starts with `label`, from a snapshot.
+fn button(session: &mut Session<AtspiTarget>, label: &str) -> String {
     let snap = automation_atspi::serve(
-        &mut session,
+        session,
         &Request::from_json(r#"{"op": {"snapshot_tree": {"format": "json"}}}"#).unwrap(),
     );
     let Reply::Ok(v) = snap else {
         panic!("{snap:?}")
     };
-    let one = v["nodes"]
+    v["nodes"]
         .as_array()
         .unwrap()
         .iter()
@@ -104,37 +103,50 @@ fn click_to_effect(c: &mut Criterion) {
             n["role"] == "Button"
                 && n["label"]
                     .as_str()
-                    .is_some_and(|l| l.split(' ').next() == Some("1"))
+                    .is_some_and(|l| l.split(' ').next() == Some(label))
         })
-        .expect("the 1 button")["id"]
+        .unwrap_or_else(|| panic!("no button {label:?}"))["id"]
         .as_str()
         .unwrap()
-        .to_string();
-    let click = Request::from_value(serde_json::json!({
-        "op": {"invoke_action": {"node": one, "action": "click"}},
-        "settle": {"quiet_ms": 0, "settle_timeout_ms": 2000},
-    }))
-    .unwrap();
+        .to_string()
+}
+
+fn click_to_effect(c: &mut Criterion) {
     let mut g = c.benchmark_group("atspi/click_to_effect");
     g.sample_size(10);
-    g.bench_function("automation", |b| {
-        b.iter(|| {
-            let r = automation_atspi::serve(&mut session, &click);
-            let Reply::Ok(v) = &r else { panic!("{r:?}") };
-            assert!(v["settled"]["first_effect_ms"].is_u64(), "no effect: {v}");
-        })
-    });
-    g.bench_function("dogtail", |b| {
-        b.iter_custom(|iters| {
-            peer(
-                &launched,
-                &["click", "gnome-calculator", "1 1", &iters.to_string()],
-            )
-        })
-    });
+    // (bench id and command, its name on the bus, the button's label's first word, its
+    // accessible name for dogtail)
+    for (id, bus_name, label, dogtail_name) in [
+        ("gnome-calculator", "gnome-calculator", "1", "1 1"),
+        ("kcalc", "kcalc", "1", "1"),
+    ] {
+        let (target, launched) = start(id);
+        let mut session = Session::new(target);
+        let one = button(&mut session, label);
+        let click = Request::from_value(serde_json::json!({
+            "op": {"invoke_action": {"node": one, "action": "click"}},
+            "settle": {"quiet_ms": 0, "settle_timeout_ms": 2000},
+        }))
+        .unwrap();
+        g.bench_function(format!("automation/{id}"), |b| {
+            b.iter(|| {
+                let r = automation_atspi::serve(&mut session, &click);
+                let Reply::Ok(v) = &r else { panic!("{r:?}") };
+                assert!(v["settled"]["first_effect_ms"].is_u64(), "no effect: {v}");
+            })
+        });
+        g.bench_function(format!("dogtail/{id}"), |b| {
+            b.iter_custom(|iters| {
+                peer(
+                    &launched,
+                    &["click", bus_name, dogtail_name, &iters.to_string()],
+                )
+            })
+        });
+        drop(session);
+        drop(launched);
+    }
     g.finish();
-    drop(session);
-    drop(launched);
 }
 
 criterion_group!(benches, snapshot, click_to_effect);
