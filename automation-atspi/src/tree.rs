@@ -41,6 +41,9 @@ pub struct AppTree {
     sent_focus: Option<NodeId>,
     /// The app's toolkit, for the states some toolkits leave out.
     pub toolkit: Option<map::Toolkit>,
+    /// New children not read yet, by path: the id, role and name of the child each took the
+    /// place of (see `carry_ids`).
+    replaced: HashMap<String, (NodeId, Option<atspi::Role>, String)>,
 }
 
 /// The tree as shown: each object under one parent.
@@ -116,40 +119,60 @@ impl AppTree {
     /// The Java wrapper makes new objects for a list's, a tree's or a combo's items each time
     /// their parent is read: an item read anew at its old place, with its old role and name,
     /// keeps its id (and so the reference an agent holds), as it is the same item to a person.
+    /// A parent and its new children may come in separate batches: what each new child
+    /// replaces is kept until the child is read.
     fn carry_ids(&mut self, fresh: &HashMap<String, RawNode>) {
         if self.toolkit != Some(map::Toolkit::Java) {
             return;
         }
-        // (path now, path before) of parents whose children to match.
-        let mut queue: Vec<(String, String)> = fresh
+        // Children never read (the parent changed again first) are not kept for ever.
+        if self.replaced.len() > crate::events::CAPACITY {
+            self.replaced.clear();
+        }
+        // Each fresh object's record before: its own, or that of the object it replaces.
+        let mut before_of: HashMap<&str, String> = fresh
             .keys()
             .filter(|p| self.nodes.contains_key(*p))
-            .map(|p| (p.clone(), p.clone()))
+            .map(|p| (p.as_str(), p.clone()))
             .collect();
-        while let Some((now, before)) = queue.pop() {
-            let (Some(parent_now), Some(parent_before)) = (fresh.get(&now), self.nodes.get(&before))
-            else {
-                continue;
-            };
-            let mut carried = Vec::new();
-            for (new, old) in parent_now.children.iter().zip(&parent_before.children) {
-                if new == old || self.ids.contains_key(new) || parent_now.children.contains(old) {
-                    continue;
-                }
-                let same = match (fresh.get(new), self.nodes.get(old)) {
-                    (Some(n), Some(o)) => n.role == o.role && n.name == o.name,
-                    _ => false,
-                };
-                if same {
-                    carried.push((new.clone(), old.clone()));
+        let mut looked: HashSet<&str> = HashSet::new();
+        // A level at a time: a row's new children are matched once the row carried its id.
+        for _ in 0..crate::walk::MAX_DEPTH {
+            let mut more = false;
+            for (path, now) in fresh {
+                if let Some((id, role, name)) = self.replaced.get(path).cloned() {
+                    self.replaced.remove(path);
+                    if now.role == role && now.name == name && !self.ids.contains_key(path) {
+                        if let Some(old) = self.paths.get(&id).cloned() {
+                            before_of.insert(path.as_str(), old.clone());
+                            self.ids.remove(&old);
+                        }
+                        self.ids.insert(path.clone(), id);
+                        self.paths.insert(id, path.clone());
+                    }
                 }
             }
-            for (new, old) in carried {
-                if let Some(id) = self.ids.remove(&old) {
-                    self.ids.insert(new.clone(), id);
-                    self.paths.insert(id, new.clone());
+            for (path, now) in fresh {
+                let Some(before) = before_of.get(path.as_str()).and_then(|b| self.nodes.get(b))
+                else {
+                    continue;
+                };
+                if !looked.insert(path.as_str()) {
+                    continue;
                 }
-                queue.push((new, old));
+                for (new, old) in now.children.iter().zip(&before.children) {
+                    if new == old || self.ids.contains_key(new) || now.children.contains(old) {
+                        continue;
+                    }
+                    if let (Some(id), Some(o)) = (self.ids.get(old), self.nodes.get(old)) {
+                        self.replaced
+                            .insert(new.clone(), (*id, o.role, o.name.clone()));
+                        more |= fresh.contains_key(new);
+                    }
+                }
+            }
+            if !more {
+                break;
             }
         }
     }

@@ -315,6 +315,10 @@ fn select_option<T: Target + ?Sized>(
             }
         }
     }
+    // A combo that lists its options while closed, none of them named so: nothing to open.
+    if is_combo && option_index(s, list, name).is_none() && option_index_any(s, list) {
+        return Err(no_such_option(s, list, name));
+    }
     // A combo whose options are not shown is opened first, as a person opens it.
     let mut opened_here = false;
     if is_combo && !option_shown(s) {
@@ -436,6 +440,13 @@ fn option_index<T: Target + ?Sized>(s: &Session<T>, list: NodeId, name: &str) ->
         .collect();
     options.dedup_by(|a, b| a.1 == b.1);
     options.iter().position(|(_, a)| a.trim() == name.trim())
+}
+
+/// Whether `list` holds any option (as last read).
+fn option_index_any<T: Target + ?Sized>(s: &Session<T>, list: NodeId) -> bool {
+    s.mirror
+        .node(list)
+        .is_some_and(|n| descendants(n).any(|o| is_option_node(&o)))
 }
 
 fn descendants_in_order(node: NodeRef<'_>) -> impl Iterator<Item = NodeRef<'_>> {

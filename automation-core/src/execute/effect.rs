@@ -71,6 +71,14 @@ fn selects_on_click(role: Role) -> bool {
     )
 }
 
+/// A tree's row: a tree item, or an item (the Java wrapper's label) inside a tree.
+fn in_tree(node: &NodeRef<'_>) -> bool {
+    node.role() == Role::TreeItem
+        || (matches!(node.role(), Role::Label | Role::ListItem)
+            && std::iter::successors(node.parent(), |p| p.parent())
+                .any(|a| matches!(a.role(), Role::Tree | Role::TreeGrid)))
+}
+
 impl Watch {
     /// What `action` on `node` must change, read before it is sent.
     pub fn of(node: &NodeRef<'_>, action: Action, version: u64) -> Self {
@@ -81,6 +89,11 @@ impl Watch {
             Action::Click if combo.is_some() => {
                 Expected::ComboShows(combo.map_or(node.locate().0, |c| c.locate().0))
             }
+            // A tree's row clicked is selected, not opened (its expander arrow opens it).
+            Action::Click if in_tree(node) && node.is_selected() == Some(false) => {
+                Expected::Selected
+            }
+            Action::Click if in_tree(node) => Expected::Any,
             // A disclosure (a summary, an expander) opens or closes: that is what a person
             // watches, whatever else it reports (Chromium's summary is a toggle button).
             Action::Click if let Some(open) = node.data().is_expanded() => {

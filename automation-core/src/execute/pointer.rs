@@ -117,6 +117,13 @@ pub(super) fn node_point<T: Target + ?Sized>(
     if visible.contains(at(bounds)) {
         return Ok(at(bounds));
     }
+    // A node larger than what shows of it (a long text area in its scroll view): a person
+    // aims at the part that shows.
+    if local.is_none()
+        && let Some(part) = visible.part_of(bounds)
+    {
+        return Ok(part);
+    }
     visibility::scroll_into_view(s, resolved.id)?;
     let resolved = s.resolve(node)?;
     let bounds = resolved.require_bounds()?;

@@ -46,6 +46,18 @@ impl Area {
         }
     }
 
+    /// The centre of what of `b` lies inside this area, when any does.
+    pub fn part_of(&self, b: Bounds) -> Option<Point> {
+        let part = self.intersect(Area {
+            x0: b.x,
+            y0: b.y,
+            x1: b.x + b.width,
+            y1: b.y + b.height,
+        });
+        (part.x1 > part.x0 && part.y1 > part.y0)
+            .then(|| Point::new((part.x0 + part.x1) / 2.0, (part.y0 + part.y1) / 2.0))
+    }
+
     pub fn contains(&self, p: Point) -> bool {
         p.x >= self.x0 && p.x < self.x1 && p.y >= self.y0 && p.y < self.y1
     }
