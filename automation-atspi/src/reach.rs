@@ -499,6 +499,10 @@ impl AtspiTarget {
         if !enabled {
             return Ok(Err("it is disabled".into()));
         }
+        let own = own.map(|(x, y, w, h)| {
+            let (dx, dy) = self.tree().menu_item_shift(path);
+            (x + dx, y + dy, w, h)
+        });
         let Some((x, y, w, h)) = own.filter(|(_, _, w, h)| *w > 0 && *h > 0) else {
             return Ok(Err("it has no extents on screen".into()));
         };

@@ -113,7 +113,46 @@ impl AppTree {
                 }
             }
         }
+        let read: Vec<String> = fresh.keys().cloned().collect();
         self.nodes.extend(fresh);
+        for path in read {
+            let (dx, dy) = self.menu_item_shift(&path);
+            if (dx, dy) != (0, 0)
+                && let Some(n) = self.nodes.get_mut(&path)
+                && let Some((x, y, w, h)) = n.extents
+            {
+                n.extents = Some((x + dx, y + dy, w, h));
+            }
+        }
+    }
+
+    /// What to add to the extents the toolkit reports for `path` to have them where it shows.
+    /// The Java wrapper lists a menu's items under the menu and places them from the menu's
+    /// own origin (its title in the menu bar) instead of its popup's. Swing opens a menu-bar
+    /// menu's popup right below the title, a submenu's right beside it
+    /// (`JMenu.getPopupMenuOrigin`): the items are off by the title's height, or its width.
+    pub fn menu_item_shift(&self, path: &str) -> (i32, i32) {
+        if self.toolkit != Some(map::Toolkit::Java) {
+            return (0, 0);
+        }
+        let above = self.ancestors(path);
+        let role = |p: Option<&String>| p.and_then(|p| self.nodes.get(p)).and_then(|n| n.role);
+        if role(above.first()) != Some(atspi::Role::Menu) {
+            return (0, 0);
+        }
+        let Some((_, _, w, h)) = above
+            .first()
+            .and_then(|p| self.nodes.get(p))
+            .and_then(|n| n.extents)
+            .filter(|(_, _, w, h)| *w > 0 && *h > 0)
+        else {
+            return (0, 0);
+        };
+        if role(above.get(1)) == Some(atspi::Role::MenuBar) {
+            (0, h)
+        } else {
+            (w, 0)
+        }
     }
 
     /// The Java wrapper makes new objects for a list's, a tree's or a combo's items each time

@@ -369,6 +369,21 @@ fn gnome_text_editor_gtk4() {
 }
 
 #[test]
+fn swing_form_java() {
+    run(
+        "swing",
+        &[
+            ("javac", "openjdk-17-jdk-headless"),
+            (
+                "/usr/share/java/java-atk-wrapper.jar",
+                "libatk-wrapper-java",
+            ),
+        ],
+        None,
+    );
+}
+
+#[test]
 fn firefox_web_page() {
     run("firefox", &[("firefox-esr", "firefox-esr")], None);
 }
