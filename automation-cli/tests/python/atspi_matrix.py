@@ -34,6 +34,18 @@ from atspi_matrix_lib import Desktop, Kit, Matrix, Missing, Oracle
 from atspi_matrix_apps import APPS
 
 
+async def snapshot_bytes(kit):
+    """The bytes of the app's first snapshot as an agent gets it (the tool's text), the
+    default (hidden subtrees folded into a line each) and with `include_hidden`; the whole
+    tree, not the default 400 nodes."""
+    sizes = {}
+    for key, args in (("folded", {}), ("with_hidden", {"include_hidden": True})):
+        r = await asyncio.wait_for(kit.s.call_tool("snapshot_tree", dict(args, max_nodes=20000)), 60)
+        text = "".join(getattr(b, "text", "") or "" for b in r.content)
+        sizes[key] = None if getattr(r, "isError", False) else len(text.encode())
+    return sizes
+
+
 async def serve_app(desk, oracle, binary, app, spec, extra):
     """Start the app, attach the kit to it by pid, run the app's cells."""
     argv = spec["argv"](extra)
@@ -73,13 +85,16 @@ async def serve_app(desk, oracle, binary, app, spec, extra):
                 await session.initialize()
                 m = Matrix(app, oracle, Kit(session, spec.get("call_timeout", 20)), main)
                 m.ctx = ctx
+                snapshot_sizes = None
                 try:
+                    snapshot_sizes = await snapshot_bytes(m.kit)
                     await spec["cells"](m)
                 except Exception as e:  # noqa: BLE001 (the cells so far are kept; the run is not complete)
                     m.notes.append(f"aborted: {type(e).__name__}: {e}")
                     m.aborted = True
                 finally:
                     result = m.result()
+                    result["snapshot_bytes"] = snapshot_sizes
                     print("kit time:", {k: round(v, 1) for k, v in m.kit.spent.items()}, file=sys.stderr)
     return result
 
