@@ -213,6 +213,26 @@ impl AtspiTarget {
         }
     }
 
+    /// A word processor's paragraph focused by its toolkit gets the caret at its start; a
+    /// person clicks after its text to add to it: the caret goes to its end. (Fields keep what
+    /// their toolkit does: a click there already lands after the text.)
+    fn caret_to_end(&self, path: &str, raw: &RawNode) {
+        if !matches!(raw.role, Some(Role::Paragraph | Role::Heading)) || !raw.has(Interface::Text) {
+            return;
+        }
+        let count = block_on(self.reader().call::<_, zbus::zvariant::OwnedValue>(
+            path,
+            PROPERTIES,
+            "Get",
+            &(TEXT, "CharacterCount"),
+        ))
+        .ok()
+        .and_then(|v| i32::try_from(v).ok());
+        if let Some(count) = count {
+            let _ = self.call_bool(path, TEXT, "SetCaretOffset", &(count,), "moving the caret");
+        }
+    }
+
     /// `focus`: `Handled` only when the node reports `focused` (read now), by the first way
     /// that gets it there; else `Unhandled`, whatever the toolkit said to each way.
     pub(crate) fn focus(
@@ -226,6 +246,7 @@ impl AtspiTarget {
             self.alive()?;
         }
         let done = |t: &Self| {
+            t.caret_to_end(path, raw);
             t.events().touch(path);
             Ok(ActionOutcome::Handled)
         };

@@ -479,9 +479,18 @@ impl AppTree {
         }
         // The application object has no Showing or Visible state in any toolkit; hiding it
         // would hide the whole app (a consumer's hidden is inherited).
+        // LibreOffice leaves a dialog's combo box without `showing` or `visible` while its
+        // entry and button show: what holds a shown object is shown.
+        let holds_shown = self.toolkit == Some(map::Toolkit::LibreOffice)
+            && raw.children.iter().any(|c| {
+                self.nodes
+                    .get(c)
+                    .is_some_and(|n| n.states.contains(State::Showing))
+            });
         if !s.contains(State::Showing)
             && (!s.contains(State::Visible) || map::not_showing_is_hidden(self.toolkit))
             && role != Role::Application
+            && !holds_shown
         {
             node.set_hidden();
         }

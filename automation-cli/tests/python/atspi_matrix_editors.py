@@ -533,11 +533,13 @@ async def writer_cells(m):
     await m.type_text(p1, "Typed ")
     sensitive = lambda r: "sensitive" in r.get("states", [])  # noqa: E731
     await until(m, undo, sensitive)  # Writer updates its toolbar a moment later
-    await m.click(undo, text_is("p", lambda t: "Typed" not in t), also=para)
+    # Writer undoes typing a word at a time (the space after "Typed" first): some of it goes.
+    await m.click(undo, text_is("p", lambda t: "Typed " not in t and "Paragraph 1" in t
+                                and len(t) < len("Typed Paragraph 1")), also=para)
     if not await until(m, redo, sensitive):
         await m.setup_action(undo, "press")  # undone by the toolkit, so that Redo has something to redo
         await until(m, redo, sensitive)
-    await m.click(redo, became(text_is("p", lambda t: t.startswith("Typed "))), also=para)
+    await m.click(redo, became(text_is("p", lambda t: "Typed " in t)), also=para)
     await m.set_text(p2, "Replaced second paragraph")
     # Text in another script may give the paragraph a new object: the reader looks for its text.
     typed = {}

@@ -507,7 +507,7 @@ fn set_directly<T: Target + ?Sized>(
         value::Wanted::for_node(&node, value, &s.mirror.refs)?
     };
     if let value::Wanted::Text(_) = wanted
-        && s.mirror.node(id).is_some_and(|n| n.is_read_only())
+        && s.mirror.node(id).is_some_and(|n| value::text_is_read_only(&n))
     {
         // The toolkit may write it all the same (Java's EditableText does): a person cannot.
         return Err(OpError::new(
@@ -582,7 +582,7 @@ fn type_over<T: Target + ?Sized>(
     let editable = s
         .mirror
         .node(id)
-        .is_some_and(|n| super::value::types_into(&n) && !n.is_read_only());
+        .is_some_and(|n| super::value::types_into(&n) && !value::text_is_read_only(&n));
     if !editable {
         return Err(refused);
     }

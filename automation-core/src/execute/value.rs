@@ -35,6 +35,13 @@ pub(super) fn types_into(node: &NodeRef) -> bool {
             && node.data().supports_action(accesskit::Action::SetValue))
 }
 
+/// Whether a node's text is read-only to a person: marked so, or of a role AccessKit deems
+/// read-only (a paragraph) with no way to set its text (a word processor's paragraph has one).
+pub(super) fn text_is_read_only(node: &NodeRef) -> bool {
+    node.data().is_read_only()
+        || (node.is_read_only() && !node.data().supports_action(accesskit::Action::SetValue))
+}
+
 /// Whether a node holds a number: it reports a numeric value or range, or is a slider-like role.
 fn is_numeric(node: &NodeRef) -> bool {
     let data = node.data();
