@@ -104,7 +104,16 @@ impl AppTree {
     /// not say the old one lost it (Qt does not), and its stale state would keep the focus
     /// there; among the batch, the deepest focused object is the focus (a sheet and its cell).
     pub fn take(&mut self, fresh: impl IntoIterator<Item = (String, RawNode)>) {
-        let fresh: HashMap<String, RawNode> = fresh.into_iter().collect();
+        let mut fresh: HashMap<String, RawNode> = fresh.into_iter().collect();
+        // An object its toolkit has let go of (LibreOffice's paragraph whose text was set)
+        // still answers, with nothing in it: it is gone, not empty.
+        fresh.retain(|path, n| {
+            let defunct = n.states.contains(State::Defunct);
+            if defunct {
+                self.nodes.remove(path);
+            }
+            !defunct
+        });
         self.carry_ids(&fresh);
         if fresh.values().any(|n| n.states.contains(State::Focused)) {
             for (p, n) in &mut self.nodes {
@@ -156,12 +165,16 @@ impl AppTree {
     }
 
     /// The Java wrapper makes new objects for a list's, a tree's or a combo's items each time
-    /// their parent is read: an item read anew at its old place, with its old role and name,
-    /// keeps its id (and so the reference an agent holds), as it is the same item to a person.
+    /// their parent is read, and LibreOffice for a paragraph whose text was set: an item read
+    /// anew at its old place, with its old role and name, keeps its id (and so the reference
+    /// an agent holds), as it is the same item to a person.
     /// A parent and its new children may come in separate batches: what each new child
     /// replaces is kept until the child is read.
     fn carry_ids(&mut self, fresh: &HashMap<String, RawNode>) {
-        if self.toolkit != Some(map::Toolkit::Java) {
+        if !matches!(
+            self.toolkit,
+            Some(map::Toolkit::Java | map::Toolkit::LibreOffice)
+        ) {
             return;
         }
         // Children never read (the parent changed again first) are not kept for ever.

@@ -1,8 +1,9 @@
 //! Issue 35's named cases: what a person does on apps outside the first matrix — a KDE
 //! calculator's menu bar and keys, a Qt combo picked by name, GTK 4's Save dialog, a modal
-//! dialog GTK runs inside the action call, a list too long to read whole — through the real
-//! `automation` binary as an MCP server attached over AT-SPI, each judged by a reader that is
-//! not the kit (pyatspi on the same bus, the file the app wrote).
+//! dialog GTK runs inside the action call, a list too long to read whole, a Swing form's tab,
+//! slider and menu — through the real `automation` binary as an MCP server attached over
+//! AT-SPI, each judged by a reader that is not the kit (pyatspi on the same bus, the file the
+//! app wrote, the app's own output).
 //!
 //! `tests/python/atspi_person.py GROUP` starts one app in its own session (`dbus-run-session`,
 //! Xvfb, the accessibility bus) and runs the group's cases in order, printing `ok CASE` or
@@ -171,5 +172,25 @@ fn a_find_past_a_list_read_in_part_finds_it_or_says_the_list_was_cut() {
         "/usr/bin/python3",
         "python3-gi",
         "find_beyond_a_capped_list",
+    );
+}
+
+#[test]
+fn swing_tab_without_a_click_action_switches_and_its_slider_reaches_77() {
+    case(
+        "swing",
+        "javac",
+        "openjdk-17-jdk-headless",
+        "swing_tab_switches_and_slider_reaches_77",
+    );
+}
+
+#[test]
+fn swing_pointer_clicks_land_on_their_own_widgets() {
+    case(
+        "swing",
+        "javac",
+        "openjdk-17-jdk-headless",
+        "swing_pointer_click_lands_on_its_own_widget",
     );
 }

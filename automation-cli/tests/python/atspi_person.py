@@ -24,6 +24,7 @@ except ImportError as e:
     print(f"MISSING python-mcp: the `mcp` SDK is not importable ({e}); run with AUTOMATION_PYTHON")
     sys.exit(4)
 
+from atspi_matrix_kde_java import SWING, AppOut, swing_argv
 from atspi_matrix_lib import Desktop, Kit, Missing, Oracle
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -283,6 +284,56 @@ LONG_LIST = [find_beyond_a_capped_list]
 
 
 # ------------------------------------------------------------------------------------------
+# A Swing form (Java, through the ATK wrapper): judged by the app's own output
+# ------------------------------------------------------------------------------------------
+
+async def _prints(c, out, line):
+    async def printed():
+        return line in out.since()
+    await c.until(f"the app prints {line!r}", printed)
+
+
+async def swing_tab_switches_and_slider_reaches_77(c):
+    """A page tab the wrapper gives no click action switches; the slider whose value the wrapper
+    ignores reaches 77 (by the keys, as a person moves it)."""
+    out = AppOut(SWING["out"])
+    await out.mark()
+    reply = await c.ok("invoke_action", {"node": await c.ref(role="Tab", label="More"), "action": "click"})
+    await _prints(c, out, "tab=More")
+    check(reply.get("via") in ("pointer", "keyboard", "action"), f"the reply names its means: {reply}")
+    await out.mark()
+    await c.ok("inject_pointer", {"node": await c.ref(role="Tab", label="Controls")})
+    await _prints(c, out, "tab=Controls")
+    await out.mark()
+    await c.ok("set_value", {"node": await c.ref(role="Slider", label="Volume"), "value": 77})
+    await _prints(c, out, "volume=77")
+
+
+async def swing_pointer_click_lands_on_its_own_widget(c):
+    """The wrapper's frame says it is at (-1, -1) and its menu items sit 19 px above where
+    they show: each pointer click lands on the widget asked for, and on no other."""
+    out = AppOut(SWING["out"])
+    await out.mark()
+    await c.ok("inject_pointer", {"node": await c.ref(role="Button", label="Increment")})
+    await c.until("the app prints a count", lambda: _any_starts(out, "count="))
+    check(all(x.startswith("count=") for x in out.since()), f"only the count changed: {out.since()}")
+    await c.ok("invoke_action", {"node": await c.ref(role="Menu", label="File"), "action": "click"})
+    await c.until("the File menu is open (pyatspi)",
+                  lambda: c.oracle_has("showing", role="menu item", name="Save"))
+    await out.mark()
+    await c.ok("inject_pointer", {"node": await c.ref(role="CheckBox", label="Wrap lines")})
+    await _prints(c, out, "wrap=true")
+    check("menu=Save" not in out.since(), f"the click did not take Save, above it: {out.since()}")
+
+
+async def _any_starts(out, prefix):
+    return any(x.startswith(prefix) for x in out.since())
+
+
+SWING_FORM = [swing_tab_switches_and_slider_reaches_77, swing_pointer_click_lands_on_its_own_widget]
+
+
+# ------------------------------------------------------------------------------------------
 # The groups
 # ------------------------------------------------------------------------------------------
 
@@ -298,6 +349,7 @@ GROUPS = {
     "mousepad": {"argv": lambda d: ["mousepad", "--disable-server"], "display": 174,
                  "cases": MOUSEPAD, "settle": 1.0},
     "long-list": {"argv": long_list_argv, "display": 175, "cases": LONG_LIST, "settle": 1.0},
+    "swing": {"argv": lambda d: swing_argv(None), "display": 176, "cases": SWING_FORM, "settle": 1.5},
 }
 
 
