@@ -283,6 +283,18 @@ pub(super) fn type_text<T: Target + ?Sized>(
         effect::wait_until(s, settle, shows_text)?;
     }
     let after = value_of(s);
+    // The field went away as it was typed into (its toolkit let its object go): where the
+    // keys went is not known, so it is not ok.
+    if s.mirror.node(receiver).is_none() {
+        let name = s
+            .reference(receiver)
+            .map_or_else(|| format!("node {}", receiver.0), |r| r.to_string());
+        return Err(OpError::new(
+            ErrorCode::Stale,
+            format!("typed {strokes} key(s) for {name}, which went away meanwhile: where they landed is not known"),
+        )
+        .with_hint("find the field again with find_node and read_node it, then type the rest"));
+    }
     if !a.text.is_empty() && (after.is_some() || value_before.is_some()) && after == value_before {
         let name = s
             .reference(receiver)
