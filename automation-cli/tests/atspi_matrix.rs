@@ -255,7 +255,9 @@ fn run_with_gaps(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>, gaps
         with_hidden.map_or("?".into(), |b| b.to_string())
     );
     let budget = snapshot_budget(app);
+    let measured = !result["snapshot_bytes"].is_null();
     let over_budget = match (folded, with_hidden) {
+        _ if !measured => None,
         (Some(f), Some(h)) if f <= budget && f <= h => None,
         (Some(f), Some(h)) => Some(format!(
             "{app}: the first snapshot is {f} bytes folded ({h} with hidden nodes); its budget is {budget}"
@@ -316,12 +318,24 @@ fn run_with_gaps(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>, gaps
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// The most bytes an app's first default snapshot may take: what it measured, with room for
-/// a font or a locale (kcalc's is the 3 kB).
+/// The most bytes an app's first snapshot (the whole tree, hidden subtrees folded) may take:
+/// what it measured on 2026-12-04, with a quarter more for a font or a locale; kcalc's is the
+/// issue's 3 kB. (zenity runs a dialog a process and is not measured.)
 fn snapshot_budget(app: &str) -> u64 {
     match app {
-        "kcalc" => 3072,
-        _ => u64::MAX,
+        "calc" => 60_000,
+        "chromium" => 10_600,
+        "eframe" => 1_600,
+        "firefox" => 7_900,
+        "gtk3" => 5_400,
+        "gtk4" => 30_800,
+        "kcalc" => 3_072,
+        "mousepad" => 15_300,
+        "qt5-calculator" => 1_000,
+        "qt5-gallery" => 2_700,
+        "swing" => 2_900,
+        "text-editor" => 4_100,
+        _ => 0,
     }
 }
 

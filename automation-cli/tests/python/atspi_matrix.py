@@ -85,7 +85,7 @@ async def serve_app(desk, oracle, binary, app, spec, extra):
                 await session.initialize()
                 m = Matrix(app, oracle, Kit(session, spec.get("call_timeout", 20)), main)
                 m.ctx = ctx
-                snapshot_sizes = None
+                snapshot_sizes = {"folded": None, "with_hidden": None}
                 try:
                     snapshot_sizes = await snapshot_bytes(m.kit)
                     await spec["cells"](m)
