@@ -136,7 +136,8 @@ impl AtspiTarget {
                     Change::Subtree
                 }
             };
-            self.settling.push((path.clone(), again, now + SETTLED_AFTER));
+            self.settling
+                .push((path.clone(), again, now + SETTLED_AFTER));
         }
     }
 

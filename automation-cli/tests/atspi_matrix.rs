@@ -408,7 +408,11 @@ fn mousepad_gtk3_editor() {
 
 #[test]
 fn gnome_text_editor_gtk4() {
-    run("text-editor", &[("gnome-text-editor", "gnome-text-editor")], None);
+    run(
+        "text-editor",
+        &[("gnome-text-editor", "gnome-text-editor")],
+        None,
+    );
 }
 
 #[test]

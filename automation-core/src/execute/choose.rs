@@ -507,7 +507,9 @@ fn set_directly<T: Target + ?Sized>(
         value::Wanted::for_node(&node, value, &s.mirror.refs)?
     };
     if let value::Wanted::Text(_) = wanted
-        && s.mirror.node(id).is_some_and(|n| value::text_is_read_only(&n))
+        && s.mirror
+            .node(id)
+            .is_some_and(|n| value::text_is_read_only(&n))
     {
         // The toolkit may write it all the same (Java's EditableText does): a person cannot.
         return Err(OpError::new(
