@@ -43,7 +43,7 @@ const TEXT: &str = "org.a11y.atspi.Text";
 const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
 
 /// GTK4's `ToolkitName` (GTK3's atk-bridge says "gtk" or "gail").
-const GTK4: &str = "GTK";
+pub(crate) const GTK4: &str = "GTK";
 
 /// A point a click reaches (screen coordinates), and the X window it lands in.
 type Reachable = ((i32, i32), XWindow);
