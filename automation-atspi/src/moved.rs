@@ -1,7 +1,7 @@
 //! What moves without an event: a browser's pages (a scroll, a focus that scrolls, a row that
 //! opens and pushes the rest down), seen by reading nodes on screen at each poll; the objects
-//! an op went to, read again for a while; and what was just shown, read again once it has
-//! finished sliding in.
+//! an op went to, read again for a while; and what a GTK 4 app just changed or showed, read
+//! again once it has finished sliding in.
 
 use std::time::Duration;
 
