@@ -334,7 +334,6 @@ fn snapshot_budget(app: &str) -> u64 {
         "qt5-calculator" => 1_000,
         "qt5-gallery" => 2_700,
         "swing" => 2_900,
-        "text-editor" => 4_100,
         _ => 0,
     }
 }
@@ -403,15 +402,6 @@ fn mousepad_gtk3_editor() {
         // nothing moves (NO_EFFECT, as the reader sees), where a person wheels over the part
         // that shows.
         &[("text view", "scroll", "partly covered")],
-    );
-}
-
-#[test]
-fn gnome_text_editor_gtk4() {
-    run(
-        "text-editor",
-        &[("gnome-text-editor", "gnome-text-editor")],
-        None,
     );
 }
 
