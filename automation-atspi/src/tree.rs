@@ -122,17 +122,7 @@ impl AppTree {
                 }
             }
         }
-        let read: Vec<String> = fresh.keys().cloned().collect();
         self.nodes.extend(fresh);
-        for path in read {
-            let (dx, dy) = self.menu_item_shift(&path);
-            if (dx, dy) != (0, 0)
-                && let Some(n) = self.nodes.get_mut(&path)
-                && let Some((x, y, w, h)) = n.extents
-            {
-                n.extents = Some((x + dx, y + dy, w, h));
-            }
-        }
     }
 
     /// What to add to the extents the toolkit reports for `path` to have them where it shows.
@@ -145,19 +135,22 @@ impl AppTree {
             return (0, 0);
         }
         let above = self.ancestors(path);
-        let role = |p: Option<&String>| p.and_then(|p| self.nodes.get(p)).and_then(|n| n.role);
-        if role(above.first()) != Some(atspi::Role::Menu) {
-            return (0, 0);
-        }
-        let Some((_, _, w, h)) = above
-            .first()
-            .and_then(|p| self.nodes.get(p))
-            .and_then(|n| n.extents)
-            .filter(|(_, _, w, h)| *w > 0 && *h > 0)
-        else {
+        self.menu_shift_under(
+            above.first().map(String::as_str),
+            above.get(1).map(String::as_str),
+        )
+    }
+
+    /// [`Self::menu_item_shift`] of an object under `parent`, itself under `grandparent`.
+    fn menu_shift_under(&self, parent: Option<&str>, grandparent: Option<&str>) -> (i32, i32) {
+        let node = |p: Option<&str>| p.and_then(|p| self.nodes.get(p));
+        let Some(menu) = node(parent).filter(|n| n.role == Some(atspi::Role::Menu)) else {
             return (0, 0);
         };
-        if role(above.get(1)) == Some(atspi::Role::MenuBar) {
+        let Some((_, _, w, h)) = menu.extents.filter(|(_, _, w, h)| *w > 0 && *h > 0) else {
+            return (0, 0);
+        };
+        if node(grandparent).and_then(|n| n.role) == Some(atspi::Role::MenuBar) {
             (0, h)
         } else {
             (w, 0)
@@ -375,12 +368,26 @@ impl AppTree {
         let shown: HashSet<&str> = layout.order.iter().map(String::as_str).collect();
         let mut next = HashMap::with_capacity(layout.order.len());
         let mut out = Vec::new();
+        // Java's menu items are placed anew (see `menu_item_shift`): by their parents as laid out.
+        let parent_of: HashMap<&str, &str> = if self.toolkit == Some(map::Toolkit::Java) {
+            layout
+                .children
+                .iter()
+                .flat_map(|(p, kids)| kids.iter().map(move |k| (k.as_str(), p.as_str())))
+                .collect()
+        } else {
+            HashMap::new()
+        };
         for p in &layout.order {
             let Some(raw) = self.nodes.get(p).cloned() else {
                 continue;
             };
             let children = layout.children.get(p).map(Vec::as_slice).unwrap_or(&[]);
-            let node = self.build_node(&raw, origin, children, &shown);
+            let parent = parent_of.get(p.as_str()).copied();
+            let shift =
+                self.menu_shift_under(parent, parent.and_then(|q| parent_of.get(q).copied()));
+            let at = (origin.0 + f64::from(shift.0), origin.1 + f64::from(shift.1));
+            let node = self.build_node(&raw, at, children, &shown);
             let id = self.id(p);
             if full || self.sent.get(&id) != Some(&node) {
                 out.push((id, node.clone()));
@@ -492,18 +499,9 @@ impl AppTree {
         }
         // The application object has no Showing or Visible state in any toolkit; hiding it
         // would hide the whole app (a consumer's hidden is inherited).
-        // LibreOffice leaves a dialog's combo box without `showing` or `visible` while its
-        // entry and button show: what holds a shown object is shown.
-        let holds_shown = self.toolkit == Some(map::Toolkit::LibreOffice)
-            && raw.children.iter().any(|c| {
-                self.nodes
-                    .get(c)
-                    .is_some_and(|n| n.states.contains(State::Showing))
-            });
         if !s.contains(State::Showing)
             && (!s.contains(State::Visible) || map::not_showing_is_hidden(self.toolkit))
             && role != Role::Application
-            && !holds_shown
         {
             node.set_hidden();
         }
