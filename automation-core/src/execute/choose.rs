@@ -316,7 +316,7 @@ fn select_option<T: Target + ?Sized>(
         }
     }
     // A combo that lists its options while closed, none of them named so: nothing to open.
-    if is_combo && option_index(s, list, name).is_none() && option_index_any(s, list) {
+    if is_combo && option_index(s, list, name).is_none() && has_options(s, list) {
         return Err(no_such_option(s, list, name));
     }
     // A combo whose options are not shown is opened first, as a person opens it.
@@ -443,7 +443,7 @@ fn option_index<T: Target + ?Sized>(s: &Session<T>, list: NodeId, name: &str) ->
 }
 
 /// Whether `list` holds any option (as last read).
-fn option_index_any<T: Target + ?Sized>(s: &Session<T>, list: NodeId) -> bool {
+fn has_options<T: Target + ?Sized>(s: &Session<T>, list: NodeId) -> bool {
     s.mirror
         .node(list)
         .is_some_and(|n| descendants(n).any(|o| is_option_node(&o)))
