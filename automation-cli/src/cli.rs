@@ -367,7 +367,8 @@ pub enum Verb {
     /// Write a run's records (`run --records`, `execute_sequence`) as a test: steps become a
     /// TypeScript script, a script's calls become steps; nodes by durable selectors.
     Export {
-        /// The directory of one run's records (as `automation run` prints it).
+        /// The records of one run: its directory, or the records root `automation run`
+        /// prints when it holds that one run.
         #[arg(long, value_name = "DIR")]
         records: PathBuf,
         /// ts (a TypeScript script through the JS client), yaml or json (steps).

@@ -80,7 +80,19 @@ pub fn parse_op_arg(text: &str, args: Option<&str>) -> Result<Request, OpError> 
                 r#"quote them for the shell, e.g. automation op {trimmed} '{{"node": "42"}}'"#
             ))
         })?;
-        return Request::from_value(json!({ "op": { trimmed: args } }));
+        // `automation tools` lists `settle` and `with_selector` among a tool's arguments; they
+        // are the request's, so they are lifted to it here as the tool layer does.
+        let mut request = json!({ "op": { trimmed: args } });
+        if let Some(Value::Object(args)) = request["op"].get_mut(trimmed) {
+            let lifted: Vec<(&str, Value)> = ["settle", "with_selector"]
+                .into_iter()
+                .filter_map(|field| Some((field, args.remove(field)?)))
+                .collect();
+            for (field, value) in lifted {
+                request[field] = value;
+            }
+        }
+        return Request::from_value(request);
     }
     if bare_name {
         return Request::from_value(json!({ "op": trimmed }));
@@ -319,6 +331,9 @@ mod tests {
                 .name(),
             "find_node"
         );
+        let r = parse_op_arg("find_node", Some(r#"{"label": "Save", "with_selector": true}"#))
+            .unwrap();
+        assert!(r.with_selector, "the tool list's with_selector is the request's");
         let r = parse_op_arg("find_node", Some(r#"{"label": "Save"}"#)).unwrap();
         assert_eq!(r.op.name(), "find_node");
         let r = parse_op_arg(r#"{"op": {"invoke_action": {"node": "1", "action": "click"}}, "settle": {"clock_millis": 5}}"#, None).unwrap();

@@ -196,11 +196,13 @@ fn a_runs_records_export_as_a_test_that_runs_green() {
                 assert_durable("snippet", &snippet);
             }
         }
-        // The records root holds runs, not calls: refused with the run to pass instead.
-        let (code, _, err) =
+        // The records root `run` prints, holding this one run, exports that run (issue 39).
+        let (code, from_root, err) =
             automation(&["export".as_ref(), "--records".as_ref(), records.as_os_str()]);
-        assert_eq!(code, 1, "{err}");
-        assert!(err.contains("holds 1 runs, not one"), "{err}");
+        assert_eq!(code, 0, "{err}");
+        let (_, from_run, _) =
+            automation(&["export".as_ref(), "--records".as_ref(), run.as_os_str()]);
+        assert_eq!(from_root, from_run, "the root with one run is that run");
         let exported = tmp.path().join(format!("exported-{flow}.{format}"));
         let (code, out, err) = automation(&[
             "export".as_ref(),

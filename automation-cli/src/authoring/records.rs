@@ -37,6 +37,10 @@ pub fn log_from_records(dir: &Path) -> Result<SessionLog, String> {
             runs.push(name);
         }
     }
+    // A records root with one run (what `automation run` prints) is that run.
+    if names.is_empty() && runs.len() == 1 {
+        return log_from_records(&dir.join(&runs[0]));
+    }
     if names.is_empty() {
         return Err(if runs.is_empty() {
             format!(
@@ -46,7 +50,7 @@ pub fn log_from_records(dir: &Path) -> Result<SessionLog, String> {
         } else {
             runs.sort();
             format!(
-                "{} holds {} runs, not one; pass the directory of one of them, e.g. {}",
+                "{} holds {} runs; pass the directory of the one to export, e.g. {} (the newest)",
                 dir.display(),
                 runs.len(),
                 dir.join(&runs[runs.len() - 1]).display()
