@@ -13,6 +13,18 @@ use crate::AtspiTarget;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct AtspiHost;
 
+/// The app's one titled X window that no accessible window's name claims, if it is one.
+fn unclaimed<'a>(
+    xwins: &'a [crate::x11::XWindow],
+    names: &[String],
+) -> Option<&'a crate::x11::XWindow> {
+    let mut free = xwins
+        .iter()
+        .filter(|x| !x.title.is_empty() && !names.contains(&x.title));
+    let one = free.next()?;
+    free.next().is_none().then_some(one)
+}
+
 impl Host<AtspiTarget> for AtspiHost {
     fn list_windows(&mut self, target: &mut AtspiTarget) -> OpResult<Vec<WindowInfo>> {
         let xwins = match target.app().pid {
@@ -23,18 +35,35 @@ impl Host<AtspiTarget> for AtspiHost {
                 .unwrap_or_default(),
             None => Vec::new(),
         };
+        let windows = target.windows_now()?;
+        let shown_names: Vec<&str> = windows
+            .iter()
+            .filter(|(_, _, states)| crate::node::shows(states))
+            .map(|(_, name, _)| name.as_str())
+            .collect();
+        let unnamed = shown_names.iter().filter(|n| n.is_empty()).count();
+        let shown_names: Vec<String> = shown_names.into_iter().map(str::to_string).collect();
         let mut out = Vec::new();
-        for (i, (path, name, states)) in target.windows_now()?.into_iter().enumerate() {
+        for (i, (path, name, states)) in windows.into_iter().enumerate() {
             // A window that is neither showing nor visible is closed, or not yet open.
             if !crate::node::shows(&states) {
                 continue;
             }
-            let xid = xwins.iter().find(|x| x.title == name).map(|x| x.id);
+            let (xid, title) = match xwins.iter().find(|x| x.title == name) {
+                Some(x) => (Some(x.id), name),
+                // A window whose accessible name is empty (GTK 3 with a header bar) is titled
+                // as its X window is, when that is the app's one window no other names.
+                None if name.is_empty() && unnamed == 1 => match unclaimed(&xwins, &shown_names) {
+                    Some(x) => (Some(x.id), x.title.clone()),
+                    None => (None, name),
+                },
+                None => (None, name),
+            };
             let id = xid.map_or(i as u64, u64::from);
             let node = node_key(target, &path);
             out.push(WindowInfo {
                 id: WindowId(id),
-                title: name,
+                title,
                 focused: states.contains(State::Active),
                 node,
             });

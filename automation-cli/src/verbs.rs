@@ -331,9 +331,15 @@ mod tests {
                 .name(),
             "find_node"
         );
-        let r = parse_op_arg("find_node", Some(r#"{"label": "Save", "with_selector": true}"#))
-            .unwrap();
-        assert!(r.with_selector, "the tool list's with_selector is the request's");
+        let r = parse_op_arg(
+            "find_node",
+            Some(r#"{"label": "Save", "with_selector": true}"#),
+        )
+        .unwrap();
+        assert!(
+            r.with_selector,
+            "the tool list's with_selector is the request's"
+        );
         let r = parse_op_arg("find_node", Some(r#"{"label": "Save"}"#)).unwrap();
         assert_eq!(r.op.name(), "find_node");
         let r = parse_op_arg(r#"{"op": {"invoke_action": {"node": "1", "action": "click"}}, "settle": {"clock_millis": 5}}"#, None).unwrap();

@@ -22,7 +22,8 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 ///
 /// Modes: `run` (each command must exit 0, or `exit=N` for the last one), `server` (each
 /// command must print the line shown under it, then is stopped), `illustration REASON` (not
-/// run; the reason is listed). Keys: `with=` how a non-shell block runs (`run`: `automation
+/// run; the reason is listed); a server command with no line under it must still be up after
+/// 3 s. Keys: `with=` how a non-shell block runs (`run`: `automation
 /// run FILE`; `exec`: under `automation exec`; `webdriver`: beside a live `automation
 /// webdriver`, its address put in place of `127.0.0.1:4723`), `files=` directories copied into
 /// the block's directory (`examples` is the repo's, other names come from
@@ -75,7 +76,11 @@ fn parse_marker(comment: &str) -> Option<Marker> {
     let (mode, rest) = head.split_once(' ').unwrap_or((head, ""));
     m.mode = mode.to_string();
     if mode == "illustration" {
-        m.reason = rest.trim().trim_start_matches(['—', '-', ':']).trim().to_string();
+        m.reason = rest
+            .trim()
+            .trim_start_matches(['—', '-', ':'])
+            .trim()
+            .to_string();
     } else {
         for kv in rest.split_whitespace() {
             let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
@@ -104,7 +109,11 @@ fn parse_marker(comment: &str) -> Option<Marker> {
 /// The fenced blocks of a page, each with the marker comment that ends right before it.
 fn blocks(page: &Path) -> Vec<Block> {
     let text = std::fs::read_to_string(page).unwrap();
-    let name = page.strip_prefix(repo()).unwrap_or(page).display().to_string();
+    let name = page
+        .strip_prefix(repo())
+        .unwrap_or(page)
+        .display()
+        .to_string();
     let name = name.trim_start_matches("../").to_string();
     let lines: Vec<&str> = text.lines().collect();
     let mut out: Vec<Block> = Vec::new();
@@ -131,7 +140,12 @@ fn blocks(page: &Path) -> Vec<Block> {
                     j -= 1;
                 }
                 let comment = lines[j..start].join("\n");
-                let inner = comment.split("<!--").nth(1)?.split("-->").next()?.to_string();
+                let inner = comment
+                    .split("<!--")
+                    .nth(1)?
+                    .split("-->")
+                    .next()?
+                    .to_string();
                 parse_marker(&inner)
             })
             .flatten();
@@ -227,6 +241,41 @@ struct Sandbox {
     dir: tempfile::TempDir,
     bin: PathBuf,
     children: Vec<Child>,
+    /// A block that drives desktop apps gets an X server and a session bus of its own, so
+    /// the accessibility bus it starts (whose socket is named by the display number) is its
+    /// own, and no other test's can replace or remove it.
+    desktop: Option<(automation_testkit::xvfb::Killed, String, Bus)>,
+}
+
+/// A private session bus: its address, and the daemon ended on drop.
+struct Bus {
+    address: String,
+    pid: i32,
+}
+
+impl Drop for Bus {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-s", "TERM", "--", &self.pid.to_string()])
+            .status();
+    }
+}
+
+fn session_bus() -> Bus {
+    let out = Command::new("dbus-daemon")
+        .args(["--session", "--fork", "--print-address=1", "--print-pid=1"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let address = lines.next().unwrap_or_default().trim().to_string();
+    let pid = lines.next().unwrap_or_default().trim().parse().unwrap();
+    assert!(
+        !address.is_empty(),
+        "dbus-daemon printed no address: {text}"
+    );
+    Bus { address, pid }
 }
 
 impl Sandbox {
@@ -240,7 +289,9 @@ impl Sandbox {
             let from = if files == "examples" {
                 repo().join("examples")
             } else {
-                repo().join("automation-cli/tests/fixtures/docs").join(files)
+                repo()
+                    .join("automation-cli/tests/fixtures/docs")
+                    .join(files)
             };
             let to = if files == "examples" {
                 dir.path().join("examples")
@@ -255,10 +306,20 @@ impl Sandbox {
                 .unwrap();
             assert!(status.success(), "copy {from:?}");
         }
+        let desktop = marker
+            .needs
+            .iter()
+            .any(|n| n == "atspi-apps")
+            .then(|| {
+                let (xvfb, display) = automation_testkit::xvfb::start_xvfb()?;
+                Some((xvfb, display, session_bus()))
+            })
+            .flatten();
         Sandbox {
             dir,
             bin,
             children: Vec::new(),
+            desktop,
         }
     }
 
@@ -280,7 +341,15 @@ impl Sandbox {
             self.bin.display(),
             std::env::var("PATH").unwrap_or_default()
         );
-        let child = Command::new("bash")
+        let mut cmd = Command::new("bash");
+        if let Some((_, display, bus)) = &self.desktop {
+            let runtime = self.dir.path().join(".run");
+            let _ = std::fs::create_dir(&runtime);
+            cmd.env("DISPLAY", display)
+                .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
+                .env("XDG_RUNTIME_DIR", runtime);
+        }
+        let child = cmd
             .args(["-c", command])
             .current_dir(self.cwd(marker))
             .env("PATH", path)
@@ -354,7 +423,11 @@ fn run_command(
     let (stdout, stderr) = (read(&out), read(&err));
     let both = format!("{stdout}{stderr}");
     match code {
-        None => return Err(format!("`{command}` did not end within {TIMEOUT:?}:\n{both}")),
+        None => {
+            return Err(format!(
+                "`{command}` did not end within {TIMEOUT:?}:\n{both}"
+            ));
+        }
         Some(c) if c != exit => {
             return Err(format!(
                 "`{command}` exited {c}, not {exit}:\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
@@ -378,8 +451,18 @@ fn run_server(
     command: &str,
     shown: Option<&str>,
 ) -> Result<String, String> {
-    let shown = shown.ok_or_else(|| format!("`{command}`: a server line shows no output"))?;
     let (i, out, err) = sb.spawn(marker, tag, command);
+    let Some(shown) = shown else {
+        // Nothing shown under it: it must be up (not ended) after a few seconds.
+        return match sb.wait(i, Duration::from_secs(3)) {
+            None => Ok(String::new()),
+            Some(code) => Err(format!(
+                "`{command}` ended ({code}) instead of serving:\n{}{}",
+                read(&out),
+                read(&err)
+            )),
+        };
+    };
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let both = format!("{}{}", read(&out), read(&err));
@@ -392,7 +475,9 @@ fn run_server(
             ));
         }
         if Instant::now() > deadline {
-            return Err(format!("`{command}` did not print `{shown}` in 60 s:\n{both}"));
+            return Err(format!(
+                "`{command}` did not print `{shown}` in 60 s:\n{both}"
+            ));
         }
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -535,7 +620,10 @@ fn every_example_block_runs_or_says_why_not() {
     );
     let (mut ran, mut illustrations, mut failures) = (0, Vec::new(), Vec::new());
     for block in &ours {
-        if only.as_ref().is_some_and(|o| !block.at.contains(o.as_str())) {
+        if only
+            .as_ref()
+            .is_some_and(|o| !block.at.contains(o.as_str()))
+        {
             continue;
         }
         let marker = block.marker.as_ref().unwrap();
@@ -574,7 +662,10 @@ fn commands_and_shown_output_are_told_apart() {
     assert_eq!(
         cmds,
         vec![
-            ("automation a \\\n  --b".to_string(), Some("shown".to_string())),
+            (
+                "automation a \\\n  --b".to_string(),
+                Some("shown".to_string())
+            ),
             ("automation c   # why".to_string(), None),
         ]
     );

@@ -152,7 +152,7 @@ fn hostile_input_gets_w3c_errors_and_the_server_keeps_serving() {
         started.elapsed()
     );
     // Typing into one session's field leaves the other's empty.
-    let name_a = find(&a, "name", "Name").1["value"][wd::ELEMENT]
+    let name_a = find(&a, "xpath", "//TextInput[@name='Name']").1["value"][wd::ELEMENT]
         .as_str()
         .unwrap()
         .to_string();
@@ -164,7 +164,7 @@ fn hostile_input_gets_w3c_errors_and_the_server_keeps_serving() {
         &[],
     );
     assert_eq!(status, 200);
-    let name_b = find(&b, "name", "Name").1["value"][wd::ELEMENT]
+    let name_b = find(&b, "xpath", "//TextInput[@name='Name']").1["value"][wd::ELEMENT]
         .as_str()
         .unwrap()
         .to_string();
@@ -303,7 +303,7 @@ fn a_long_value_is_whole_in_the_source_and_for_xpath() {
     let name = Session::element(&session.call(
         "POST",
         "/element",
-        json!({"using": "name", "value": "Name"}),
+        json!({"using": "xpath", "value": "//TextInput[@name='Name']"}),
     ));
     session.call(
         "POST",
@@ -323,5 +323,39 @@ fn a_long_value_is_whole_in_the_source_and_for_xpath() {
     assert_eq!(
         session.call("GET", &format!("/element/{name}/text"), Value::Null),
         json!(long)
+    );
+}
+
+/// docs/webdriver.md: a one-element find by `name` is the first node in document order — the
+/// same as `find_elements`' first and the XPath's first (issue 39: it was the field, while
+/// both lists began with its label).
+#[test]
+fn a_find_by_name_is_the_first_of_find_elements_and_of_the_xpath() {
+    let server = Server::start(&[]);
+    let session = Session::new(&server.addr(), json!({"automation:headless": true}));
+    let one = Session::element(&session.call(
+        "POST",
+        "/element",
+        json!({"using": "name", "value": "Name"}),
+    ));
+    let many = session.call(
+        "POST",
+        "/elements",
+        json!({"using": "name", "value": "Name"}),
+    );
+    let by_xpath = session.call(
+        "POST",
+        "/elements",
+        json!({"using": "xpath", "value": "//*[@name='Name']"}),
+    );
+    let firsts = |v: &Value| Session::element(&v.as_array().unwrap()[0]);
+    assert!(many.as_array().unwrap().len() >= 2, "{many}");
+    assert_eq!(one, firsts(&many), "{many}");
+    assert_eq!(one, firsts(&by_xpath), "{by_xpath}");
+    let name = session.call("GET", &format!("/element/{one}/name"), Value::Null);
+    assert_eq!(
+        name,
+        json!("Label"),
+        "the demo's label comes before its field"
     );
 }

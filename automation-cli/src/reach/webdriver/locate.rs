@@ -22,15 +22,16 @@ pub enum Locator {
 }
 
 /// The `find_node` selector a one-element find from the root may use instead of its XPath:
-/// `accessibility id`, `name` and `class name` (and their CSS forms) select the first node in
-/// document order with that author id, accessible name or role either way, and core answers
-/// without reading the whole tree. `None` for the rest.
+/// `accessibility id` and `class name` (and the id's CSS form) select the first node in
+/// document order with that author id or role either way, and core answers without reading
+/// the whole tree. `None` for the rest — `name` too: core's label match leaves out a `Label`
+/// that names a matching field, which the page source's `name` attribute keeps, so the first
+/// by one would not be the first by the other.
 pub fn as_selector(body: &Value) -> Option<Map<String, Value>> {
     let using = body.get("using")?.as_str()?;
     let value = body.get("value")?.as_str()?;
     let (field, v) = match using {
         "accessibility id" | "id" => ("author_id", value.to_string()),
-        "name" => ("label", value.to_string()),
         "class name" | "tag name" => ("role", value.trim().to_string()),
         "css selector" => match css(value, false).ok()? {
             Locator::XPath(x) => {
@@ -41,7 +42,6 @@ pub fn as_selector(body: &Value) -> Option<Map<String, Value>> {
                 let v = lit.strip_prefix('"')?.strip_suffix('"')?;
                 match attr {
                     "accessibility-id" => ("author_id", v.to_string()),
-                    "name" => ("label", v.to_string()),
                     _ => return None,
                 }
             }
@@ -242,10 +242,9 @@ mod tests {
         let sel = |using: &str, value: &str| {
             as_selector(&json!({"using": using, "value": value})).map(Value::Object)
         };
-        assert_eq!(
-            sel("css selector", r#"[name="Save"]"#),
-            Some(json!({"label": "Save"}))
-        );
+        // By name goes through the page source, as find_elements and XPath do.
+        assert_eq!(sel("css selector", r#"[name="Save"]"#), None);
+        assert_eq!(sel("name", "Save"), None);
         assert_eq!(
             sel("accessibility id", "zoom"),
             Some(json!({"author_id": "zoom"}))
