@@ -49,6 +49,9 @@ pub struct RunOptions {
     pub timeout: Option<Duration>,
     /// `assert_screenshot` replaces a differing baseline (`--update-snapshots`).
     pub update_snapshots: bool,
+    /// Every flow's inputs (`--inputs`): over a steps flow's defaults; a script's
+    /// `AUTOMATION_INPUTS`.
+    pub inputs: serde_json::Map<String, serde_json::Value>,
 }
 
 const FLOW_EXTS: &[&str] = &["ts", "mts", "js", "mjs", "json", "yaml", "yml"];
@@ -419,6 +422,7 @@ fn run_one(
     let flow = match flow::from_file(path) {
         Ok(mut f) => {
             f.timeout = opts.timeout;
+            f.inputs = opts.inputs.clone();
             f.snapshots = Some(crate::tools::Snapshots::beside(path, opts.update_snapshots));
             f.evidence = outputs.report.is_some();
             f
