@@ -269,7 +269,7 @@ pub fn run(opts: &RunOptions) -> u8 {
         say(&format!("error: {e}"));
         return 2;
     }
-    if let Some(root) = opts.records.as_deref().filter(|_| records::enabled())
+    if let Some(root) = opts.records.as_deref()
         && let Err(e) = crate::files::dirs::private_root(root)
     {
         say(&format!("error: --records: {e}; {}", e.hint()));
@@ -291,11 +291,11 @@ pub fn run(opts: &RunOptions) -> u8 {
             all.len()
         ));
     }
-    let records_root = if records::enabled() {
-        opts.records.clone().or_else(records::default_root)
-    } else {
-        None
-    };
+    // An explicit --records wins; AUTOMATION_RECORDS=off only turns off the default place.
+    let records_root = opts
+        .records
+        .clone()
+        .or_else(|| records::enabled().then(records::default_root).flatten());
     let report = match opts.report.as_deref().map(ReportDir::prepare).transpose() {
         Ok(dir) => dir.map(|d| (d, Flows::default())),
         Err(e) => {
@@ -396,11 +396,13 @@ fn run_one(
     let name = path.display().to_string();
     let say = |text: &str| say_as(prefix, text);
     say(&format!("run {name} ({execution_id})"));
+    let shots = super::events::LastImage::default();
     let display = if prefix.is_empty() {
         DisplaySink::new(tty)
     } else {
         DisplaySink::prefixed(prefix)
-    };
+    }
+    .with_shots(shots.clone());
     let mut sinks = Fanout::new().with(Box::new(display));
     // The JUnit suite is built only when it is written.
     if opts.junit.is_some() {
@@ -411,7 +413,7 @@ fn run_one(
     }
     let mut records_dir = None;
     if let Some(root) = outputs.records_root.as_deref() {
-        match RecordsSink::create(root, &execution_id) {
+        match RecordsSink::create(root, &execution_id).map(|r| r.with_shots(shots)) {
             Ok(r) => {
                 records_dir = Some(r.dir().to_path_buf());
                 sinks.push(Box::new(r));
