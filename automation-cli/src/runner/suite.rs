@@ -476,14 +476,8 @@ fn run_one(
         // whole error is in the JUnit and the records' run.json.
         let shown = report.steps.iter().any(|s| s.status == StepStatus::Failed);
         if let Some(e) = &report.error {
-            if !shown {
-                text.push_str(&format!("\n  {}", one_line(e)));
-            }
-            if let Some(at) = super::report::where_line(e) {
-                text.push_str(&format!("\n  at {at}"));
-            }
-            if let Some(candidates) = super::report::candidates_line(e) {
-                text.push_str(&format!("\n  {candidates}"));
+            for line in super::report::failure_lines(e, &name, shown) {
+                text.push_str(&format!("\n  {line}"));
             }
         }
         say(&text);
