@@ -55,6 +55,8 @@ struct State {
 pub struct ExitWatch {
     state: Mutex<State>,
     changed: Condvar,
+    /// Its owner ended it (the end of a run, a session): that exit is no news.
+    ended_by_owner: std::sync::atomic::AtomicBool,
 }
 
 impl ExitWatch {
@@ -78,6 +80,19 @@ impl ExitWatch {
         // owner reaps the child.
         drop(spawned);
         watch
+    }
+
+    /// Notes that the owner is ending the app (before it signals it), so that exit is not
+    /// reported as the app's own.
+    pub fn ending_by_owner(&self) {
+        self.ended_by_owner
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether the owner ended the app ([`Self::ending_by_owner`]) rather than it exiting.
+    pub fn ended_by_owner(&self) -> bool {
+        self.ended_by_owner
+            .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Records the exit status (the first one recorded stands).

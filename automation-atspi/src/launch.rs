@@ -70,6 +70,7 @@ impl Launched {
     /// with the display) and the display.
     pub fn stop(&mut self) {
         if self.exited().is_none() {
+            self.exit.ending_by_owner();
             let own_group = self.display.as_ref().is_none_or(|d| d.pgid != self.pgid);
             if own_group && self.pgid > 0 {
                 kill_group(self.pgid, Duration::from_secs(2));

@@ -117,6 +117,7 @@ where
             jobs,
             timeout,
             update_snapshots,
+            inputs,
             flows,
         }) => {
             let (mode, wait) = match verb_mode(&cli.target, "run", &target) {
@@ -134,6 +135,7 @@ where
                 jobs: usize::from(jobs),
                 timeout,
                 update_snapshots: update_snapshots || cli.update_snapshots,
+                inputs: inputs.unwrap_or_default(),
             })
         }
     };

@@ -6,8 +6,8 @@
 //! verb ends: the app is ended, then Xvfb and both buses, and the private directory removed.
 //! The app's output goes to our stderr line by line (stdout is the MCP channel), its last
 //! few KiB kept for the reply of an op whose effect is the app exiting, and its exit is
-//! logged as `automation: the app exited: <status>`. A SIGTERM, SIGINT or SIGHUP
-//! ends them the same way ([`automation_atspi::cleanup`]), then the process dies by it; and
+//! logged as `automation: the app exited: <status>` (not when we ended it ourselves). A
+//! SIGTERM, SIGINT or SIGHUP ends them the same way ([`automation_atspi::cleanup`]), then the process dies by it; and
 //! every process group and directory the launch makes is also given to the
 //! [`watchdog`](crate::watchdog) the moment it exists, so a SIGKILL ends them too.
 
@@ -50,7 +50,8 @@ fn factory(target: AtspiTarget) -> BackendFactory {
     })
 }
 
-/// Logs the app's exit once, when it happens.
+/// Logs the app's exit once, when it happens, unless we ended it (the end of a run or a
+/// session is no news; an app that died is).
 fn watch_exit(exit: Arc<ExitWatch>) {
     let _ = std::thread::Builder::new()
         .name("automation-app-exit-log".into())
@@ -58,6 +59,9 @@ fn watch_exit(exit: Arc<ExitWatch>) {
             let status = exit.wait_forever();
             // After the last of its output (still in the pipes at the exit) is copied.
             let _ = exit.app_exit(automation_atspi::target::OUTPUT_GRACE);
+            if exit.ended_by_owner() {
+                return;
+            }
             let _ = writeln!(
                 std::io::stderr().lock(),
                 "automation: the app exited: {status}"

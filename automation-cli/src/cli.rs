@@ -405,7 +405,7 @@ pub enum Verb {
         #[arg(long, value_name = "FILE")]
         junit: Option<PathBuf>,
         /// Write per-step records under DIR [default: the user's data dir,
-        /// automation/executions; AUTOMATION_RECORDS=off turns them off].
+        /// automation/executions; AUTOMATION_RECORDS=off turns the default off, not this flag].
         #[arg(long, value_name = "DIR")]
         records: Option<PathBuf>,
         /// Write an HTML report of the run here (`DIR/index.html`, screenshots in `DIR/img`;
@@ -427,6 +427,10 @@ pub enum Verb {
         /// `<file>-snapshots/` directory (also AUTOMATION_UPDATE_SNAPSHOTS=1).
         #[arg(long)]
         update_snapshots: bool,
+        /// The flows' inputs: a JSON object, or @FILE holding one. Steps flows get them over
+        /// their declared defaults; scripts read them from $AUTOMATION_INPUTS.
+        #[arg(long, value_name = "JSON|@FILE", value_parser = crate::runner::flow::parse_inputs_arg)]
+        inputs: Option<serde_json::Map<String, serde_json::Value>>,
         /// Flow files or directories of them.
         #[arg(value_name = "FLOW", required = true)]
         flows: Vec<PathBuf>,

@@ -31,6 +31,9 @@ fn run(flow: &Path, args: &[&str]) -> Output {
         .current_dir(flow.parent().unwrap())
         .env("AUTOMATION_RECORDS", "off")
         .env_remove("AUTOMATION_UPDATE_SNAPSHOTS")
+        // These first runs create their baselines; on CI a missing one fails instead
+        // (tests/first_hour.rs).
+        .env_remove("CI")
         .stdin(Stdio::null())
         .output()
         .unwrap()
@@ -247,8 +250,12 @@ fn demo_baselines_match_then_a_change_fails_with_a_diff_of_just_that() {
 fn mcp_assert_screenshot_keeps_baselines_in_the_snapshots_dir() {
     let dir = tempfile::tempdir().unwrap();
     let snaps = dir.path().join("shots");
-    let mut server =
-        common::Server::start_with(&["--headless", "--snapshots", snaps.to_str().unwrap()]);
+    // Not CI (an empty CI is none): the first call creates the baseline.
+    let mut server = common::Server::start_env(
+        &["--headless", "--snapshots", snaps.to_str().unwrap()],
+        &std::env::temp_dir(),
+        &[("CI", "")],
+    );
     let listed = server.call(
         1,
         "assert_screenshot",

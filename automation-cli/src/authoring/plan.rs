@@ -13,7 +13,8 @@
 //!   never acted on, it is exploration. `find_node` becomes such a check when its match is
 //!   acted on later. `no_expect` turns either off per call;
 //! - other reads (`snapshot_tree`, `list_windows`, …) are exploration;
-//! - a typed text (`type_text`, a text `set_value`) becomes an input with that default.
+//! - a typed text (`type_text`, a text `set_value`) becomes an input with that default, and a
+//!   later check whose `value` is that text checks the input instead.
 
 use automation_core::ops::FieldValue;
 use automation_core::{Access, NodeTarget, Op, Selector};
@@ -199,6 +200,20 @@ fn check_of(node: &Selector, read: Option<&Map<String, Value>>) -> Map<String, V
     args
 }
 
+/// The input a check's `value` repeats (its default, typed earlier), as (`value`, name).
+fn checked_input(
+    check: bool,
+    args: &Map<String, Value>,
+    inputs: &[(String, String)],
+) -> Option<(String, String)> {
+    let value = args
+        .get("value")
+        .and_then(Value::as_str)
+        .filter(|_| check)?;
+    let (name, _) = inputs.iter().find(|(_, default)| default == value)?;
+    Some(("value".into(), name.clone()))
+}
+
 /// Plans a test from `entries` (oldest first).
 pub fn plan<'a>(entries: impl IntoIterator<Item = &'a Entry>, range: &Range) -> Plan {
     let all: Vec<&Entry> = entries
@@ -324,6 +339,9 @@ pub fn plan<'a>(entries: impl IntoIterator<Item = &'a Entry>, range: &Range) -> 
             };
             (field.to_string(), name)
         });
+        // A check of the text typed earlier follows the input: run with other inputs, the
+        // test checks what it typed, not the session's value.
+        let input = input.or_else(|| checked_input(check, &args, &out.inputs));
         // Reading the same thing twice checks it once.
         if check
             && let Some((last, _, _)) = calls.last()

@@ -148,6 +148,26 @@ impl Sink for Fanout {
     }
 }
 
+/// Where the records last wrote a call's image, shared with the live display (which shows
+/// a screenshot event without a path as the file it became). Set for every call with an
+/// image: `None` when that one was not written.
+#[derive(Debug, Default, Clone)]
+pub struct LastImage(Arc<std::sync::Mutex<Option<String>>>);
+
+impl LastImage {
+    /// Notes where the last image went (`None`: nowhere).
+    pub fn set(&self, path: Option<String>) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = path;
+        }
+    }
+
+    /// Where the last image went, once.
+    pub fn take(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|mut slot| slot.take())
+    }
+}
+
 /// Keeps every item (tests, and the steps report's logs).
 #[derive(Debug, Default, Clone)]
 pub struct Collect {

@@ -461,6 +461,44 @@ pub fn from_owned_arguments(mut args: Map<String, Value>) -> Result<Flow, Value>
     Ok(flow)
 }
 
+/// The largest `--inputs @FILE` read (inputs are names and values, not data sets).
+pub const MAX_INPUTS_BYTES: u64 = 1024 * 1024;
+
+/// `automation run --inputs JSON|@FILE`: a JSON object, inline or read from the file after
+/// `@`. The error names what was given and the form expected (clap adds the flag and value).
+pub fn parse_inputs_arg(value: &str) -> Result<Map<String, Value>, String> {
+    const FORM: &str =
+        "pass a JSON object, e.g. --inputs '{\"name\": \"Bob\"}', or @PATH to a file holding one";
+    let (text, from) = match value.strip_prefix('@') {
+        Some(path) => {
+            let text = crate::files::read_text(Path::new(path), MAX_INPUTS_BYTES)
+                .map_err(|e| format!("cannot read the inputs file: {e}; {FORM}"))?;
+            (text, format!(" in {path}"))
+        }
+        None => (value.to_string(), String::new()),
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(other) => Err(format!(
+            "the inputs{from} are {}, not a JSON object; {FORM}",
+            json_kind(&other)
+        )),
+        Err(e) => Err(format!("the inputs{from} are not valid JSON ({e}); {FORM}")),
+    }
+}
+
+/// What kind of JSON value `v` is, for an error.
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// The input values a run sees: each declared default, overridden by what was passed.
 pub fn resolve_inputs(
     declared: &Map<String, Value>,

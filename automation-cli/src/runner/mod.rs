@@ -1,8 +1,9 @@
 //! The runner: a flow (a TypeScript/JavaScript script, or JSON/YAML steps) run against the
 //! caller's session, watched live through sinks on one event stream.
 //!
-//! - [`flow`]: what runs (files, `execute_sequence` arguments, inputs).
-//! - [`steps`]: the steps engine (conditions, `{{expr}}`, retries, fallbacks); [`template`]
+//! - [`flow`]: what runs (files, `execute_sequence` arguments, inputs, `--inputs`).
+//! - [`steps`]: the steps engine (conditions, `{{expr}}`, retries, fallbacks); [`notes`]: what
+//!   it says beside the steps (a bad `if`, a baseline written); [`template`]
 //!   substitutes arguments; [`router`] sends each call where a direct MCP call goes;
 //!   [`on_target`] runs the engine on the target thread, its stream back to the sinks.
 //! - [`script`]: the TypeScript gate and the node child on a private bridge endpoint
@@ -23,6 +24,7 @@ pub mod child;
 pub mod events;
 pub mod evidence;
 pub mod flow;
+pub mod notes;
 pub mod on_target;
 pub mod partition;
 pub mod poll;

@@ -188,3 +188,51 @@ pub fn where_line(error: &Value) -> Option<String> {
     }
     Some(at)
 }
+
+/// What a person needs under a failed flow's verdict, one line each: the error (its code or
+/// type, and message) unless it was `shown` already, where (`at file:line:col: source`; an
+/// error placed in the flow's source with no file, the TypeScript gate's, is in `flow`), the
+/// field and value it is about (what it expected is in its message), the candidates, and the
+/// fix.
+pub fn failure_lines(error: &Value, flow: &str, shown: bool) -> Vec<String> {
+    let text = |k: &str| error.get(k).and_then(Value::as_str).map(str::trim);
+    let mut lines = Vec::new();
+    if !shown {
+        let message = text("message").unwrap_or("the run failed");
+        lines.push(match text("code").or(text("error_type")) {
+            Some(kind) => format!("{kind}: {message}"),
+            None => message.to_string(),
+        });
+    }
+    let gate = error
+        .get("location")
+        .is_some_and(|l| l.get("file").is_none())
+        && error.get("field").is_none()
+        && error.get("code").is_none();
+    let at = if gate {
+        let mut placed = error.clone();
+        if let Some(Value::Object(loc)) = placed.get_mut("location") {
+            loc.insert("file".into(), Value::from(flow));
+        }
+        where_line(&placed)
+    } else {
+        where_line(error)
+    };
+    if let Some(at) = at {
+        lines.push(format!("at {at}"));
+    }
+    if let (Some(field), Some(value)) =
+        (text("field"), error.get("condition").or(error.get("value")))
+    {
+        lines.push(format!("field: {field} = {value}"));
+    }
+    let candidates = candidates_line(error);
+    let has_candidates = candidates.is_some();
+    lines.extend(candidates);
+    // `fix` is the transpiler's and the condition language's; `hint` the kit's (the
+    // candidates line carries it when there is one).
+    if let Some(fix) = text("fix").or(text("hint").filter(|_| !has_candidates)) {
+        lines.push(format!("fix: {fix}"));
+    }
+    lines
+}

@@ -37,7 +37,7 @@ use super::report::{RunReport, runner_error};
 use super::runtime;
 use super::sourcemap::{self, Mapped};
 use super::step_events::StepEvents;
-use super::verdict;
+use super::verdict::{self, Places};
 use crate::backend::{Backend, TargetHandle, serve_caught};
 use crate::files::dirs::RunDir;
 use crate::tools::Snapshots;
@@ -231,7 +231,14 @@ pub fn run(
     if let Some(s) = child.stderr.take() {
         readers.push(child::read_lines(s, true, out_tx));
     }
-    let mut state = State::default();
+    let mut state = State {
+        places: Some(Places {
+            entry: &entry,
+            mapped: &mapped,
+            script,
+        }),
+        ..State::default()
+    };
     let mut ended: Option<Value> = None;
     let status = loop {
         // Woken by the child's output, or every POLL to look at the rest (a child that
@@ -341,7 +348,9 @@ fn entry_file(
 
 /// What the stream told us so far.
 #[derive(Default)]
-struct State {
+struct State<'a> {
+    /// Where the script's positions point (none before its file is written).
+    places: Option<Places<'a>>,
     steps: StepEvents,
     crash: Option<Value>,
     stderr_tail: Vec<String>,
@@ -429,7 +438,7 @@ fn write_marker(f: &mut std::fs::File, n: u64) -> bool {
     f.write_all(line.as_bytes()).is_ok()
 }
 
-impl State {
+impl State<'_> {
     /// The run's error when it went over a budget.
     fn over_budget(&self) -> Option<Value> {
         if self.items > MAX_EVENTS {
@@ -483,6 +492,8 @@ impl State {
             call.step_id = self.step_id();
             if call.is_error {
                 self.steps.op_failed(call.result.clone());
+            } else if call.tool == crate::tools::ASSERT_SCREENSHOT {
+                super::notes::baseline_note(&call.result, sink);
             }
             self.coalesce.push(call, at, sink);
         }
@@ -490,6 +501,58 @@ impl State {
 
     fn step_id(&self) -> String {
         self.steps.current().unwrap_or("script").to_string()
+    }
+
+    /// An event with the script's positions in it pointing into the submitted source: a
+    /// step's error (the kit's error as JSON, or text) and a log message.
+    fn placed(&self, kind: EventKind) -> EventKind {
+        let Some(places) = self.places else {
+            return kind;
+        };
+        match kind {
+            EventKind::StepFailed {
+                step_id,
+                step_name,
+                error: Some(text),
+                duration,
+            } => {
+                let error = match serde_json::from_str::<Value>(&text) {
+                    Ok(Value::Object(mut m)) => {
+                        if places.error(&mut m) {
+                            Value::Object(m).to_string()
+                        } else {
+                            text
+                        }
+                    }
+                    Ok(_) => text,
+                    Err(_) => places.text(&text),
+                };
+                EventKind::StepFailed {
+                    step_id,
+                    step_name,
+                    error: Some(error),
+                    duration,
+                }
+            }
+            EventKind::Log {
+                level,
+                message,
+                data,
+            } => EventKind::Log {
+                level,
+                message: places.text(&message),
+                data,
+            },
+            other => other,
+        }
+    }
+
+    /// A line of text with the script's positions pointing into the submitted source.
+    fn placed_text(&self, text: String) -> String {
+        match self.places {
+            Some(places) => places.text(&text),
+            None => text,
+        }
     }
 
     fn see(&mut self, kind: &EventKind) {
@@ -551,15 +614,19 @@ fn drain_pipe(
                     // A poll does not run across a step's boundary.
                     state.coalesce.flush(sink);
                 }
-                state.see(&e.kind);
+                let kind = state.placed(e.kind);
+                state.see(&kind);
                 // The crash report becomes the run's error (and its step's, already sent as
                 // step_failed): passed on, it would be the same failure shown twice.
-                if is_crash(&e.kind) {
+                if is_crash(&kind) {
                     continue;
                 }
-                sink.event(&RunEvent::Event(e.kind));
+                sink.event(&RunEvent::Event(kind));
             }
-            PipeItem::Log(record) => sink.event(&RunEvent::Log(record)),
+            PipeItem::Log(mut record) => {
+                record.message = state.placed_text(record.message);
+                sink.event(&RunEvent::Log(record));
+            }
         }
     }
 }
@@ -587,7 +654,8 @@ fn output_line((stderr, line): Line, sink: &mut dyn Sink, state: &mut State) {
         } else {
             LogLevel::Info
         },
-        message: line,
+        // The tail above keeps the raw frames: the verdict maps them itself.
+        message: state.placed_text(line),
         data: None,
         timestamp: None,
         source: LogSource::EventChannel,

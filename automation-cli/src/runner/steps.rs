@@ -20,6 +20,7 @@ use serde_json::{Map, Value, json};
 use super::budget::{self, Deadline, MAX_STEP_RUNS, MAX_TRIES};
 use super::events::{CallRecord, RunEvent, Sink};
 use super::flow::{Sequence, Step, resolve_inputs};
+use super::notes;
 use super::report::{RunReport, StepReport, StepStatus};
 use super::router::Router;
 use super::template::substitute_map;
@@ -138,8 +139,13 @@ pub fn run(
         let id = step.report_id(index);
         let name = step.name.clone().unwrap_or_else(|| default_name(step));
         if let Some(cond) = &step.condition {
-            match Expr::parse(cond) {
-                Ok(expr) if !expr.evaluate(&vars) => {
+            let parsed = Expr::parse(cond).map(|expr| {
+                let out = expr.evaluate_with_warnings(&vars);
+                notes::missing_in_condition(&id, cond, &out.warnings, sink);
+                out.value
+            });
+            match parsed {
+                Ok(false) => {
                     set(&mut vars, format!("{id}_status"), json!("skipped"));
                     report
                         .steps
@@ -150,12 +156,7 @@ pub fn run(
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    let mut err = e.to_json();
-                    if let Value::Object(m) = &mut err {
-                        m.insert("code".into(), json!("BAD_REQUEST"));
-                        m.insert("field".into(), json!(format!("steps[{index}].if")));
-                        m.insert("condition".into(), json!(cond));
-                    }
+                    let err = notes::condition_error(&e, &id, index, cond);
                     started(sink, &id, &name, index, total);
                     let outcome = Failure {
                         error: err,
@@ -210,6 +211,9 @@ pub fn run(
         }
         match result {
             Ok((value, attempts, duration)) => {
+                if step.tool == crate::tools::ASSERT_SCREENSHOT {
+                    notes::baseline_note(&value, sink);
+                }
                 set(&mut vars, format!("{id}_result"), value);
                 set(&mut vars, format!("{id}_status"), json!("success"));
                 sink.event(&RunEvent::Event(EventKind::StepCompleted {

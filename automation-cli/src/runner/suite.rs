@@ -49,6 +49,9 @@ pub struct RunOptions {
     pub timeout: Option<Duration>,
     /// `assert_screenshot` replaces a differing baseline (`--update-snapshots`).
     pub update_snapshots: bool,
+    /// Every flow's inputs (`--inputs`): over a steps flow's defaults; a script's
+    /// `AUTOMATION_INPUTS`.
+    pub inputs: serde_json::Map<String, serde_json::Value>,
 }
 
 const FLOW_EXTS: &[&str] = &["ts", "mts", "js", "mjs", "json", "yaml", "yml"];
@@ -266,7 +269,7 @@ pub fn run(opts: &RunOptions) -> u8 {
         say(&format!("error: {e}"));
         return 2;
     }
-    if let Some(root) = opts.records.as_deref().filter(|_| records::enabled())
+    if let Some(root) = opts.records.as_deref()
         && let Err(e) = crate::files::dirs::private_root(root)
     {
         say(&format!("error: --records: {e}; {}", e.hint()));
@@ -288,11 +291,11 @@ pub fn run(opts: &RunOptions) -> u8 {
             all.len()
         ));
     }
-    let records_root = if records::enabled() {
-        opts.records.clone().or_else(records::default_root)
-    } else {
-        None
-    };
+    // An explicit --records wins; AUTOMATION_RECORDS=off only turns off the default place.
+    let records_root = opts
+        .records
+        .clone()
+        .or_else(|| records::enabled().then(records::default_root).flatten());
     let report = match opts.report.as_deref().map(ReportDir::prepare).transpose() {
         Ok(dir) => dir.map(|d| (d, Flows::default())),
         Err(e) => {
@@ -393,11 +396,13 @@ fn run_one(
     let name = path.display().to_string();
     let say = |text: &str| say_as(prefix, text);
     say(&format!("run {name} ({execution_id})"));
+    let shots = super::events::LastImage::default();
     let display = if prefix.is_empty() {
         DisplaySink::new(tty)
     } else {
         DisplaySink::prefixed(prefix)
-    };
+    }
+    .with_shots(shots.clone());
     let mut sinks = Fanout::new().with(Box::new(display));
     // The JUnit suite is built only when it is written.
     if opts.junit.is_some() {
@@ -408,7 +413,7 @@ fn run_one(
     }
     let mut records_dir = None;
     if let Some(root) = outputs.records_root.as_deref() {
-        match RecordsSink::create(root, &execution_id) {
+        match RecordsSink::create(root, &execution_id).map(|r| r.with_shots(shots)) {
             Ok(r) => {
                 records_dir = Some(r.dir().to_path_buf());
                 sinks.push(Box::new(r));
@@ -419,6 +424,7 @@ fn run_one(
     let flow = match flow::from_file(path) {
         Ok(mut f) => {
             f.timeout = opts.timeout;
+            f.inputs = opts.inputs.clone();
             f.snapshots = Some(crate::tools::Snapshots::beside(path, opts.update_snapshots));
             f.evidence = outputs.report.is_some();
             f
@@ -470,14 +476,8 @@ fn run_one(
         // whole error is in the JUnit and the records' run.json.
         let shown = report.steps.iter().any(|s| s.status == StepStatus::Failed);
         if let Some(e) = &report.error {
-            if !shown {
-                text.push_str(&format!("\n  {}", one_line(e)));
-            }
-            if let Some(at) = super::report::where_line(e) {
-                text.push_str(&format!("\n  at {at}"));
-            }
-            if let Some(candidates) = super::report::candidates_line(e) {
-                text.push_str(&format!("\n  {candidates}"));
+            for line in super::report::failure_lines(e, &name, shown) {
+                text.push_str(&format!("\n  {line}"));
             }
         }
         say(&text);

@@ -40,6 +40,87 @@ fn entry_frame(loc: &Value, entry: &Path, mapped: &Mapped) -> Option<(u32, u32)>
     mapped.original(line, column)
 }
 
+/// Where the script's own positions are: the file node ran (`entry`, in the run's private
+/// directory) and its map back to the submitted source. Whatever the run passes on (a step's
+/// error, a log line, the child's output) points into the user's file, never the temp copy.
+#[derive(Clone, Copy)]
+pub(super) struct Places<'a> {
+    pub entry: &'a Path,
+    pub mapped: &'a Mapped,
+    pub script: &'a Script,
+}
+
+impl Places<'_> {
+    /// An error's `location` in the entry file, made the submitted file's (with its
+    /// `error_line`); `false` when it was elsewhere (a module it imports) or absent.
+    pub fn error(&self, e: &mut serde_json::Map<String, Value>) -> bool {
+        let Some((line, column)) = e
+            .get("location")
+            .and_then(|loc| entry_frame(loc, self.entry, self.mapped))
+        else {
+            return false;
+        };
+        e.insert(
+            "location".into(),
+            json!({"file": self.script.file_name, "line": line, "column": column}),
+        );
+        let source = self
+            .script
+            .source
+            .lines()
+            .nth(line.saturating_sub(1) as usize)
+            .unwrap_or_default();
+        e.insert("error_line".into(), json!(source));
+        true
+    }
+
+    /// `text` with every `…<entry>:L:C` (a stack frame, `file://` or not) made
+    /// `<file>:l:c` in the submitted source.
+    pub fn text(&self, text: &str) -> String {
+        let plain = self.entry.display().to_string();
+        if plain.is_empty() || !text.contains(&plain) {
+            return text.to_string();
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find(&plain) {
+            let head = &rest[..at];
+            let head = head.strip_suffix("file://").unwrap_or(head);
+            out.push_str(head);
+            let after = &rest[at + plain.len()..];
+            let (line, column, len) = line_column(after);
+            // A frame without a column is placed at its line's start.
+            let mapped = line.and_then(|l| self.mapped.original(l, column.unwrap_or(1)));
+            out.push_str(&self.script.file_name);
+            match mapped {
+                Some((l, c)) if column.is_some() => out.push_str(&format!(":{l}:{c}")),
+                Some((l, _)) => out.push_str(&format!(":{l}")),
+                // Not placed: the generated numbers would name the wrong line, so none.
+                None => {}
+            }
+            rest = &after[len..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// `:L:C` (or `:L`) at the start of `s`: the numbers, and how many bytes they took.
+fn line_column(s: &str) -> (Option<u32>, Option<u32>, usize) {
+    let number = |s: &str| -> Option<(u32, usize)> {
+        let digits = s.strip_prefix(':')?;
+        let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+        Some((digits[..n].parse().ok()?, n + 1))
+    };
+    let Some((line, a)) = number(s) else {
+        return (None, None, 0);
+    };
+    match number(&s[a..]) {
+        Some((column, b)) => (Some(line), Some(column), a + b),
+        None => (Some(line), None, a),
+    }
+}
+
 /// A stack frame `…<path>:L:C` of the entry file, mapped to the submitted source.
 fn locate(text: &str, entry: &Path, mapped: &Mapped) -> Option<(u32, u32)> {
     let plain = entry.display().to_string();

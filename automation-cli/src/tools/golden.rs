@@ -31,6 +31,10 @@ pub const UPDATE_ENV: &str = "AUTOMATION_UPDATE_SNAPSHOTS";
 /// Largest baseline read: 64 MiB (a 4K RGBA frame compresses far below that).
 const MAX_BASELINE_BYTES: u64 = 64 * 1024 * 1024;
 
+/// The environment variable CI services set: when it is on ([`ci_from_env`]) a missing
+/// baseline fails instead of being created.
+pub const CI_ENV: &str = "CI";
+
 /// Where a front door keeps baselines, and whether a check may replace them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshots {
@@ -38,18 +42,24 @@ pub struct Snapshots {
     pub dir: PathBuf,
     /// When a check may write a baseline.
     pub update: Update,
+    /// A missing baseline fails rather than being created: on CI a baseline made there
+    /// would vanish with the machine, and the check would pass against nothing.
+    pub refuse_missing: bool,
 }
 
 impl Snapshots {
-    /// Baselines in `dir`, updated when `update` or [`UPDATE_ENV`] says so.
+    /// Baselines in `dir`, updated when `update` or [`UPDATE_ENV`] says so; on CI
+    /// ([`ci_from_env`]) a missing one fails unless updating.
     pub fn new(dir: impl Into<PathBuf>, update: bool) -> Self {
+        let updating = update || update_from_env();
         Self {
             dir: dir.into(),
-            update: if update || update_from_env() {
+            update: if updating {
                 Update::Differing
             } else {
                 Update::Missing
             },
+            refuse_missing: !updating && ci_from_env(),
         }
     }
 
@@ -62,6 +72,27 @@ impl Snapshots {
         name.push("-snapshots");
         Self::new(flow_file.with_file_name(name), update)
     }
+}
+
+/// Whether [`CI_ENV`] says this is CI: set, not empty, and not `false` or `0`.
+pub fn ci_from_env() -> bool {
+    std::env::var(CI_ENV).is_ok_and(|v| {
+        let v = v.trim();
+        !(v.is_empty() || v == "0" || v.eq_ignore_ascii_case("false"))
+    })
+}
+
+/// What a passing check wrote, for a person: `created <baseline>` or `updated <baseline>`;
+/// `None` when it only compared. `result` is the check's reply.
+pub fn written_note(result: &Value) -> Option<String> {
+    let word = match result.get("result")?.as_str()? {
+        "created" => "created",
+        "updated" | "resized" => "updated",
+        _ => return None,
+    };
+    let name = result.get("name").and_then(Value::as_str).unwrap_or("?");
+    let path = result.get("baseline")?.as_str()?;
+    Some(format!("{ASSERT_SCREENSHOT} {name:?}: {word} {path}"))
 }
 
 /// Whether [`UPDATE_ENV`] asks for updating.
@@ -184,6 +215,15 @@ pub fn assert_screenshot(
     let dir = &snapshots.dir;
     let baseline_path = dir.join(&names.baseline);
     let baseline = read_baseline(&baseline_path)?;
+    if baseline.is_none() && snapshots.refuse_missing {
+        return Err(missing_on_ci(
+            &args.name,
+            dir,
+            &baseline_path,
+            &dir.join(&names.actual),
+            &png,
+        ));
+    }
     let check = automation_golden::check(
         baseline.as_deref(),
         &image,
@@ -255,6 +295,33 @@ pub fn assert_screenshot(
         )),
         _ => Ok(Value::Object(data)),
     }
+}
+
+/// A missing baseline on CI: the capture is kept as `<name>.actual.png` (to download and
+/// inspect), and the error names the baseline and how to make it.
+fn missing_on_ci(name: &str, dir: &Path, baseline: &Path, actual: &Path, png: &[u8]) -> OpError {
+    let kept = ensure_dir(dir)
+        .and_then(|()| {
+            files::write_replacing(actual, png, REPORT_FILE)
+                .map_err(|e| file_error(e, "writing the capture"))
+        })
+        .map(|()| format!("; this run's capture is {}", shown(actual)))
+        .unwrap_or_default();
+    OpError::new(
+        ErrorCode::AssertionFailed,
+        format!(
+            "screenshot {name:?} has no baseline: {} does not exist, and {CI_ENV} is set, so it was not created{kept}",
+            shown(baseline)
+        ),
+    )
+    .with_hint(format!(
+        "create the baseline: run this flow once without {CI_ENV} (the first run writes it), or here with --update-snapshots (or {UPDATE_ENV}=1); then commit {}",
+        shown(baseline)
+    ))
+    .with_actual_expected(
+        json!({"baseline": null, "actual": shown(actual)}),
+        json!({"baseline": shown(baseline)}),
+    )
 }
 
 fn update_hint() -> String {
@@ -542,6 +609,7 @@ mod tests {
         let snaps = Snapshots {
             dir: dir.path().join("shots"),
             update: Update::Missing,
+            refuse_missing: false,
         };
         let mut screen = Screen {
             pixels: Rgba::filled(8, 4, [255, 255, 255, 255]),

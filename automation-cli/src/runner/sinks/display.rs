@@ -7,7 +7,7 @@ use std::io::Write;
 use automation_wire::events::{EventKind, LogRecord, LogSource};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::runner::events::{RunEvent, Sink};
+use crate::runner::events::{LastImage, RunEvent, Sink};
 use crate::runner::report::RunReport;
 
 /// Shows events as they come.
@@ -15,6 +15,10 @@ pub struct DisplaySink {
     bar: Option<ProgressBar>,
     /// Put before every line (`automation run --jobs N`: which flow a line belongs to).
     prefix: String,
+    /// The step whose end was shown last: the steps engine's progress after it repeats it.
+    last_end: Option<String>,
+    /// Where the records wrote the last image, for a screenshot event without a path.
+    shots: Option<LastImage>,
 }
 
 impl DisplaySink {
@@ -31,7 +35,16 @@ impl DisplaySink {
         Self {
             bar,
             prefix: String::new(),
+            last_end: None,
+            shots: None,
         }
+    }
+
+    /// A screenshot event with no path shows where the records wrote its image (`shots`),
+    /// or nothing when they did not.
+    pub fn with_shots(mut self, shots: LastImage) -> Self {
+        self.shots = Some(shots);
+        self
     }
 
     /// Plain lines, each starting with `prefix` (`automation run --jobs N`: the flow's name; no
@@ -40,6 +53,8 @@ impl DisplaySink {
         Self {
             bar: None,
             prefix: prefix.into(),
+            last_end: None,
+            shots: None,
         }
     }
 
@@ -113,6 +128,7 @@ impl DisplaySink {
                 } else {
                     format!("step passed: {step_name}{ms}")
                 });
+                self.last_end = Some(format!("✓ {step_name}"));
             }
             EventKind::StepFailed {
                 step_name, error, ..
@@ -126,6 +142,7 @@ impl DisplaySink {
                 } else {
                     format!("step failed: {step_name}{why}")
                 });
+                self.last_end = Some(format!("✗ {step_name}"));
             }
             EventKind::Progress {
                 current,
@@ -133,10 +150,16 @@ impl DisplaySink {
                 message,
             } => {
                 let msg = message.clone().unwrap_or_default();
+                // A line per event: the engine's progress after a step repeats the step's end,
+                // already a line of its own (the bar takes it: it moves the bar).
+                if self.bar.is_none() && self.last_end.as_deref() == Some(msg.as_str()) {
+                    return;
+                }
+                let (current, total) = (*current, *total);
                 match (&self.bar, total) {
-                    (Some(bar), Some(t)) if *t > 0.0 => {
-                        bar.set_length(*t as u64);
-                        bar.set_position(*current as u64);
+                    (Some(bar), Some(t)) if t > 0.0 => {
+                        bar.set_length(t as u64);
+                        bar.set_position(current as u64);
                         if let Ok(style) = ProgressStyle::with_template(
                             "{spinner} [{elapsed}] {bar:30} {pos}/{len} {msg}",
                         ) {
@@ -147,8 +170,12 @@ impl DisplaySink {
                         }
                     }
                     (Some(bar), _) => bar.set_message(msg),
-                    (None, Some(t)) => self.line(&format!("progress: {current}/{t} {msg}")),
-                    (None, None) => self.line(&format!("progress: {current} {msg}")),
+                    (None, Some(t)) => self.line(&format!(
+                        "progress: {}/{} {msg}",
+                        for_people(current),
+                        for_people(t)
+                    )),
+                    (None, None) => self.line(&format!("progress: {} {msg}", for_people(current))),
                 }
             }
             EventKind::Status { message, .. } => self.line(&format!("status: {message}")),
@@ -158,16 +185,25 @@ impl DisplaySink {
                 annotation,
                 ..
             } => {
-                let what = path.clone().or_else(|| {
-                    base64
-                        .as_ref()
-                        .map(|b| format!("{} bytes inline", b.len() / 4 * 3))
-                });
+                let written = || self.shots.as_ref().and_then(LastImage::take);
+                let what = path
+                    .clone()
+                    .filter(|p| !p.is_empty())
+                    .or_else(|| {
+                        base64
+                            .as_ref()
+                            .map(|b| format!("{} bytes inline", b.len() / 4 * 3))
+                    })
+                    .or_else(written);
+                // Not written anywhere: no line (an empty path tells nobody anything).
+                let Some(what) = what else {
+                    return;
+                };
                 let note = annotation
                     .as_deref()
                     .map(|a| format!(" — {a}"))
                     .unwrap_or_default();
-                self.line(&format!("screenshot: {}{note}", what.unwrap_or_default()));
+                self.line(&format!("screenshot: {what}{note}"));
             }
             EventKind::Data { key, value } => self.line(&format!("data: {key} = {value}")),
             EventKind::Log { level, message, .. } => {
@@ -201,6 +237,17 @@ impl Sink for DisplaySink {
     }
 }
 
+/// A progress number for a person: whole numbers as integers, others to one decimal
+/// (`2.3`, not `2.3333333333333335`).
+fn for_people(x: f64) -> String {
+    let tenths = (x * 10.0).round() / 10.0;
+    if tenths.fract() == 0.0 {
+        format!("{tenths:.0}")
+    } else {
+        format!("{tenths:.1}")
+    }
+}
+
 /// A step's error for a person: a kit error sent as JSON (`{"code", "message", …}`) as
 /// `CODE: message`; anything else as it came.
 fn readable_error(text: &str) -> String {
@@ -209,5 +256,18 @@ fn readable_error(text: &str) -> String {
             crate::runner::steps::one_line(&v)
         }
         _ => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::for_people;
+
+    #[test]
+    fn progress_numbers_read_as_people_write_them() {
+        assert_eq!(for_people(2.0), "2");
+        assert_eq!(for_people(7.0 / 3.0), "2.3");
+        assert_eq!(for_people(4.96), "5");
+        assert_eq!(for_people(0.25), "0.3");
     }
 }

@@ -6,7 +6,8 @@
 //! `~/.local/share/…`; `%LOCALAPPDATA%\automation\executions` on Windows), one directory per
 //! execution id (a fresh UUID per run, so two runs in one second never collide). Directories
 //! older than 7 days are swept when a run starts — only those that carry our marker and that
-//! we own ([`crate::files::dirs::sweep`]). `AUTOMATION_RECORDS=off` (or `0`) turns records off.
+//! we own ([`crate::files::dirs::sweep`]). `AUTOMATION_RECORDS=off` (or `0`) turns the default
+//! records off; an explicit `--records DIR` still writes them.
 //!
 //! Private: the root is 0700 and vetted (a symlink or another user's directory is refused),
 //! each execution's directory 0700, every file 0600 and created new (nothing planted is
@@ -22,7 +23,7 @@ use serde_json::{Value, json};
 
 use crate::files::{self, PRIVATE_FILE, dirs};
 use crate::runner::budget::{BoundedLines, MAX_RECORDS_PER_STEP};
-use crate::runner::events::{CallRecord, Poll, RunEvent, Sink};
+use crate::runner::events::{CallRecord, LastImage, Poll, RunEvent, Sink};
 use crate::runner::report::RunReport;
 
 /// Env var: `off` / `0` / `false` turns the records off.
@@ -92,6 +93,8 @@ pub struct RecordsSink {
     error: Option<String>,
     /// Records written, then not written (over the cap), per step.
     per_step: BTreeMap<String, (usize, usize)>,
+    /// Told where each call's image went (the live display shows it).
+    shots: Option<LastImage>,
 }
 
 impl RecordsSink {
@@ -109,7 +112,14 @@ impl RecordsSink {
             logs: BoundedLines::default(),
             error: None,
             per_step: BTreeMap::new(),
+            shots: None,
         })
+    }
+
+    /// Tells `shots` where each call's image is written.
+    pub fn with_shots(mut self, shots: LastImage) -> Self {
+        self.shots = Some(shots);
+        self
     }
 
     /// The execution's directory.
@@ -123,6 +133,10 @@ impl RecordsSink {
 
     /// One record: a call, or (with `poll`) a whole poll, its last try as the call.
     fn write_with(&mut self, call: &CallRecord, poll: Option<&Poll>) -> Result<(), String> {
+        if let (Some(shots), Some(_)) = (&self.shots, &call.image) {
+            // Cleared first: an image over the cap, or whose write fails, went nowhere.
+            shots.set(None);
+        }
         let (written, dropped) = self.per_step.entry(call.step_id.clone()).or_default();
         if *written >= MAX_RECORDS_PER_STEP {
             *dropped += 1;
@@ -153,6 +167,10 @@ impl RecordsSink {
             Some(bytes) => {
                 let p = self.dir.join(format!("{stem}.png"));
                 files::write_new(&p, bytes, PRIVATE_FILE).map_err(|e| e.to_string())?;
+                let shown = std::path::absolute(&p).unwrap_or_else(|_| p.clone());
+                if let Some(shots) = &self.shots {
+                    shots.set(Some(shown.display().to_string()));
+                }
                 Some(p.display().to_string())
             }
             None => None,
