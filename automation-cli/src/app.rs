@@ -97,8 +97,10 @@ where
         Some(Verb::Serve {
             target,
             http,
+            caps: serve_caps,
             reach,
         }) => {
+            let caps = serve_caps.unwrap_or(caps);
             let (mode, wait) = match verb_mode(&cli.target, "serve", &target) {
                 Ok(m) => m,
                 Err(e) => return emit(&usage(&e)),
@@ -299,7 +301,7 @@ fn webdriver(port: u16, reach: &crate::cli::ReachArgs) -> u8 {
         Err(o) => return emit(&o),
     };
     let config = crate::reach::webdriver::Config {
-        addr: std::net::SocketAddr::new(reach.host, port),
+        addr: std::net::SocketAddr::new(reach.host(), port),
         max_sessions: usize::from(reach.max_sessions),
         idle_timeout: Duration::from_secs(reach.idle_timeout),
         access: reach.access(),
@@ -329,6 +331,15 @@ fn serve_http(
             )));
         }
     };
+    // ADDR names the host; a --host beside it that says otherwise is a mistake, not a choice.
+    if let Some(host) = reach.host
+        && host != addr.ip()
+    {
+        return emit(&usage(&format!(
+            "--host {host} and --http {addr} name two addresses; give the host in --http (--http {host}:{port})",
+            port = addr.port()
+        )));
+    }
     let rt = match web_runtime() {
         Ok(rt) => rt,
         Err(o) => return emit(&o),

@@ -278,10 +278,11 @@ impl Mode {
 /// The sessions of an HTTP server (`webdriver`, `serve --http`).
 #[derive(Debug, Clone, Args)]
 pub struct ReachArgs {
-    /// The address to listen on. Beyond loopback the server needs --auth-token and
-    /// --allow-app, or it refuses to start.
-    #[arg(long, value_name = "IP", default_value = "127.0.0.1")]
-    pub host: std::net::IpAddr,
+    /// The address to listen on [default: 127.0.0.1]. Beyond loopback the server needs
+    /// --auth-token and --allow-app, or it refuses to start. `serve --http ADDR` takes it
+    /// from ADDR; a different --host beside it is refused.
+    #[arg(long, value_name = "IP")]
+    pub host: Option<std::net::IpAddr>,
     /// Sessions at once; a new session beyond them is refused (`GET /status` says
     /// `ready: false`).
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
@@ -305,6 +306,12 @@ pub struct ReachArgs {
 }
 
 impl ReachArgs {
+    /// The address to listen on: `--host`, else loopback.
+    pub fn host(&self) -> std::net::IpAddr {
+        self.host
+            .unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))
+    }
+
     /// The token (the flag, or `$AUTOMATION_AUTH_TOKEN`), the apps and the origins.
     pub fn access(&self) -> crate::reach::http::Access {
         crate::reach::http::Access {
@@ -468,6 +475,9 @@ pub enum Verb {
         /// one) on the path /mcp, instead of stdio.
         #[arg(long, value_name = "ADDR")]
         http: Option<String>,
+        /// MCP tool sets to list besides `core` (as `automation --caps LIST serve`).
+        #[arg(long, value_name = "LIST", value_parser = crate::mcp::list::Caps::parse)]
+        caps: Option<crate::mcp::list::Caps>,
         /// Where and how many (with --http).
         #[command(flatten)]
         reach: ReachArgs,

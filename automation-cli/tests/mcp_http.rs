@@ -139,3 +139,46 @@ fn two_mcp_clients_over_http_each_drive_their_own_app() {
     });
     assert!(left.is_empty(), "left after both sessions closed: {left:?}");
 }
+
+/// Issue 39: `serve --http` answers `GET /status` as `--help` says (`ready: false` once
+/// `--max-sessions` are in use), and a `--host` that disagrees with `--http ADDR` is refused,
+/// not silently ignored.
+#[test]
+fn serve_http_answers_status_and_refuses_a_second_host() {
+    let server = wd::Server::spawn(&[
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--headless",
+        "--max-sessions",
+        "1",
+    ]);
+    let (code, status) = wd::http(&server.addr(), "GET", "/status", b"", &[]);
+    assert_eq!(code, 200, "{status}");
+    assert_eq!(status["ready"], Value::Bool(true), "{status}");
+    assert_eq!(status["maxSessions"], 1, "{status}");
+    assert_eq!(status["message"], "ready: 0 of 1 sessions in use", "{status}");
+    // One MCP session takes the only place.
+    let (code, _) = wd::http(
+        &server.addr(),
+        "POST",
+        "/mcp",
+        br#"{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}"#,
+        &[("Accept", "application/json, text/event-stream")],
+    );
+    assert_eq!(code, 200);
+    let (_, status) = wd::http(&server.addr(), "GET", "/status", b"", &[]);
+    assert_eq!(status["ready"], Value::Bool(false), "{status}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .args(["serve", "--http", "127.0.0.1:0", "--host", "0.0.0.0", "--headless"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--host 0.0.0.0") && err.contains("--http 0.0.0.0:0"),
+        "{err}"
+    );
+}

@@ -84,6 +84,11 @@ fn every_op_is_reachable_through_caps() {
     assert!(n <= ALL_BUDGET, "{n} tokens with --caps all");
     // Every op of the catalog and the tools that are no op.
     assert_eq!(listed.len(), CATALOG.len() + NOT_OPS.len());
+    // `--caps` after `serve` means what it means before it (issue 39: it was refused).
+    assert_eq!(
+        names(&tools_list_line(&["serve", "--headless", "--caps", "all"])),
+        listed
+    );
     assert!(listed.iter().any(|n| n == "assert_screenshot"));
     assert!(listed.iter().any(|n| n == "execute_sequence"));
     assert!(listed.iter().any(|n| n == "export_test"));

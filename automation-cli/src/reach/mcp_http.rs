@@ -116,7 +116,15 @@ pub async fn serve(config: Config, announce: impl FnOnce(&str)) -> Result<(), St
         mcp = mcp.disable_allowed_hosts();
     }
     let service = StreamableHttpService::new(factory, Arc::new(manager), mcp);
-    let app = Router::new().nest_service(PATH, service);
+    // `GET /status`: whether a new session would be taken (`--max-sessions`), as the
+    // WebDriver server answers it, for a load balancer or a script waiting for room.
+    let status = {
+        let sessions = Arc::clone(&sessions);
+        axum::routing::get(move || async move { axum::Json(sessions.status()) })
+    };
+    let app = Router::new()
+        .route("/status", status)
+        .nest_service(PATH, service);
     announce(&format!("http://{addr}{PATH}"));
     let served = crate::edge::serve(listener, app, door).await;
     sessions.end_all().await;

@@ -184,6 +184,19 @@ impl<S: Default + Send + 'static> Sessions<S> {
         self.count() + self.starting.load(Ordering::Acquire) < self.max
     }
 
+    /// What `GET /status` answers on both HTTP servers: whether a new session would be taken,
+    /// and how many are in use of how many.
+    pub fn status(&self) -> serde_json::Value {
+        let (ready, count, max) = (self.ready(), self.count(), self.max());
+        let word = if ready { "ready" } else { "full" };
+        serde_json::json!({
+            "ready": ready,
+            "message": format!("{word}: {count} of {max} sessions in use"),
+            "sessions": count,
+            "maxSessions": max,
+        })
+    }
+
     /// Starts a session on `mode`'s target (a launch starts the app; that blocks a worker
     /// thread, never the server's). The slot is taken first and given back on failure.
     pub async fn create(self: &Arc<Self>, mode: Mode) -> Result<Arc<Session<S>>, CreateError> {

@@ -225,21 +225,9 @@ impl Server {
 }
 
 async fn status(State(server): Ctx) -> Response {
-    let ready = server.sessions.ready();
-    let count = server.sessions.count();
-    let max = server.sessions.max();
-    let message = if ready {
-        format!("ready: {count} of {max} sessions in use")
-    } else {
-        format!("full: {count} of {max} sessions in use")
-    };
-    reply(Ok(json!({
-        "ready": ready,
-        "message": message,
-        "build": {"version": env!("CARGO_PKG_VERSION"), "name": "automation"},
-        "sessions": count,
-        "maxSessions": max,
-    })))
+    let mut status = server.sessions.status();
+    status["build"] = json!({"version": env!("CARGO_PKG_VERSION"), "name": "automation"});
+    reply(Ok(status))
 }
 
 async fn new_session(State(server): Ctx, bytes: Bytes) -> Response {
