@@ -14,6 +14,21 @@ fn mcp_doc_tables_match_the_catalog() {
     );
 }
 
+/// `docs/cli.md`'s verb table (every verb and flag) and the `tools` fields come from the
+/// binary (issue 39: `export` was missing from the page, `reply` from the fields).
+#[test]
+fn cli_doc_tables_match_the_binary() {
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/cli.md"));
+    automation_testkit::docs::check_page(
+        path,
+        &[
+            ("verbs", automation_cli::docs::verbs_table()),
+            ("tools-fields", automation_cli::docs::tools_fields()),
+        ],
+        "cargo test -p automation-cli --test docs",
+    );
+}
+
 /// Every WebDriver route the server declares is in docs/webdriver.md's command table (read
 /// from the router's source, so a new route without a row fails here).
 #[test]
