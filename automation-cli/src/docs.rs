@@ -68,11 +68,12 @@ pub fn verbs_table() -> String {
     use clap::CommandFactory as _;
     let mut out = String::from("| verb | what it does | flags |\n|---|---|---|\n");
     for verb in crate::cli::Cli::command().get_subcommands() {
-        let about = verb
-            .get_about()
-            .map(|a| a.to_string())
-            .unwrap_or_default();
-        let first = about.split(". ").next().unwrap_or_default().trim_end_matches('.');
+        let about = verb.get_about().map(|a| a.to_string()).unwrap_or_default();
+        let first = about
+            .split(". ")
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches('.');
         let flags: Vec<String> = verb
             .get_arguments()
             .filter_map(|a| a.get_long())

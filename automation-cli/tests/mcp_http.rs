@@ -157,7 +157,10 @@ fn serve_http_answers_status_and_refuses_a_second_host() {
     assert_eq!(code, 200, "{status}");
     assert_eq!(status["ready"], Value::Bool(true), "{status}");
     assert_eq!(status["maxSessions"], 1, "{status}");
-    assert_eq!(status["message"], "ready: 0 of 1 sessions in use", "{status}");
+    assert_eq!(
+        status["message"], "ready: 0 of 1 sessions in use",
+        "{status}"
+    );
     // One MCP session takes the only place.
     let (code, _) = wd::http(
         &server.addr(),
@@ -171,7 +174,14 @@ fn serve_http_answers_status_and_refuses_a_second_host() {
     assert_eq!(status["ready"], Value::Bool(false), "{status}");
 
     let out = Command::new(env!("CARGO_BIN_EXE_automation"))
-        .args(["serve", "--http", "127.0.0.1:0", "--host", "0.0.0.0", "--headless"])
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--host",
+            "0.0.0.0",
+            "--headless",
+        ])
         .stdin(Stdio::null())
         .output()
         .unwrap();
