@@ -258,6 +258,7 @@ pub fn export(
         "json" => Format::Json,
         _ => Format::Ts,
     };
+    let records = &authoring::records::run_dir(records);
     let log = match authoring::records::log_from_records(records) {
         Ok(log) => log,
         Err(e) => return Outcome::error(1, format!("error: {e}")),

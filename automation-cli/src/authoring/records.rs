@@ -22,6 +22,27 @@ fn is_call_record(name: &str) -> bool {
         && name.as_bytes()[3] == b'-'
 }
 
+/// The run a `--records DIR` names: `DIR` itself, or its one run when `DIR` is a records root
+/// holding exactly one (what `automation run` prints).
+pub fn run_dir(dir: &Path) -> std::path::PathBuf {
+    let runs: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("run.json").is_file())
+        .collect();
+    let has_calls = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| is_call_record(&e.file_name().to_string_lossy()));
+    match runs.as_slice() {
+        [one] if !has_calls => one.clone(),
+        _ => dir.to_path_buf(),
+    }
+}
+
 /// Reads every call record of one run's directory, in order, into a log. Records of calls
 /// that are no op of the catalog are skipped.
 pub fn log_from_records(dir: &Path) -> Result<SessionLog, String> {
@@ -36,10 +57,6 @@ pub fn log_from_records(dir: &Path) -> Result<SessionLog, String> {
         } else if entry.path().join("run.json").is_file() {
             runs.push(name);
         }
-    }
-    // A records root with one run (what `automation run` prints) is that run.
-    if names.is_empty() && runs.len() == 1 {
-        return log_from_records(&dir.join(&runs[0]));
     }
     if names.is_empty() {
         return Err(if runs.is_empty() {
