@@ -62,6 +62,11 @@ class Desktop:
                 raise RuntimeError(f"Xvfb :{n} did not start")
             time.sleep(0.05)
         os.environ["DISPLAY"] = f":{n}"
+        # The launcher's socket goes under XDG_RUNTIME_DIR, named by display number: a
+        # directory of this session's, so no other launcher on :n can replace or remove it.
+        runtime = os.path.join(self.tmp, "runtime")
+        os.mkdir(runtime, 0o700)
+        os.environ["XDG_RUNTIME_DIR"] = runtime
         self.procs.append(subprocess.Popen(
             [bus_launcher(), "--launch-immediately", "--a11y=1"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
@@ -86,8 +91,6 @@ class Desktop:
                 ["dbus-send", "--session", "--dest=org.a11y.Bus", "/org/a11y/bus",
                  "org.freedesktop.DBus.Properties.Set", "string:org.a11y.Status",
                  f"string:{prop}", "variant:boolean:true"], check=True)
-        runtime = os.path.join(self.tmp, "runtime")
-        os.mkdir(runtime, 0o700)
         os.environ.update({
             "GTK_A11Y": "atspi", "GSK_RENDERER": "cairo", "GDK_BACKEND": "x11", "NO_AT_BRIDGE": "0",
             "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1", "QT_ACCESSIBILITY": "1",
