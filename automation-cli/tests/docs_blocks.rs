@@ -29,7 +29,9 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 /// the block's directory (`examples` is the repo's, other names come from
 /// `tests/fixtures/docs/`), `output=next` (the next ```` ```text ```` block is the output of the
 /// last command), `cwd=repo` (run in the repository, for blocks naming its paths), `needs=` the
-/// components the block needs (as `AUTOMATION_ALLOW_MISSING` names them).
+/// components the block needs (as `AUTOMATION_ALLOW_MISSING` names them), `prelude=FILE` (a
+/// fragment of a script runs in `tests/fixtures/docs/preludes/FILE`, in place of its
+/// `/* the block */`: the file gives it `app` and the names it uses, and closes the app).
 #[derive(Debug, Default, Clone)]
 struct Marker {
     mode: String,
@@ -42,6 +44,7 @@ struct Marker {
     output_next: bool,
     in_repo: bool,
     needs: Vec<String>,
+    prelude: Option<String>,
 }
 
 #[derive(Debug)]
@@ -57,8 +60,17 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// README.md, docs/, and each crate's README (its documentation) and the JS client's.
 fn pages() -> Vec<PathBuf> {
     let mut pages = vec![repo().join("README.md")];
+    let mut crates: Vec<PathBuf> = std::fs::read_dir(repo())
+        .unwrap()
+        .map(|e| e.unwrap().path().join("README.md"))
+        .filter(|p| p.is_file())
+        .collect();
+    crates.push(repo().join("clients/js/README.md"));
+    crates.sort();
+    pages.extend(crates);
     let mut docs: Vec<PathBuf> = std::fs::read_dir(repo().join("docs"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -91,6 +103,7 @@ fn parse_marker(comment: &str) -> Option<Marker> {
                 "output" if v == "next" => m.output_next = true,
                 "cwd" if v == "repo" => m.in_repo = true,
                 "needs" => m.needs = v.split(',').map(str::to_string).collect(),
+                "prelude" => m.prelude = Some(v.to_string()),
                 other => panic!("unknown marker key {other:?} in {comment:?}"),
             }
         }
@@ -543,6 +556,20 @@ fn run_block(block: &Block, marker: &Marker) -> Result<(), String> {
         }
         ("ts" | "js" | "yaml", "run") if marker.with == "run" => {
             let path = file(&format!("example.{}", block.lang));
+            if let Some(prelude) = &marker.prelude {
+                // A fragment of the API runs after the lines that give it its names.
+                let before = std::fs::read_to_string(
+                    repo()
+                        .join("automation-cli/tests/fixtures/docs/preludes")
+                        .join(prelude),
+                )
+                .unwrap();
+                assert!(
+                    before.contains("/* the block */"),
+                    "{prelude}: no /* the block */"
+                );
+                std::fs::write(&path, before.replace("/* the block */", &block.text)).unwrap();
+            }
             let cmd = format!("automation run {}", path.display());
             run_command(&mut sb, marker, "flow", &cmd, None, marker.exit)
         }
