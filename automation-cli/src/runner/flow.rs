@@ -167,7 +167,10 @@ impl FileKind {
             "yaml" | "yml" => Ok(Self::Yaml),
             _ => Err(bad(
                 format!("{}: unknown flow type .{ext}", path.display()),
-                "name the file .ts, .js, .mjs (a script) or .json, .yaml, .yml (steps)",
+                &format!(
+                    "name the file .{} (a script) or .json, .yaml, .yml (steps)",
+                    SCRIPT_EXTS.join(", .")
+                ),
             )),
         }
     }

@@ -54,8 +54,6 @@ pub struct RunOptions {
     pub inputs: serde_json::Map<String, serde_json::Value>,
 }
 
-const FLOW_EXTS: &[&str] = &["ts", "mts", "js", "mjs", "json", "yaml", "yml"];
-
 /// The flow files: files as given, directories searched (sorted, recursively).
 pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(collect_keyed(paths)?.into_iter().map(|f| f.path).collect())
@@ -170,11 +168,9 @@ fn collect_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
                 walk(&p, out)?;
             } else if meta.file_type().is_symlink() && p.is_dir() {
                 continue;
-            } else if p
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| FLOW_EXTS.contains(&e))
-            {
+            } else if super::flow::FileKind::of(&p).is_ok() {
+                // One list of flow types: a file `run` takes by name is one it finds in a
+                // directory (`.cts` and `.cjs` were run by name and skipped in a directory).
                 out.push(p);
             }
         }
@@ -504,4 +500,28 @@ fn failed_before_start(
         ),
     );
     report
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    /// A directory yields every file `run` takes by name (issue 38: `.cts` and `.cjs` ran by
+    /// name and were skipped in a directory), and nothing else.
+    #[test]
+    fn a_directory_yields_what_run_takes_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a.cts", "b.cjs", "c.mts", "d.yml", "notes.txt", "e.sh"] {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        let found: Vec<String> = super::collect(&[dir.path().to_path_buf()])
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(found, ["a.cts", "b.cjs", "c.mts", "d.yml"]);
+        for name in &found {
+            assert!(super::super::flow::FileKind::of(&dir.path().join(name)).is_ok());
+        }
+    }
 }
