@@ -50,7 +50,8 @@ static JSX_ELEMENT: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// or oxc when even the JSX parse failed earlier, gets here).
 pub const JSX_FIX: &str = "JSX is not supported in a script parsed as .ts: name the file .tsx (or .jsx), or build the element with a function call such as React.createElement";
 
-/// The fix for a syntax error inside JSX that was parsed as JSX.
+/// The fix for a syntax error inside JSX that was parsed as JSX (only oxc parses JSX).
+#[cfg(feature = "oxc")]
 pub const JSX_SYNTAX_FIX: &str = "Correct the JSX at the reported location: close every element (`<b>…</b>` or `<b />`) and give attribute values as \"text\" or {expression}";
 
 /// Whether `line` holds what looks like a JSX element where a value starts.
@@ -88,6 +89,7 @@ pub fn source_line(source: &str, line: usize) -> Option<&str> {
 }
 
 /// The line holding byte `offset`, if `offset` is inside `source`.
+#[cfg(feature = "oxc")]
 pub(crate) fn line_at(source: &str, offset: usize) -> Option<&str> {
     let head = source.get(..offset)?;
     let start = head.rfind('\n').map_or(0, |i| i + 1);

@@ -378,11 +378,12 @@ fn run_oxc(_source: &str, _kind: SourceKind) -> Option<Result<(String, bool), Tr
 #[cfg(feature = "oxc")]
 use oxc::{JsCheck, check_javascript};
 
-/// Without oxc, JavaScript is not parsed at all.
+/// Without oxc, JavaScript is not parsed at all (so never found to be JSX).
 #[cfg(not(feature = "oxc"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum JsCheck {
     Plain,
+    #[allow(dead_code)]
     Jsx,
 }
 
