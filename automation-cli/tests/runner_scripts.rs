@@ -356,6 +356,13 @@ fn an_op_error_in_a_script_carries_the_kit_code_and_candidates() {
     let (report, _) = run_script(source);
     let e = report.error.clone().unwrap();
     assert_eq!(e["code"], "NOT_FOUND", "{e:#}");
+    // The JS client's class name is plumbing: the code already says what failed (issue 39).
+    assert!(
+        e["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("no node matches")),
+        "{e:#}"
+    );
     assert_eq!(e["step"], "click");
     assert_eq!(e["location"]["line"], 3, "{e:#}");
     assert!(
