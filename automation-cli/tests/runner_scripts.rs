@@ -371,6 +371,23 @@ fn an_op_error_in_a_script_carries_the_kit_code_and_candidates() {
     );
 }
 
+/// Issue 39: a failed script's hint is read by a person at a terminal as often as by an
+/// agent: plain words ("run it again"), not "resubmit".
+#[test]
+fn a_failed_scripts_hint_speaks_to_a_person() {
+    let _serial = serial();
+    if !node_present() {
+        return;
+    }
+    for source in ["throw new Error('boom');\n", "process.exitCode = 3;\n"] {
+        let (report, _) = run_script(source);
+        let e = report.error.clone().unwrap();
+        let hint = e["hint"].as_str().unwrap_or_default();
+        assert!(hint.contains("fix the script"), "{source}: {e:#}");
+        assert!(!hint.contains("resubmit"), "{source}: {e:#}");
+    }
+}
+
 #[test]
 fn every_op_is_filed_under_the_step_that_made_it() {
     // Ops and step events race on two channels (the socket and the event pipe); each op's

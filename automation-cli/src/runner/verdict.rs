@@ -248,7 +248,7 @@ pub(super) fn finish(
         let mut err = json!({
             "code": crash.get("code").and_then(Value::as_str).unwrap_or("SCRIPT_ERROR"),
             "message": message,
-            "hint": "fix the script at that line and resubmit",
+            "hint": "fix the script at that line and run it again",
         });
         if let Value::Object(m) = &mut err {
             if let Some((line, column)) = frame {
@@ -292,7 +292,7 @@ pub(super) fn finish(
                 } else {
                     format!("the script exited with {s}")
                 },
-                "read stderr below; fix the script and resubmit",
+                "the script's stderr is below; fix the script and run it again",
             );
             if let (Value::Object(m), Some((line, column))) =
                 (&mut err, locate(&tail, entry, mapped))
