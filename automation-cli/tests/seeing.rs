@@ -270,6 +270,10 @@ fn the_inspector_over_the_headless_demo_in_chromium() {
         ["Button", "Save", "Saved", "Button", "Save"],
     );
     assert!(seen["update_s"].as_f64().unwrap() <= 1.0, "{seen}");
+    // Issue 39: 100% by default (the pane scrolls), and "Fit to pane" fits it.
+    assert_eq!(seen["natural"], true, "{seen}");
+    assert_eq!(seen["fits"], true, "{seen}");
+    assert_eq!(seen["pressed"], "true", "{seen}");
 }
 
 /// Must-show 2 on gtk3-widget-factory (`--launch … --virtual-display`): pressing "Page 2"
