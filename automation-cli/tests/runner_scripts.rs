@@ -388,6 +388,32 @@ fn a_failed_scripts_hint_speaks_to_a_person() {
     }
 }
 
+/// Issue 39: with no JavaScript runtime, the terminal tells a person what to install, not
+/// "Ask the user to install Node.js … and retry".
+#[test]
+fn a_missing_runtime_fix_speaks_to_a_person() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.js"), "console.log(1);\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .args(["run", "a.js"])
+        .current_dir(dir.path())
+        .env_remove("AUTOMATION_NODE")
+        .env_remove("AUTOMATION_NODE_DIR")
+        .env("PATH", dir.path().join("no-such-dir"))
+        .env("AUTOMATION_RECORDS", "off")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("missing_tool"), "{text}");
+    assert!(text.contains("fix: Install Node.js"), "{text}");
+    assert!(!text.contains("Ask the user"), "{text}");
+}
+
 #[test]
 fn every_op_is_filed_under_the_step_that_made_it() {
     // Ops and step events race on two channels (the socket and the event pipe); each op's
