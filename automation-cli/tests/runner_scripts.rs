@@ -356,12 +356,62 @@ fn an_op_error_in_a_script_carries_the_kit_code_and_candidates() {
     let (report, _) = run_script(source);
     let e = report.error.clone().unwrap();
     assert_eq!(e["code"], "NOT_FOUND", "{e:#}");
+    // The JS client's class name is plumbing: the code already says what failed (issue 39).
+    assert!(
+        e["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("no node matches")),
+        "{e:#}"
+    );
     assert_eq!(e["step"], "click");
     assert_eq!(e["location"]["line"], 3, "{e:#}");
     assert!(
         e["candidates"].as_array().is_some_and(|c| !c.is_empty()),
         "{e:#}"
     );
+}
+
+/// Issue 39: a failed script's hint is read by a person at a terminal as often as by an
+/// agent: plain words ("run it again"), not "resubmit".
+#[test]
+fn a_failed_scripts_hint_speaks_to_a_person() {
+    let _serial = serial();
+    if !node_present() {
+        return;
+    }
+    for source in ["throw new Error('boom');\n", "process.exitCode = 3;\n"] {
+        let (report, _) = run_script(source);
+        let e = report.error.clone().unwrap();
+        let hint = e["hint"].as_str().unwrap_or_default();
+        assert!(hint.contains("fix the script"), "{source}: {e:#}");
+        assert!(!hint.contains("resubmit"), "{source}: {e:#}");
+    }
+}
+
+/// Issue 39: with no JavaScript runtime, the terminal tells a person what to install, not
+/// "Ask the user to install Node.js … and retry".
+#[test]
+fn a_missing_runtime_fix_speaks_to_a_person() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.js"), "console.log(1);\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_automation"))
+        .args(["run", "a.js"])
+        .current_dir(dir.path())
+        .env_remove("AUTOMATION_NODE")
+        .env_remove("AUTOMATION_NODE_DIR")
+        .env("PATH", dir.path().join("no-such-dir"))
+        .env("AUTOMATION_RECORDS", "off")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("missing_tool"), "{text}");
+    assert!(text.contains("fix: Install Node.js"), "{text}");
+    assert!(!text.contains("Ask the user"), "{text}");
 }
 
 #[test]

@@ -185,6 +185,54 @@ fn the_report_of_a_run_opens_offline_in_chromium() {
     );
 }
 
+/// Issue 39: a failing flow's report page shows its error message once (the flow's error is
+/// its failing step's), never with the JS client's class name (`AutomationError:`) in front,
+/// and no tool name is split across lines in a narrow window. The terminal drops the class
+/// name too.
+#[test]
+fn a_failing_flows_report_shows_its_error_once_without_the_class_name() {
+    if !hostile::node_present() {
+        return;
+    }
+    let Some(python) = browser_python() else {
+        return;
+    };
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("failing.ts"), FAILING).unwrap();
+    let out = automation(&["run", "failing.ts", "--report", "report"], dir.path());
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("NOT_FOUND"), "{text}");
+    assert!(!text.contains("AutomationError:"), "{text}");
+    let html = std::fs::read_to_string(dir.path().join("report/index.html")).unwrap();
+    let start = html
+        .find(r#"<script id="report-data" type="application/json">"#)
+        .unwrap();
+    let json = &html[start..];
+    let json = &json[json.find('>').unwrap() + 1..json.find("</script>").unwrap()];
+    let data: Value = serde_json::from_str(json).unwrap();
+    let message = data["flows"][0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!message.contains("AutomationError"), "{message}");
+    let seen = browse(
+        &python,
+        "report_error_browser.py",
+        &[dir.path().join("report").to_str().unwrap(), &message],
+    );
+    eprintln!("failing report in Chromium: {seen}");
+    assert_eq!(seen["message_count"], 1, "{message}: {seen}");
+    assert_eq!(seen["class_name"], false, "{seen}");
+    assert!(seen["tools"].as_u64().unwrap() >= 1, "{seen}");
+    assert_eq!(seen["split_tools"], serde_json::json!([]), "{seen}");
+}
+
 fn inspect_with(python: &str, args: &[&str], checks: [&str; 5]) -> Value {
     let mut argv = vec!["inspect"];
     argv.extend_from_slice(args);
@@ -222,6 +270,10 @@ fn the_inspector_over_the_headless_demo_in_chromium() {
         ["Button", "Save", "Saved", "Button", "Save"],
     );
     assert!(seen["update_s"].as_f64().unwrap() <= 1.0, "{seen}");
+    // Issue 39: 100% by default (the pane scrolls), and "Fit to pane" fits it.
+    assert_eq!(seen["natural"], true, "{seen}");
+    assert_eq!(seen["fits"], true, "{seen}");
+    assert_eq!(seen["pressed"], "true", "{seen}");
 }
 
 /// Must-show 2 on gtk3-widget-factory (`--launch … --virtual-display`): pressing "Page 2"

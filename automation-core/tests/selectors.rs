@@ -105,3 +105,61 @@ fn replies_carry_a_selector_when_asked() {
     let bad = Request::from_json(r#"{"op": "settle", "with_selector": "yes"}"#).unwrap_err();
     assert!(bad.message.contains("with_selector"), "{}", bad.message);
 }
+
+/// Issue 39: a nameless text view's value is its whole document (long, several lines), not a
+/// name: its selector leaves the value out and counts it by role instead (inside its named
+/// group, or over the tree), and still picks it. A short one-line value is still used.
+#[test]
+fn a_long_or_multi_line_value_is_not_a_selector_field() {
+    use accesskit::{Action, Node, NodeId, Role, TreeId, TreeUpdate};
+    use automation_testkit::fixture::ids;
+
+    let lorem = "Lorem ipsum dolor sit amet, consectetur adipiscing elit,\nsed do eiusmod tempor \
+                 incididunt ut labore et dolore magna aliqua.";
+    let long_line = "x".repeat(41);
+    let view = |value: &str| {
+        let mut n = Node::new(Role::MultilineTextInput);
+        n.set_value(value);
+        n.add_action(Action::SetValue);
+        n
+    };
+    let mut root = Node::new(Role::Window);
+    root.set_children(vec![NodeId(900), NodeId(903), NodeId(904)]);
+    let mut group = Node::new(Role::Group);
+    group.set_label("Notes");
+    group.set_children(vec![NodeId(901), NodeId(902)]);
+    let mut street = Node::new(Role::TextInput);
+    street.set_value("42 Main St");
+    street.add_action(Action::SetValue);
+    let mut s = session();
+    s.target.next_raw_update = Some(TreeUpdate {
+        nodes: vec![
+            (ids::ROOT, root),
+            (NodeId(900), group),
+            (NodeId(901), view(lorem)),
+            (NodeId(902), view(&long_line)),
+            (NodeId(903), view(lorem)),
+            (NodeId(904), street),
+        ],
+        tree: None,
+        tree_id: TreeId::ROOT,
+        focus: ids::ROOT,
+    });
+    s.sync().unwrap();
+    for id in [901, 902, 903] {
+        let made = s.durable_selector(NodeId(id)).unwrap();
+        let shown = json!(made);
+        assert!(shown.get("value").is_none(), "{id}: {shown}");
+        let found = s.resolve(&NodeTarget::Select(made)).unwrap();
+        assert_eq!(found.id, NodeId(id), "{id}: {shown}");
+    }
+    assert_eq!(
+        json!(s.durable_selector(NodeId(901)).unwrap()),
+        json!({"role": "MultilineTextInput", "within": {"role": "Group", "label": "Notes"}, "nth": 0})
+    );
+    let street = s.durable_selector(NodeId(904)).unwrap();
+    assert_eq!(
+        json!(street),
+        json!({"role": "TextInput", "value": "42 Main St"})
+    );
+}

@@ -389,3 +389,25 @@ fn tsx_and_jsx_from_every_backend() {
         }
     }
 }
+
+/// Issue 39: the `fix` is read by a person at a terminal as often as by an agent: it says
+/// what to do in plain words (no "resubmit", no "ask the user"), and names the command.
+#[test]
+fn missing_tool_fixes_speak_to_a_person() {
+    let t = Transpiler::builder().backends([]).build();
+    for src in [
+        "let n: number = 1;\n".to_owned(),
+        "let n: number = 1;\n".repeat(400),
+    ] {
+        let fix = t.transpile(&src).expect_err("no tool").to_json()["fix"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let lower = fix.to_lowercase();
+        assert!(
+            !lower.contains("resubmit") && !lower.contains("the user"),
+            "{fix}"
+        );
+        assert!(fix.contains("npm install esbuild"), "{fix}");
+    }
+}

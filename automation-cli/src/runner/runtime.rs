@@ -54,7 +54,7 @@ pub fn find() -> Result<Runtime, Value> {
             "error_type": "missing_tool",
             "can_fix": false,
             "message": "no JavaScript runtime to run the script: neither node nor bun is on PATH",
-            "fix": "Ask the user to install Node.js (or set AUTOMATION_NODE to a node or bun executable) and retry",
+            "fix": "Install Node.js (https://nodejs.org/), or set AUTOMATION_NODE to a node or bun executable, then run the script again",
             "recovery": {"action": "install_tool", "tool": "node", "url": "https://nodejs.org/"},
         }));
     };

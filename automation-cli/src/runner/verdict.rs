@@ -231,14 +231,24 @@ pub(super) fn finish(
                     .and_then(|s| locate(s, entry, mapped))
             });
         let kit = crash.get("error").cloned();
+        let message = crash
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("uncaught exception");
+        // A kit error's class name (`AutomationError`) is the client's plumbing, and its code
+        // already says what kind of failure it is; a plain JS error keeps its `TypeError: `.
+        let message = if matches!(kit, Some(Value::Object(_))) {
+            message.to_string()
+        } else {
+            format!(
+                "{}: {message}",
+                crash.get("name").and_then(Value::as_str).unwrap_or("Error")
+            )
+        };
         let mut err = json!({
             "code": crash.get("code").and_then(Value::as_str).unwrap_or("SCRIPT_ERROR"),
-            "message": format!(
-                "{}: {}",
-                crash.get("name").and_then(Value::as_str).unwrap_or("Error"),
-                crash.get("message").and_then(Value::as_str).unwrap_or("uncaught exception")
-            ),
-            "hint": "fix the script at that line and resubmit",
+            "message": message,
+            "hint": "fix the script at that line and run it again",
         });
         if let Value::Object(m) = &mut err {
             if let Some((line, column)) = frame {
@@ -282,7 +292,7 @@ pub(super) fn finish(
                 } else {
                     format!("the script exited with {s}")
                 },
-                "read stderr below; fix the script and resubmit",
+                "the script's stderr is below; fix the script and run it again",
             );
             if let (Value::Object(m), Some((line, column))) =
                 (&mut err, locate(&tail, entry, mapped))

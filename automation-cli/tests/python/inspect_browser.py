@@ -104,8 +104,29 @@ def main(url: str, act_role: str, act_label: str, expect: str, role: str, label:
         snippet = driver.execute_script("return document.getElementById('snippet-js').textContent")
         check("app.find(" in snippet, f"a JS client call: {snippet}")
 
+        # Issue 39: the screenshot shows at 100% (the pane scrolls); "Fit to pane" scales it
+        # into the pane and the outline follows.
+        sizes = driver.execute_script("""
+          const img = document.getElementById('shot'), pane = document.getElementById('middle');
+          const at100 = [img.getBoundingClientRect().width, img.naturalWidth];
+          document.getElementById('shot-fit').click();
+          return {at100, pane: pane.clientWidth, fit: img.getBoundingClientRect().width,
+                  pressed: document.getElementById('shot-fit').getAttribute('aria-pressed')};""")
+        fit_off = driver.execute_script("""
+          const img = document.getElementById('shot'), o = document.getElementById('outline');
+          const a = img.getBoundingClientRect(), b = o.getBoundingClientRect();
+          return [b.left - a.left, b.top - a.top, b.width, b.height, a.width / img.naturalWidth];""")
+        k2 = fit_off[4]
+        want2 = [b["x"] * s * k2, b["y"] * s * k2, b["width"] * s * k2, b["height"] * s * k2]
+        off2 = [abs(x - y) for x, y in zip(fit_off[:4], want2)]
+        check(all(d <= 2 for d in off2), f"fitted, the outline {fit_off[:4]} is where the node is {want2}")
+        driver.execute_script("document.getElementById('shot-fit').click();")
+
         driver.save_screenshot(shot)
-        print(json.dumps({"nodes": listed, "outline_off_px": off, "update_s": round(took, 3), "press_s": round(press, 3)}))
+        print(json.dumps({"nodes": listed, "outline_off_px": off, "update_s": round(took, 3), "press_s": round(press, 3),
+                          "natural": abs(sizes["at100"][0] - sizes["at100"][1]) <= 1,
+                          "fits": sizes["fit"] <= sizes["pane"] + 1, "pressed": sizes["pressed"],
+                          "shot_px": sizes["at100"][1], "pane_px": sizes["pane"]}))
     finally:
         driver.quit()
 

@@ -4,7 +4,8 @@
 //!
 //! By preference: the app's `author_id`; role + accessible name; the same inside the nearest
 //! uniquely named ancestor (`within`), with `nth` only when the ancestor holds several; role +
-//! value for a field whose name is empty; role + `nth` inside a named ancestor for a node with
+//! value for a field whose name is empty (a short, one-line value only: a text view's document
+//! is not a name); role + `nth` inside a named ancestor for a node with
 //! neither, or over the whole tree for one a person can act on (a nameless container gets none). Every candidate is checked by resolving it (the same `matches` every op uses), so
 //! a selector handed out always picks that node and no other, *in this tree*. When none does,
 //! the answer is why.
@@ -58,6 +59,15 @@ fn no(reason: impl Into<String>) -> NoSelector {
 /// A text worth matching on: not empty, not only blanks.
 fn meaningful(text: Option<String>) -> Option<String> {
     text.filter(|t| !t.trim().is_empty())
+}
+
+/// The longest value used as a selector field, in characters.
+const VALUE_MAX_CHARS: usize = 40;
+
+/// A value short enough to name a field by: a text view's whole document (long, several
+/// lines) is content that changes with every edit and unreadable in a test, not a name.
+fn short_value(value: &str) -> bool {
+    !value.contains('\n') && value.chars().count() <= VALUE_MAX_CHARS
 }
 
 impl<T: Target + ?Sized> Session<T> {
@@ -116,7 +126,7 @@ impl<'s, T: Target + ?Sized> Generator<'s, T> {
         }
         let name = meaningful(accessible_name(&node));
         let value = if name.is_none() {
-            meaningful(node.value())
+            meaningful(node.value()).filter(|v| short_value(v))
         } else {
             None
         };

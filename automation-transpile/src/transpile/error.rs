@@ -48,7 +48,7 @@ pub enum Recovery {
     FixCode,
     /// Transient: call again: `"retry"`.
     Retry,
-    /// Remove TypeScript syntax and resubmit:
+    /// Remove the TypeScript syntax and run the script again:
     /// `{"action":"use_javascript","instruction":…}`.
     UseJavascript {
         /// The literal instruction, [`USE_JAVASCRIPT_INSTRUCTION`].

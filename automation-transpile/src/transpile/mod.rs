@@ -403,12 +403,12 @@ fn missing_tool(source: &str, tried: &[Backend]) -> TranspileError {
     let (recovery, fix) = if short {
         (
             Recovery::use_javascript(),
-            "Remove the TypeScript syntax and resubmit the script as JavaScript",
+            "Remove the TypeScript syntax (type annotations, interfaces, `as` casts), or install esbuild (npm install esbuild)",
         )
     } else {
         (
             Recovery::install_esbuild(),
-            "Ask the user to install esbuild (npm install esbuild) and retry",
+            "Install esbuild (npm install esbuild), then run the script again",
         )
     };
     TranspileError {
