@@ -122,6 +122,14 @@ def main(url: str, act_role: str, act_label: str, expect: str, role: str, label:
         check(all(d <= 2 for d in off2), f"fitted, the outline {fit_off[:4]} is where the node is {want2}")
         driver.execute_script("document.getElementById('shot-fit').click();")
 
+        # A change's pixels may still be moving when its tree is read (GTK's stack slides to
+        # the new page): the page captures once more a moment later, with no new version.
+        late = wait_for(driver, "(document.getElementById('shot').dataset.loadedSrc || '').includes('late=1')",
+                        timeout=5, poll=0.05)
+        check(late, "the screenshot was taken again once the change came to rest")
+        # Two frames: the loaded image is painted before the page is captured.
+        driver.execute_async_script(
+            "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done()));")
         driver.save_screenshot(shot)
         print(json.dumps({"nodes": listed, "outline_off_px": off, "update_s": round(took, 3), "press_s": round(press, 3),
                           "natural": abs(sizes["at100"][0] - sizes["at100"][1]) <= 1,
