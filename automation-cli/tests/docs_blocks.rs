@@ -274,9 +274,14 @@ impl Drop for Bus {
     }
 }
 
-fn session_bus() -> Bus {
+/// The daemon gets the sandbox's display and runtime directory: a service it activates (the
+/// accessibility bus launcher) names its socket after `DISPLAY` under `XDG_RUNTIME_DIR`, and
+/// with the suite's own it would replace the suite's accessibility bus, and remove it on exit.
+fn session_bus(display: &str, runtime: &Path) -> Bus {
     let out = Command::new("dbus-daemon")
         .args(["--session", "--fork", "--print-address=1", "--print-pid=1"])
+        .env("DISPLAY", display)
+        .env("XDG_RUNTIME_DIR", runtime)
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -325,7 +330,15 @@ impl Sandbox {
             .any(|n| n == "atspi-apps")
             .then(|| {
                 let (xvfb, display) = automation_testkit::xvfb::start_xvfb()?;
-                Some((xvfb, display, session_bus()))
+                let runtime = dir.path().join(".run");
+                std::fs::create_dir(&runtime).unwrap();
+                std::fs::set_permissions(
+                    &runtime,
+                    std::os::unix::fs::PermissionsExt::from_mode(0o700),
+                )
+                .unwrap();
+                let bus = session_bus(&display, &runtime);
+                Some((xvfb, display, bus))
             })
             .flatten();
         Sandbox {
@@ -357,7 +370,6 @@ impl Sandbox {
         let mut cmd = Command::new("bash");
         if let Some((_, display, bus)) = &self.desktop {
             let runtime = self.dir.path().join(".run");
-            let _ = std::fs::create_dir(&runtime);
             cmd.env("DISPLAY", display)
                 .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
                 .env("XDG_RUNTIME_DIR", runtime);

@@ -64,7 +64,12 @@ fn a_session_attaches_to_a_running_app_by_its_bridge_and_leaves_it_running() {
             json!({"using": "name", "value": name}),
         ))
     };
-    let field = find("Name");
+    // By name, the demo's Label "Name" comes first; its field is the TextInput of that name.
+    let field = Session::element(&call(
+        "POST",
+        "/element",
+        json!({"using": "xpath", "value": "//TextInput[@name='Name']"}),
+    ));
     call("POST", &format!("/element/{field}/clear"), json!({}));
     call(
         "POST",

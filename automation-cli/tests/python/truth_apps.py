@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 from mcp import ClientSession, StdioServerParameters
@@ -44,6 +45,14 @@ def start_session():
             break
         time.sleep(0.05)
     os.environ["DISPLAY"] = f":{n}"
+    # An activated service gets the bus daemon's environment, not ours: without this, the
+    # launcher would name its socket after the caller's display, in the caller's runtime
+    # directory — the very path of the accessibility bus the rest of the suite uses, which it
+    # replaces, and removes on its way out.
+    runtime = tempfile.mkdtemp(prefix="truth-run-")
+    os.environ["XDG_RUNTIME_DIR"] = runtime
+    subprocess.run(["dbus-update-activation-environment", f"DISPLAY=:{n}", f"XDG_RUNTIME_DIR={runtime}"],
+                   check=True)
     # The accessibility bus starts by D-Bus activation (at-spi2-core's service file) on the
     # first call to org.a11y.Bus: one launcher, never two racing for the name.
     for prop in ("IsEnabled", "ScreenReaderEnabled"):
