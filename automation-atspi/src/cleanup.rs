@@ -140,8 +140,18 @@ fn start() -> Result<(), String> {
         .map_err(|e| format!("cannot start the signal watcher: {e}"))
 }
 
+/// Set once a signal is ending this process and everything it launched.
+static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a signal is ending this process (so an app that exits now was ended by us, not
+/// by itself).
+pub fn ending() -> bool {
+    ENDING.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// Ends every listed group and removes every listed directory.
 fn end_everything() {
+    ENDING.store(true, std::sync::atomic::Ordering::SeqCst);
     let (groups, dirs) = {
         let l = live();
         (l.groups.clone(), l.dirs.clone())

@@ -59,7 +59,9 @@ fn watch_exit(exit: Arc<ExitWatch>) {
             let status = exit.wait_forever();
             // After the last of its output (still in the pipes at the exit) is copied.
             let _ = exit.app_exit(automation_atspi::target::OUTPUT_GRACE);
-            if exit.ended_by_owner() {
+            // Ended by us: the end of a run or a session, or a signal ending this process
+            // (Ctrl-C on `inspect` or `serve`).
+            if exit.ended_by_owner() || automation_atspi::cleanup::ending() {
                 return;
             }
             let _ = writeln!(

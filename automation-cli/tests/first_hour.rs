@@ -546,3 +546,48 @@ fn the_runner_reports_an_app_that_exits_not_one_it_ends() {
         r.all()
     );
 }
+
+/// Ctrl-C or SIGTERM ending `inspect` (or `serve`) ends the app it launched: that exit is not
+/// reported as the app's own either ("the app exited: signal: 15" followed every such end).
+#[test]
+fn a_signal_ending_the_kit_does_not_report_the_app_it_ends() {
+    let _serial = serial();
+    if !require(
+        "atspi-apps",
+        automation_atspi::display::missing_tools().is_empty()
+            && automation_testkit::require::on_path("zenity"),
+        "Xvfb, dbus-daemon, at-spi-bus-launcher or zenity is missing (Debian: xvfb dbus at-spi2-core zenity)",
+    ) {
+        return;
+    }
+    use std::io::BufRead as _;
+    let dir = tempfile::tempdir().unwrap();
+    let err = dir.path().join("stderr");
+    let mut kit = std::process::Command::new(env!("CARGO_BIN_EXE_automation"))
+        .args([
+            "inspect",
+            "--launch",
+            "zenity --info --text hi",
+            "--virtual-display",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(kit.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("inspector: "), "{first}");
+    let pid = i32::try_from(kit.id()).unwrap();
+    // SAFETY: kill has no memory preconditions; the child is ours and not yet reaped.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::kill(pid, libc::SIGTERM);
+    }
+    let status = kit.wait().unwrap();
+    let stderr = std::fs::read_to_string(&err).unwrap();
+    assert!(!status.success(), "it dies by the signal: {status:?}");
+    assert!(!stderr.contains("the app exited"), "{stderr}");
+}
