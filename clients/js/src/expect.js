@@ -61,6 +61,32 @@ async function poll(locator, { negate, timeoutMs, what, expected, check }) {
   );
 }
 
+/**
+ * The wait of a matcher's options: `{timeoutMs}`, or the default. Any other key is refused,
+ * named: `{timeout: 300}` was silently ignored and the matcher waited 5 s.
+ */
+function waitMs(what, options) {
+  if (options === undefined || options === null) return DEFAULT_TIMEOUT_MS;
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw new AutomationError('BAD_ARGUMENT', `expect(…) ${what}: options must be an object like { timeoutMs: 2000 }, got ${JSON.stringify(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'timeoutMs') {
+      throw new AutomationError('BAD_ARGUMENT', `expect(…) ${what}: unknown option \`${key}\`; the one option is timeoutMs (milliseconds)`, {
+        hint: key === 'timeout' ? `write { timeoutMs: ${JSON.stringify(options[key])} }` : 'pass { timeoutMs: 2000 }, or no options for the 5 s default',
+      });
+    }
+  }
+  const ms = options.timeoutMs;
+  if (ms === undefined) return DEFAULT_TIMEOUT_MS;
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+    throw new AutomationError('BAD_ARGUMENT', `expect(…) ${what}: timeoutMs must be milliseconds, 0 or more, got ${JSON.stringify(ms)}`, {
+      hint: 'e.g. { timeoutMs: 2000 }',
+    });
+  }
+  return ms;
+}
+
 class Expectation {
   constructor(locator, negate) {
     if (!(locator instanceof Locator)) {
@@ -75,8 +101,8 @@ class Expectation {
     return new Expectation(this.locator, !this.negate);
   }
 
-  run(what, expected, check, options = {}) {
-    return poll(this.locator, { negate: this.negate, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, what, expected, check });
+  run(what, expected, check, options) {
+    return poll(this.locator, { negate: this.negate, timeoutMs: waitMs(what, options), what, expected, check });
   }
 
   /** Its value (else label, else text) equals the string, or matches the RegExp. */
@@ -143,7 +169,8 @@ class Expectation {
   }
 
   /** Exactly `n` nodes match (`nth` ignored). */
-  async toHaveCount(n, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
+  async toHaveCount(n, options) {
+    const timeoutMs = waitMs('to have count', options);
     const deadline = Date.now() + timeoutMs;
     let count;
     for (;;) {

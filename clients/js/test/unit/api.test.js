@@ -139,3 +139,15 @@ test('toMatchScreenshot sends assert_screenshot with the tool names, masks as se
   assert.throws(() => expect(app).toMatchScreenshot(''), (e) => e.code === 'BAD_ARGUMENT');
   assert.throws(() => expect(new Locator(app, { label: 'Save' })).not.toMatchScreenshot('x'), (e) => e.code === 'BAD_ARGUMENT');
 });
+
+test('a waiting matcher refuses an option it does not take, naming it (not a silent 5 s wait)', async () => {
+  const app = Object.create(App.prototype);
+  const { expect } = await import('../../src/index.js');
+  const field = new Locator(app, { role: 'TextInput', label: 'Name' });
+  assert.throws(
+    () => expect(field).toHaveValue('x', { timeout: 300 }),
+    (e) => e.code === 'BAD_ARGUMENT' && /`timeout`/.test(e.message) && /timeoutMs: 300/.test(e.hint),
+  );
+  assert.throws(() => expect(field).not.toBeVisible({ timeoutMs: -1 }), (e) => e.code === 'BAD_ARGUMENT' && /timeoutMs/.test(e.message));
+  assert.throws(() => expect(field).toExist('fast'), (e) => e.code === 'BAD_ARGUMENT');
+});
