@@ -591,3 +591,24 @@ fn a_signal_ending_the_kit_does_not_report_the_app_it_ends() {
     assert!(!status.success(), "it dies by the signal: {status:?}");
     assert!(!stderr.contains("the app exited"), "{stderr}");
 }
+
+/// A flow that passes because a failed step had `continue_on_error` says that step failed: its
+/// line read "2 passed, 0 skipped", as if the step had never run.
+#[test]
+fn a_step_that_failed_and_continued_is_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("coe.yaml"),
+        "steps:\n  - { id: a, tool: find_node, args: { role: Button, label: Save } }\n  - { id: b, tool: invoke_action, args: { node: { role: Button, label: Nope }, action: click }, continue_on_error: true }\n  - { id: c, tool: find_node, args: { role: Button, label: Help } }\n",
+    )
+    .unwrap();
+    let r = automation(d, &["run", "coe.yaml"], &[]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    assert!(
+        r.all()
+            .contains("coe.yaml: 2 passed, 1 failed and continued (continue_on_error), 0 skipped"),
+        "{}",
+        r.all()
+    );
+}

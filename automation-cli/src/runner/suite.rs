@@ -444,8 +444,14 @@ fn run_one(
     report.records = records_dir.map(|d| d.display().to_string());
     let (p, f, s) = report.counts();
     if report.passed() {
+        // A step that failed under `continue_on_error` is not a pass: it is said.
+        let continued = if f > 0 {
+            format!(", {f} failed and continued (continue_on_error)")
+        } else {
+            String::new()
+        };
         say(&format!(
-            "✓ {name}: {p} passed, {s} skipped ({} ms)",
+            "✓ {name}: {p} passed{continued}, {s} skipped ({} ms)",
             report.duration_ms
         ));
     } else {
