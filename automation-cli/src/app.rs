@@ -9,8 +9,9 @@ use std::time::Duration;
 use clap::Parser;
 
 use crate::backend::TargetHandle;
-use crate::cli::{Cli, Mode, Verb, resolve_target};
+use crate::cli::{Cli, Verb, resolve_target};
 use crate::mode;
+use crate::mode::Mode;
 use crate::verbs::{self, Outcome};
 
 /// Env var for the log filter (tracing `EnvFilter` syntax; default `warn`). Logs go to stderr.

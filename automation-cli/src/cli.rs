@@ -4,8 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-/// Env var holding the bridge token for `--connect` (the form the app's banner prints).
-pub const TOKEN_ENV: &str = "AUTOMATION_TOKEN";
+use crate::mode::Mode;
 
 /// Drive desktop apps through their accessibility tree: an MCP server over stdio (the default),
 /// one-shot verbs for scripts, and a runner for any test command's events.
@@ -191,35 +190,6 @@ pub fn parse_wait(s: &str) -> Result<std::time::Duration, String> {
         ));
     }
     Ok(std::time::Duration::from_secs_f64(secs))
-}
-
-/// The resolved mode.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Mode {
-    /// The built-in demo, in process.
-    Headless,
-    /// The newest live app.
-    Attach,
-    /// One live app by pid.
-    AttachPid(u32),
-    /// An explicit endpoint, with the token if one was given.
-    Connect {
-        /// The endpoint (socket path or pipe name).
-        endpoint: String,
-        /// The token, when given on the command line.
-        token: Option<String>,
-    },
-    /// List live apps.
-    List,
-    /// Start an app and drive it over AT-SPI.
-    Launch {
-        /// The command line.
-        command: String,
-        /// On a private display.
-        virtual_display: bool,
-    },
-    /// A running app over AT-SPI, by name or pid.
-    Atspi(String),
 }
 
 impl ModeArgs {

@@ -12,7 +12,38 @@ use serde_json::{Value, json};
 
 pub use crate::backend::Resolved;
 use crate::backend::{BridgeBackend, headless_factory};
-use crate::cli::{Mode, TOKEN_ENV};
+
+/// Env var holding the bridge token for `--connect` (the form the app's banner prints).
+pub const TOKEN_ENV: &str = "AUTOMATION_TOKEN";
+
+/// The resolved mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// The built-in demo, in process.
+    Headless,
+    /// The newest live app.
+    Attach,
+    /// One live app by pid.
+    AttachPid(u32),
+    /// An explicit endpoint, with the token if one was given.
+    Connect {
+        /// The endpoint (socket path or pipe name).
+        endpoint: String,
+        /// The token, when given on the command line.
+        token: Option<String>,
+    },
+    /// List live apps.
+    List,
+    /// Start an app and drive it over AT-SPI.
+    Launch {
+        /// The command line.
+        command: String,
+        /// On a private display.
+        virtual_display: bool,
+    },
+    /// A running app over AT-SPI, by name or pid.
+    Atspi(String),
+}
 
 /// Resolves a driving mode (not `List`) to a backend factory, connecting where needed; a
 /// busy app fails at once.

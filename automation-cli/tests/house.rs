@@ -438,6 +438,32 @@ fn layers_import_downward_only() {
             "{dir} imports the MCP server"
         );
     }
+    // The command line is the top: the modes it parses into are `mode.rs`'s, and nothing
+    // below parses, names or imports a clap type (issue 38: five modules imported `cli::Mode`).
+    for dir in [
+        "runner",
+        "tools",
+        "exec",
+        "authoring",
+        "reach",
+        "seeing",
+        "mcp",
+        "edge",
+        "files",
+    ] {
+        assert_eq!(
+            mentions(dir, "crate::cli"),
+            Vec::<String>::new(),
+            "{dir} imports the command line"
+        );
+    }
+    for file in ["mode.rs", "backend.rs", "atspi_mode.rs", "watchdog.rs"] {
+        let text = std::fs::read_to_string(root().join("automation-cli/src").join(file)).unwrap();
+        assert!(
+            !text.contains("crate::cli"),
+            "{file} imports the command line"
+        );
+    }
     // `exec` is a flow over the runner's sinks: it uses the runner, never the other way.
     assert_eq!(
         mentions("runner", "crate::exec"),

@@ -16,9 +16,9 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use super::http::{self, Access, Policy};
 use super::sessions::{Session, Sessions};
-use crate::cli::Mode;
 use crate::mcp::AutomationServer;
 use crate::mcp::list::Caps;
+use crate::mode::Mode;
 use crate::tools::Snapshots;
 
 /// The path MCP is served on.

@@ -20,7 +20,7 @@ use automation_core::{Cancel, ErrorCode, OpError};
 use serde_json::{Map, Value};
 
 use crate::backend::{TargetHandle, serve_caught};
-use crate::cli::Mode;
+use crate::mode::Mode;
 use crate::tools::{self, Outcome, Snapshots};
 
 /// Why a session was not created.

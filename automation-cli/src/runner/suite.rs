@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::backend::TargetHandle;
-use crate::cli::Mode;
 use crate::mode;
+use crate::mode::Mode;
 
 use super::events::Fanout;
 use super::flow;
