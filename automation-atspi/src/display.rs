@@ -315,10 +315,25 @@ impl VirtualDisplay {
                 range.end()
             ));
         }
+        let runtime = self.dir.join("runtime");
+        std::fs::create_dir(&runtime).map_err(|e| e.to_string())?;
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            // Qt and GLib insist on an owner-only runtime directory.
+            std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| e.to_string())?;
+        }
         let socket = self.dir.join("session-bus");
         let mut bus = Command::new("dbus-daemon");
+        // A service the bus activates gets the daemon's environment: the accessibility bus
+        // launcher, activated by a call that comes before ours owns the name, names its socket
+        // after DISPLAY under XDG_RUNTIME_DIR. With the caller's, it took the caller's own
+        // accessibility bus socket, and removed it on exit.
         bus.args(["--session", "--nofork", "--print-address=1"])
             .arg(format!("--address=unix:path={}", socket.display()))
+            .env("DISPLAY", &self.display)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env_remove("WAYLAND_DISPLAY")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
@@ -334,14 +349,6 @@ impl VirtualDisplay {
             return Err("dbus-daemon printed no address".into());
         }
 
-        let runtime = self.dir.join("runtime");
-        std::fs::create_dir(&runtime).map_err(|e| e.to_string())?;
-        {
-            use std::os::unix::fs::PermissionsExt as _;
-            // Qt and GLib insist on an owner-only runtime directory.
-            std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
-                .map_err(|e| e.to_string())?;
-        }
         let launcher = bus_launcher().ok_or_else(|| "at-spi-bus-launcher not found".to_string())?;
         let mut a11y = Command::new(launcher);
         a11y.args(["--launch-immediately", "--a11y=1"])

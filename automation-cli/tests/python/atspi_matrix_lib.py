@@ -67,6 +67,11 @@ class Desktop:
         runtime = os.path.join(self.tmp, "runtime")
         os.mkdir(runtime, 0o700)
         os.environ["XDG_RUNTIME_DIR"] = runtime
+        # A call to org.a11y.Bus before our launcher owns the name activates another one, with
+        # the bus daemon's environment (the caller's display and runtime dir): it would take
+        # the caller's accessibility bus socket, and remove it on exit.
+        subprocess.run(["dbus-update-activation-environment", f"DISPLAY=:{n}", f"XDG_RUNTIME_DIR={runtime}"],
+                       check=True)
         self.procs.append(subprocess.Popen(
             [bus_launcher(), "--launch-immediately", "--a11y=1"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
