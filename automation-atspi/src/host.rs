@@ -36,13 +36,12 @@ impl Host<AtspiTarget> for AtspiHost {
             None => Vec::new(),
         };
         let windows = target.windows_now()?;
-        let shown_names: Vec<&str> = windows
+        let shown_names: Vec<String> = windows
             .iter()
             .filter(|(_, _, states)| crate::node::shows(states))
-            .map(|(_, name, _)| name.as_str())
+            .map(|(_, name, _)| name.clone())
             .collect();
         let unnamed = shown_names.iter().filter(|n| n.is_empty()).count();
-        let shown_names: Vec<String> = shown_names.into_iter().map(str::to_string).collect();
         let mut out = Vec::new();
         for (i, (path, name, states)) in windows.into_iter().enumerate() {
             // A window that is neither showing nor visible is closed, or not yet open.

@@ -25,9 +25,9 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 /// run; the reason is listed); a server command with no line under it must still be up after
 /// 3 s. Keys: `with=` how a non-shell block runs (`run`: `automation
 /// run FILE`; `exec`: under `automation exec`; `webdriver`: beside a live `automation
-/// webdriver`, its address put in place of `127.0.0.1:4723`), `files=` directories copied into
-/// the block's directory (`examples` is the repo's, other names come from
-/// `tests/fixtures/docs/`), `output=next` (the next ```` ```text ```` block is the output of the
+/// webdriver`, its address put in place of `127.0.0.1:4723`), `files=` what is copied into the
+/// block's directory, comma-separated (`NAME`: `tests/fixtures/docs/NAME`'s files;
+/// `PATH:TO`: the repository's `PATH`, as `TO`), `output=next` (the next ```` ```text ```` block is the output of the
 /// last command), `cwd=repo` (run in the repository, for blocks naming its paths), `needs=` the
 /// components the block needs (as `AUTOMATION_ALLOW_MISSING` names them), `prelude=FILE` (a
 /// fragment of a script runs in `tests/fixtures/docs/preludes/FILE`, in place of its
@@ -304,18 +304,19 @@ impl Sandbox {
         std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_automation"), bin.join("automation"))
             .unwrap();
         for files in &marker.files {
-            let from = if files == "examples" {
-                repo().join("examples")
-            } else {
-                repo()
-                    .join("automation-cli/tests/fixtures/docs")
-                    .join(files)
+            // `NAME`: tests/fixtures/docs/NAME's files; `PATH:TO`: the repo's PATH as TO.
+            let (from, to) = match files.split_once(':') {
+                Some((path, to)) => (repo().join(path), dir.path().join(to)),
+                None => (
+                    repo()
+                        .join("automation-cli/tests/fixtures/docs")
+                        .join(files),
+                    dir.path().to_path_buf(),
+                ),
             };
-            let to = if files == "examples" {
-                dir.path().join("examples")
-            } else {
-                dir.path().to_path_buf()
-            };
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent).unwrap();
+            }
             let status = Command::new("cp")
                 .args(["-r", "-T"])
                 .arg(&from)

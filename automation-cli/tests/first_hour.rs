@@ -7,6 +7,9 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "support/hostile.rs"]
+mod hostile;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -55,17 +58,6 @@ fn automation(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     }
 }
 
-fn node_present() -> bool {
-    require(
-        "node",
-        Command::new("node")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success()),
-        "node is not on PATH: scripts run under node (apt-get install nodejs)",
-    )
-}
-
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/flows")
 }
@@ -104,7 +96,7 @@ fn run_inputs_reach_a_script_and_a_steps_flow() {
     let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    if node_present() {
+    if hostile::node_present() {
         std::fs::write(d.join("name.ts"), TYPES_THE_NAME).unwrap();
         let r = automation(d, &["run", "name.ts", "--inputs", r#"{"name":"Bob"}"#], &[]);
         assert_eq!(r.code, 0, "{}", r.all());
@@ -158,7 +150,7 @@ fn bad_run_inputs_are_a_usage_error_naming_the_flag_value_and_form() {
 #[test]
 fn an_exported_test_checks_the_input_it_typed() {
     let _serial = serial();
-    if !node_present() {
+    if !hostile::node_present() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -367,7 +359,7 @@ fn a_bad_if_names_the_step_field_value_expectation_and_fix() {
 #[test]
 fn a_failed_steps_junit_output_points_into_the_users_file() {
     let _serial = serial();
-    if !node_present() {
+    if !hostile::node_present() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -468,7 +460,7 @@ fn a_missing_baseline_fails_on_ci_and_is_created_elsewhere() {
 #[test]
 fn to_match_screenshot_on_ci_fails_without_a_baseline() {
     let _serial = serial();
-    if !node_present() {
+    if !hostile::node_present() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -75,7 +75,8 @@ fn key_from_value<E: de::Error>(value: &serde_json::Value) -> Result<NodeKey, E>
     }
 }
 
-pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
+/// What kind of JSON value `value` is, as an error names it ("an array", "null", …).
+pub fn json_kind(value: &serde_json::Value) -> &'static str {
     match value {
         serde_json::Value::Null => "null",
         serde_json::Value::Bool(_) => "a boolean",

@@ -25,27 +25,14 @@ fn is_call_record(name: &str) -> bool {
 /// The run a `--records DIR` names: `DIR` itself, or its one run when `DIR` is a records root
 /// holding exactly one (what `automation run` prints).
 pub fn run_dir(dir: &Path) -> std::path::PathBuf {
-    let runs: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("run.json").is_file())
-        .collect();
-    let has_calls = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .any(|e| is_call_record(&e.file_name().to_string_lossy()));
-    match runs.as_slice() {
-        [one] if !has_calls => one.clone(),
+    match scan(dir) {
+        Ok((calls, runs)) if calls.is_empty() && runs.len() == 1 => dir.join(&runs[0]),
         _ => dir.to_path_buf(),
     }
 }
 
-/// Reads every call record of one run's directory, in order, into a log. Records of calls
-/// that are no op of the catalog are skipped.
-pub fn log_from_records(dir: &Path) -> Result<SessionLog, String> {
+/// A directory's call record files and the runs under it (directories holding `run.json`).
+fn scan(dir: &Path) -> Result<(Vec<String>, Vec<String>), String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     let mut names: Vec<String> = Vec::new();
@@ -58,6 +45,13 @@ pub fn log_from_records(dir: &Path) -> Result<SessionLog, String> {
             runs.push(name);
         }
     }
+    Ok((names, runs))
+}
+
+/// Reads every call record of one run's directory, in order, into a log. Records of calls
+/// that are no op of the catalog are skipped.
+pub fn log_from_records(dir: &Path) -> Result<SessionLog, String> {
+    let (mut names, mut runs) = scan(dir)?;
     if names.is_empty() {
         return Err(if runs.is_empty() {
             format!(

@@ -16,6 +16,7 @@
 //! rmcp writes into an in-memory pipe; one writer task copies its output to stdout line by
 //! line and also writes this layer's error replies, so the two never interleave partial lines.
 
+use automation_core::node_ref::json_kind;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
@@ -135,7 +136,7 @@ fn check_tools_call(id: &Value, params: Option<&Value>) -> Option<String> {
     let Some(Value::Object(params)) = params else {
         return bad(format!(
             "`params` must be an object, got {}",
-            kind(params.unwrap_or(&Value::Null))
+            json_kind(params.unwrap_or(&Value::Null))
         ));
     };
     match params.get("name") {
@@ -143,7 +144,7 @@ fn check_tools_call(id: &Value, params: Option<&Value>) -> Option<String> {
         other => {
             return bad(format!(
                 "`name` must be a string naming a tool, got {}",
-                other.map_or("nothing", kind)
+                other.map_or("nothing", json_kind)
             ));
         }
     }
@@ -151,19 +152,8 @@ fn check_tools_call(id: &Value, params: Option<&Value>) -> Option<String> {
         None | Some(Value::Null) | Some(Value::Object(_)) => None,
         Some(other) => bad(format!(
             "`arguments` must be an object of the tool's arguments, got {}",
-            kind(other)
+            json_kind(other)
         )),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

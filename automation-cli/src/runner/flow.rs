@@ -484,21 +484,9 @@ pub fn parse_inputs_arg(value: &str) -> Result<Map<String, Value>, String> {
         Ok(Value::Object(m)) => Ok(m),
         Ok(other) => Err(format!(
             "the inputs{from} are {}, not a JSON object; {FORM}",
-            json_kind(&other)
+            automation_core::node_ref::json_kind(&other)
         )),
         Err(e) => Err(format!("the inputs{from} are not valid JSON ({e}); {FORM}")),
-    }
-}
-
-/// What kind of JSON value `v` is, for an error.
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
