@@ -9,16 +9,8 @@
 //!   else `GrabFocus`, the toolkit's own focus action, and for a text field a click just past
 //!   its text (where a person clicks to type more) are tried in turn, each until the node reports `focused` (read fresh).
 //! - **A click proven to hit.** A person's click (`AtspiTarget::click_path`, core's pointer
-//!   means) goes to the node's centre when it is shown and enabled (read now), the centre lies
-//!   inside every ancestor that has extents (not scrolled or clipped away), the toolkit's own
-//!   hit test (`Component.GetAccessibleAtPoint`, walked down from the node's window) finds the
-//!   node there, and the app's X window is the one on top at that point. The point is the
-//!   node's offset within its window, as the toolkit's own screen coordinates give it, placed
-//!   on the X window's real origin — whatever the toolkit reports for its frame's position.
-//!   (GTK4 reports `showing` on windows only and leaves hidden widgets out of the tree:
-//!   `visible` is shown there.)
+//!   means) goes to a point of the node first proven to hit it (the `aim` module).
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use accesskit::Action;
@@ -26,6 +18,7 @@ use atspi::{CoordType, Interface, Role, State, StateSet};
 use automation_core::{ActionOutcome, Hit, TargetError};
 use futures_lite::future::block_on;
 
+use crate::aim::Aim;
 use crate::map;
 use crate::node::RawNode;
 use crate::target::AtspiTarget;
@@ -45,35 +38,6 @@ const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
 /// GTK4's `ToolkitName` (GTK3's atk-bridge says "gtk" or "gail").
 pub(crate) const GTK4: &str = "GTK";
 
-/// A point a click reaches (screen coordinates), and the X window it lands in.
-type Reachable = ((i32, i32), XWindow);
-
-/// A surface of its own (a GTK 4 popover): the corner the toolkit reports for it, and the X
-/// window that shows it.
-type Surface = ((i32, i32), XWindow);
-
-/// Where a click aims within a node.
-#[derive(Debug, Clone, Copy)]
-enum Aim {
-    /// Its centre.
-    Centre,
-    /// Just past a field's text (offset from the field's corner), where a person clicks to type more: the
-    /// caret lands after what is there. Without text shown, where its text starts: a spin
-    /// button's centre may be its step button (GTK 4's "−" sits mid-field), which a click
-    /// there would press.
-    TextEnd(Option<(i32, i32)>),
-}
-
-/// How far a popup's X window may lie from where the toolkit says the popup is (its frame).
-const POPUP_SLACK_PX: i32 = 4;
-
-/// How long a transient window over a click's point (a tooltip) has to leave once the pointer
-/// moves there, as it does when a person's pointer moves (GTK hides its tooltip in 30 ms).
-const COVER_LEAVES_WITHIN: Duration = Duration::from_millis(300);
-
-/// How far into a field its text starts, at most.
-const TEXT_START_PX: i32 = 16;
-
 /// Whether a click focuses the node and does nothing else (a text field; a click on a
 /// button would press it).
 fn click_only_focuses(raw: &RawNode) -> bool {
@@ -82,7 +46,7 @@ fn click_only_focuses(raw: &RawNode) -> bool {
 
 impl AtspiTarget {
     /// The app's X windows, largest first (empty when its pid is unknown).
-    fn x_windows(&mut self) -> Result<Vec<XWindow>, TargetError> {
+    pub(crate) fn x_windows(&mut self) -> Result<Vec<XWindow>, TargetError> {
         let Some(pid) = self.app().pid else {
             return Ok(Vec::new());
         };
@@ -122,7 +86,10 @@ impl AtspiTarget {
     }
 
     /// The app's X window whose rectangle is exactly `frame` (screen coordinates), if one is.
-    fn x_window_at(&mut self, frame: (i32, i32, i32, i32)) -> Result<Option<XWindow>, TargetError> {
+    pub(crate) fn x_window_at(
+        &mut self,
+        frame: (i32, i32, i32, i32),
+    ) -> Result<Option<XWindow>, TargetError> {
         let (x, y, w, h) = frame;
         Ok(self.x_windows()?.into_iter().find(|win| {
             win.x == x
@@ -335,68 +302,6 @@ impl AtspiTarget {
         Ok(())
     }
 
-    /// GTK 4 draws a popover on a surface of its own (an X window beside the main one) and
-    /// reports the popover's widgets in the frame of the widget it hangs from: the surface
-    /// that shows `path` is its nearest ancestor whose size is one of the app's X windows'.
-    /// That ancestor's reported corner, and the X window.
-    fn gtk4_surface(&mut self, path: &str) -> Result<Option<Surface>, TargetError> {
-        if self.toolkit() != GTK4 {
-            return Ok(None);
-        }
-        let Some(pid) = self.app().pid else {
-            return Ok(None);
-        };
-        let mut wins = self.x11_conn()?.popups_of(pid).map_err(TargetError::Ipc)?;
-        wins.extend(self.x_windows()?);
-        let tree = self.tree();
-        Ok(tree.ancestors(path).iter().find_map(|a| {
-            let (ax, ay, aw, ah) = tree.nodes.get(a)?.extents?;
-            (aw > 1 && ah > 1)
-                .then(|| {
-                    wins.iter().find(|w| {
-                        i64::from(w.width) == i64::from(aw) && i64::from(w.height) == i64::from(ah)
-                    })
-                })
-                .flatten()
-                .map(|w| ((ax, ay), w.clone()))
-        }))
-    }
-
-    /// Where `path`'s shown text ends, from its own top-left corner (a pixel past its last
-    /// character), when it has text. Read in window coordinates, which every toolkit answers
-    /// (GTK 4 refuses screen ones for characters).
-    fn text_end(&self, path: &str) -> Option<(i32, i32)> {
-        let reader = self.reader();
-        let window = CoordType::Window as u32;
-        block_on(async {
-            let count = reader
-                .call::<_, zbus::zvariant::OwnedValue>(
-                    path,
-                    PROPERTIES,
-                    "Get",
-                    &(TEXT, "CharacterCount"),
-                )
-                .await
-                .ok()
-                .and_then(|v| i32::try_from(v).ok())
-                .filter(|n| *n > 0)?;
-            let (x, y, w, h) = reader
-                .call::<_, (i32, i32, i32, i32)>(
-                    path,
-                    TEXT,
-                    "GetCharacterExtents",
-                    &(count - 1, window),
-                )
-                .await
-                .ok()?;
-            let (nx, ny, _, _) = reader
-                .call::<_, (i32, i32, i32, i32)>(path, COMPONENT, "GetExtents", &(window,))
-                .await
-                .ok()?;
-            (w >= 0 && h > 0).then_some((x + w + 1 - nx, y + h / 2 - ny))
-        })
-    }
-
     /// A person's click with `button` on `path`, at its centre once that point is proven to
     /// hit it (see the module's notes); [`Hit::Missed`] with why, and nothing sent, when not.
     pub(crate) fn click_path(
@@ -445,289 +350,6 @@ impl AtspiTarget {
             x: f64::from(sx - win.x),
             y: f64::from(sy - win.y),
         })
-    }
-
-    /// The screen point at `path`'s centre, when a click there reaches it: the node is
-    /// shown and enabled (read now), its centre lies inside every ancestor that has extents
-    /// (not scrolled or clipped away), the toolkit's hit test finds it there, and its X window
-    /// is the one on top at that point. Else why not.
-    ///
-    /// Extents are read in the toolkit's screen coordinates, node and window alike, and the
-    /// point is the node's offset within its window placed on the X window's real origin: a
-    /// toolkit's window-relative extents are not always relative to its window (Qt 5's), and
-    /// its screen coordinates not always the screen's (a Java frame that thinks it is at
-    /// (-1, -1)), but each is consistent with itself.
-    fn visible_point(&mut self, path: &str) -> Result<Result<Reachable, String>, TargetError> {
-        self.visible_point_at(path, Aim::Centre)
-    }
-
-    /// [`Self::visible_point`] at `aim` within the node.
-    fn visible_point_at(
-        &mut self,
-        path: &str,
-        aim: Aim,
-    ) -> Result<Result<Reachable, String>, TargetError> {
-        let chain = self.ancestors(path);
-        let in_popup = self.popup_of(path).is_some();
-        let window = self.tree().window_of(path);
-        let (states, (own, (frame, above))) = {
-            let reader = self.reader();
-            let extents = |p: String| async move {
-                reader
-                    .call::<_, (i32, i32, i32, i32)>(
-                        &p,
-                        COMPONENT,
-                        "GetExtents",
-                        &(CoordType::Screen as u32),
-                    )
-                    .await
-                    .ok()
-            };
-            let frame = async {
-                match &window {
-                    Some(w) => {
-                        let role = self.tree().nodes.get(w).and_then(|n| n.role);
-                        reader
-                            .window_extents(w, role.unwrap_or(atspi::Role::Frame))
-                            .await
-                    }
-                    None => None,
-                }
-            };
-            block_on(async {
-                let states = reader.call::<_, Vec<u32>>(path, ACCESSIBLE, "GetState", &());
-                let own = extents(path.to_string());
-                let above = futures_util::future::join_all(chain.into_iter().map(extents));
-                futures_lite::future::zip(
-                    states,
-                    futures_lite::future::zip(own, futures_lite::future::zip(frame, above)),
-                )
-                .await
-            })
-        };
-        let states =
-            crate::wire::states(&states.map_err(|e| self.classify(e, "reading the states"))?);
-        // GTK4 sets `showing` on windows only; it leaves hidden widgets out of the tree.
-        let shown = states.contains(State::Visible)
-            && (states.contains(State::Showing) || self.toolkit() == GTK4);
-        let enabled = states.contains(State::Enabled)
-            || states.contains(State::Sensitive)
-            || map::enabled_without_the_states(
-                Some(self.toolkit_kind()),
-                self.tree().nodes.get(path).and_then(|n| n.role),
-                &states,
-            );
-        if !shown {
-            return Ok(Err("it is not showing".into()));
-        }
-        if !enabled {
-            return Ok(Err("it is disabled".into()));
-        }
-        let own = own.map(|(x, y, w, h)| {
-            let (dx, dy) = self.tree().menu_item_shift(path);
-            (x + dx, y + dy, w, h)
-        });
-        let Some((x, y, w, h)) = own.filter(|(_, _, w, h)| *w > 0 && *h > 0) else {
-            return Ok(Err("it has no extents on screen".into()));
-        };
-        // What of it is not scrolled or clipped away: its extents cut by every container's
-        // that has extents (a Qt combo's items report the popup's full width, wider than the
-        // list that shows them); the point is aimed inside that part.
-        let (mut left, mut top_edge, mut right, mut bottom) = (x, y, x + w, y + h);
-        for &(ax, ay, aw, ah) in above.iter().flatten() {
-            if aw > 0 && ah > 0 {
-                (left, top_edge) = (left.max(ax), top_edge.max(ay));
-                (right, bottom) = (right.min(ax + aw), bottom.min(ay + ah));
-            }
-        }
-        if right <= left || bottom <= top_edge {
-            return Ok(Err(format!(
-                "it ({x}, {y}, {w}×{h}) is scrolled or clipped out of its container"
-            )));
-        }
-        let (cx, cy) = match aim {
-            Aim::Centre => ((left + right) / 2, (top_edge + bottom) / 2),
-            Aim::TextEnd(Some((dx, dy)))
-                if (left..right - 1).contains(&(x + dx))
-                    && (top_edge..bottom).contains(&(y + dy)) =>
-            {
-                (x + dx, y + dy)
-            }
-            Aim::TextEnd(_) => (
-                left + ((right - left) / 4).min(TEXT_START_PX),
-                (top_edge + bottom) / 2,
-            ),
-        };
-        // The toolkit's hit test may answer the deepest object at once (GTK 4: the label
-        // inside a button): a point on what the node holds hits the node.
-        if let Some(hit) = self.hit_at(path, cx, cy)?
-            && hit != path
-            && !self.tree().is_under(&hit, path)
-            && !self.same_cell(&hit, path)
-            && !self.parent_chain_reaches(&hit, path)
-            && !self.same_object_again(&hit, path, (x, y, w, h))
-        {
-            let other = self
-                .tree()
-                .nodes
-                .get(&hit)
-                .map_or_else(|| hit.clone(), |n| format!("{:?} {:?}", n.role, n.name));
-            return Ok(Err(format!(
-                "at its centre ({cx}, {cy}) the toolkit finds another object ({other}): it is covered"
-            )));
-        }
-        // A control the node holds (a button inside an expander's content) is not the node: a
-        // click there would press that control instead.
-        if let Some(inner) = self.control_at(path, cx, cy)? {
-            return Ok(Err(format!(
-                "at its centre ({cx}, {cy}) is a control it holds ({inner}): a click there would press that"
-            )));
-        }
-        // Where its window is, as the toolkit sees it: the offset within it is what holds.
-        let frame = frame.filter(|(_, _, w, h)| *w > 0 && *h > 0);
-        let (fx, fy) = frame.map_or((0, 0), |(fx, fy, _, _)| (fx, fy));
-        let (rx, ry) = (cx - fx, cy - fy);
-        // The X window that shows it: the one exactly where the toolkit says its window is (a
-        // GTK popup, untitled, beside the main window), else by title, else the largest.
-        let exact = match frame {
-            Some(f) => self.x_window_at(f)?,
-            None => None,
-        };
-        let win = match exact {
-            Some(w) => w,
-            None => self.x_window_for(Some(path))?,
-        };
-        let ((rx, ry), win) = match self.gtk4_surface(path)? {
-            Some(((sx0, sy0), surface)) => ((cx - sx0, cy - sy0), surface),
-            None => ((rx, ry), win),
-        };
-        let (sx, sy) = (win.x + rx, win.y + ry);
-        let in_window = rx >= 0
-            && ry >= 0
-            && i64::from(rx) < i64::from(win.width)
-            && i64::from(ry) < i64::from(win.height);
-        if !in_window {
-            return Ok(Err(format!(
-                "its centre lies at ({rx}, {ry}) in its window, outside the window's {}×{}",
-                win.width, win.height
-            )));
-        }
-        // A popup the app maps over its window (override-redirect, so without the pid
-        // property) is on top where it shows: it is the node's when the node hangs from a
-        // combo box or menu and the popup holds all of what shows of it.
-        let is_own_popup = |this: &mut Self, top: Option<u32>| -> Result<bool, TargetError> {
-            let Some(top) = top.filter(|t| in_popup && *t != win.id) else {
-                return Ok(false);
-            };
-            let x11 = this.x11_conn()?;
-            let g = x11.geometry(top).map_err(TargetError::Ipc)?;
-            let slack = POPUP_SLACK_PX;
-            let (l, t) = (win.x + (left - fx), win.y + (top_edge - fy));
-            let (r, b) = (win.x + (right - fx), win.y + (bottom - fy));
-            Ok(x11.is_override_redirect(top).map_err(TargetError::Ipc)?
-                && g.x - slack <= l
-                && g.y - slack <= t
-                && i64::from(r) <= i64::from(g.x) + i64::from(g.width) + i64::from(slack)
-                && i64::from(b) <= i64::from(g.y) + i64::from(g.height) + i64::from(slack))
-        };
-        let mut on_top = self
-            .x11_conn()?
-            .toplevel_at(sx, sy)
-            .map_err(TargetError::Ipc)?;
-        let mut own_popup = is_own_popup(self, on_top)?;
-        if on_top != Some(win.id) && !own_popup {
-            on_top = self.transient_cover_leaves(sx, sy, on_top)?;
-            own_popup = is_own_popup(self, on_top)?;
-        }
-        if on_top != Some(win.id) && !own_popup {
-            let x11 = self.x11_conn()?;
-            let what = on_top.map_or_else(
-                || "no window".to_string(),
-                |top| {
-                    let title = x11.title(top).unwrap_or_default();
-                    match x11.geometry(top) {
-                        Ok(g) => format!("{title:?} ({}×{} at {},{})", g.width, g.height, g.x, g.y),
-                        Err(_) => format!("{title:?}"),
-                    }
-                },
-            );
-            return Ok(Err(format!(
-                "another window covers it: at ({sx}, {sy}) the screen shows {what}, not its window {:?}",
-                win.title
-            )));
-        }
-        Ok(Ok(((sx, sy), win)))
-    }
-
-    /// The window a click at screen `(sx, sy)` goes to, once a transient window on top there
-    /// (`on_top`: a tooltip the app shows where the pointer last was) had the chance to leave:
-    /// the pointer moves there as a person's would, and the cover has [`COVER_LEAVES_WITHIN`]
-    /// to go.
-    fn transient_cover_leaves(
-        &mut self,
-        sx: i32,
-        sy: i32,
-        on_top: Option<u32>,
-    ) -> Result<Option<u32>, TargetError> {
-        let x11 = self.x11_conn()?;
-        let transient = match on_top {
-            Some(top) => x11.is_override_redirect(top).map_err(TargetError::Ipc)?,
-            None => false,
-        };
-        if !transient {
-            return Ok(on_top);
-        }
-        x11.motion(sx, sy).map_err(TargetError::Ipc)?;
-        let until = std::time::Instant::now() + COVER_LEAVES_WITHIN;
-        loop {
-            let now_on_top = x11.toplevel_at(sx, sy).map_err(TargetError::Ipc)?;
-            if now_on_top != on_top || std::time::Instant::now() >= until {
-                return Ok(now_on_top);
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-    }
-
-    /// The objects above `path` up to its window (the application object left out), as last
-    /// read, that have a `Component`.
-    fn ancestors(&self, path: &str) -> Vec<String> {
-        let tree = self.tree();
-        let parent_of: HashMap<&str, &str> = tree
-            .nodes
-            .values()
-            .flat_map(|n| {
-                n.children
-                    .iter()
-                    .map(move |c| (c.as_str(), n.path.as_str()))
-            })
-            .collect();
-        let java = self.toolkit_kind() == map::Toolkit::Java;
-        let mut out = Vec::new();
-        let mut cur = path;
-        while let Some(p) = parent_of.get(cur).copied() {
-            if p == tree.root || out.len() > crate::walk::MAX_DEPTH {
-                break;
-            }
-            let node = tree.nodes.get(p);
-            let role = node.and_then(|n| n.role);
-            // A popup hangs from its combo box, menu or menu item and draws outside it: nothing
-            // from there up clips what it shows (Qt's combo list is the combo's child, far
-            // below the combo; GTK's menu is its title in the menu bar, its items below).
-            if matches!(role, Some(Role::ComboBox | Role::MenuItem | Role::Menu)) {
-                break;
-            }
-            // A page tab is its header: what the tab shows hangs under it (Java) but lies
-            // below the header, not inside it. So is a tree's row: its child rows hang under
-            // it (a tree item; the Java wrapper's labels) and lie below it. The Java wrapper's
-            // popup menu reports the combo's place and height, not the list's it shows.
-            let header = matches!(role, Some(Role::PageTab | Role::TreeItem))
-                || (java && matches!(role, Some(Role::Label | Role::PopupMenu)));
-            if !header && node.is_some_and(|n| n.has(Interface::Component)) {
-                out.push(p.to_string());
-            }
-            cur = p;
-        }
-        out
     }
 }
 

@@ -7,7 +7,7 @@
 //! dialog's exit status and output) reads each widget before and after. A reply that says ok
 //! while nothing happened, or an error while the effect happened, is a lie; so is acting on a
 //! widget a person cannot use; and a refusal of what a person does (a cell that expects the
-//! effect) is a failure of its own, unless the test names it as a gap that must stay so.
+//! effect) is a failure of its own.
 //! Each test fails listing every one.
 //!
 //! The session is the test's own: `dbus-run-session`, Xvfb, the accessibility bus
@@ -153,27 +153,8 @@ fn describe(cell: &Value) -> String {
 /// for a second) and the docs tables assume the machine is not shared with another app's run.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// A cell a person can do that the kit still refuses, named as `(widget key, op, variant)`:
-/// tolerated only while it stays so. Never a lie: a reply that disagrees with the reader
-/// fails whatever this lists.
-type Gap = (&'static str, &'static str, &'static str);
-
-/// Whether `cell` is the named gap `gap`, refused.
-fn is_gap(cell: &Value, gap: &Gap) -> bool {
-    cell["verdict"] == "PERSON_COULD"
-        && cell["key"] == gap.0
-        && cell["op"] == gap.1
-        && cell["variant"] == gap.2
-}
-
 /// Runs one app's cells; `needs` are the programs it starts, each with its Debian package.
 fn run(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
-    run_with_gaps(app, needs, extra, &[]);
-}
-
-/// [`run`], with the gaps a person could do and the kit refuses today; each must still be
-/// refused (a gap that closed fails too, so the list stays true).
-fn run_with_gaps(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>, gaps: &[Gap]) {
     let _serial = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -273,16 +254,7 @@ fn run_with_gaps(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>, gaps
         cells.len(),
         started.elapsed().as_secs_f64()
     );
-    let lies: Vec<String> = cells
-        .iter()
-        .filter(|c| is_lie(c) && !gaps.iter().any(|g| is_gap(c, g)))
-        .map(describe)
-        .collect();
-    let closed: Vec<String> = gaps
-        .iter()
-        .filter(|g| !cells.iter().any(|c| is_gap(c, g)))
-        .map(|g| format!("{g:?}"))
-        .collect();
+    let lies: Vec<String> = cells.iter().filter(|c| is_lie(c)).map(describe).collect();
     // The docs table and the lies are both reported, whichever fails.
     let section = format!("atspi-matrix-{app}");
     let docs = std::panic::catch_unwind(|| {
@@ -305,12 +277,6 @@ fn run_with_gaps(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>, gaps
             lies.len(),
             cells.len(),
             lies.join("\n")
-        ));
-    }
-    if !closed.is_empty() {
-        failures.push(format!(
-            "{app}: named gaps no longer refused (take them off the list): {}",
-            closed.join(", ")
         ));
     }
     failures.extend(over_budget);
@@ -378,31 +344,12 @@ fn stock_eframe_app_release() {
 
 #[test]
 fn kcalc_kde() {
-    run_with_gaps(
-        "kcalc",
-        &[("kcalc", "kcalc"), ("xdotool", "xdotool")],
-        None,
-        // Qt replaces the menu's item objects as it opens past the window's edge: the node
-        // found a moment before is gone (STALE), where a person just clicks.
-        &[(
-            "menu item Science Mode",
-            "pointer",
-            "open menu, past the window's edge",
-        )],
-    );
+    run("kcalc", &[("kcalc", "kcalc"), ("xdotool", "xdotool")], None);
 }
 
 #[test]
 fn mousepad_gtk3_editor() {
-    run_with_gaps(
-        "mousepad",
-        &[("mousepad", "mousepad")],
-        None,
-        // The Find and Replace dialog covers the text view's centre, where the wheel goes:
-        // nothing moves (NO_EFFECT, as the reader sees), where a person wheels over the part
-        // that shows.
-        &[("text view", "scroll", "partly covered")],
-    );
+    run("mousepad", &[("mousepad", "mousepad")], None);
 }
 
 #[test]

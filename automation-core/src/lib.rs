@@ -37,6 +37,6 @@ pub use settle::SettleSpec;
 pub use snapshot::Bounds;
 pub use snapshot::SemanticNode;
 pub use target::{
-    ActionOutcome, AppExit, ClockKind, Hit, Host, NoHost, OpenWindowRequest, PartialChildren,
+    ActionOutcome, Aim, AppExit, ClockKind, Hit, Host, NoHost, OpenWindowRequest, PartialChildren,
     RecordingWindowOps, Target, TargetError, WindowInfo, WindowOps,
 };

@@ -71,6 +71,24 @@ pub enum Hit {
     Unknown,
 }
 
+/// Where a person's pointer reaches a node, as the target proves it ([`Target::aim_node`]);
+/// nothing is sent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Aim {
+    /// At this point (window-logical px), proven to hit the node: its centre, or another
+    /// point of what shows of it when something covers the centre.
+    At {
+        /// x.
+        x: f64,
+        /// y.
+        y: f64,
+    },
+    /// No point of it could be proven to hit it, and why.
+    Unreachable(String),
+    /// This target cannot prove a point; core aims by its own mirror.
+    Unknown,
+}
+
 /// A failure inside the target — the environment, never the caller's request. Each kind maps
 /// to its own error code so an agent can tell "retry" from "relaunch".
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -169,6 +187,14 @@ pub trait Target {
     ) -> Result<Hit, TargetError> {
         let _ = (id, button);
         Ok(Hit::Unknown)
+    }
+
+    /// Where a person's pointer reaches node `id`, proven as [`Target::click_node`] proves
+    /// a click's point, with nothing sent: a wheel or a hover aims there. The default is
+    /// [`Aim::Unknown`]: core aims by its mirror.
+    fn aim_node(&mut self, id: accesskit::NodeId) -> Result<Aim, TargetError> {
+        let _ = id;
+        Ok(Aim::Unknown)
     }
 
     /// Before an op is judged possible: read node `id`'s own state (shown, enabled) again on

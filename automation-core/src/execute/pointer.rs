@@ -16,7 +16,7 @@ use crate::node_ref::NodeTarget;
 use crate::ops::{DragNode, Fling, InjectPointer, LongPress, Pinch, PointerAction, TouchStep};
 use crate::settle::{FRAME_MILLIS, SettleSpec};
 use crate::snapshot::Bounds;
-use crate::target::{Hit, Target};
+use crate::target::{Aim, Hit, Target};
 
 /// The mouse's pointer id.
 pub const MOUSE_ID: u64 = 0;
@@ -110,6 +110,13 @@ pub(super) fn node_point<T: Target + ?Sized>(
     };
     let resolved = s.resolve(node)?;
     actionable::check_now(s, resolved.id, reach)?;
+    // A point the target proves reaches it (another window may cover its centre, as a
+    // dialog over a text view does): a person aims at the part they see.
+    if local.is_none()
+        && let Aim::At { x, y } = s.target.aim_node(resolved.id)?
+    {
+        return Ok(Point::new(x, y));
+    }
     let bounds = resolved.require_bounds()?;
     let Some(visible) = visibility::visible_area(s, resolved.id) else {
         return Ok(at(bounds));
