@@ -35,6 +35,8 @@ pub mod walk;
 pub mod host;
 // How input reaches a node: X input focus, focus that lands, pointer clicks on buttons.
 pub mod reach;
+// What an op sets on a node: a value, an option picked by name.
+pub mod values;
 // Where a person's pointer reaches a node: a point of it proven to hit it.
 pub mod aim;
 // Whose object a point is: the toolkit's hit test, and objects that are the node anew.

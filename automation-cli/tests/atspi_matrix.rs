@@ -73,6 +73,22 @@ fn is_lie(cell: &Value) -> bool {
     !matches!(cell["verdict"].as_str(), Some("effect" | "refused"))
 }
 
+/// A refusal whose hint names the tool that was just refused (a hint that loops: "try
+/// inject_pointer" after inject_pointer failed), described; `None` when the hint leads on.
+fn hint_names_its_op(cell: &Value) -> Option<String> {
+    let reply = &cell["reply"];
+    if reply["ok"] == true {
+        return None;
+    }
+    let tool = cell["call"]["tool"].as_str()?;
+    let data: Value = serde_json::from_str(reply["data"].as_str()?).ok()?;
+    let hint = data["hint"].as_str()?;
+    let names_it = hint
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|word| word == tool);
+    names_it.then(|| format!("{} — hint: {hint}", describe(cell)))
+}
+
 /// The docs table of one app's run: a row per widget kind and variant, a column per op.
 fn table(app: &str, cells: &[Value]) -> String {
     let mut rows: Vec<(String, Vec<Vec<String>>)> = Vec::new();
@@ -255,6 +271,7 @@ fn run(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
         started.elapsed().as_secs_f64()
     );
     let lies: Vec<String> = cells.iter().filter(|c| is_lie(c)).map(describe).collect();
+    let looping: Vec<String> = cells.iter().filter_map(hint_names_its_op).collect();
     // The docs table and the lies are both reported, whichever fails.
     let section = format!("atspi-matrix-{app}");
     let docs = std::panic::catch_unwind(|| {
@@ -277,6 +294,13 @@ fn run(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
             lies.len(),
             cells.len(),
             lies.join("\n")
+        ));
+    }
+    if !looping.is_empty() {
+        failures.push(format!(
+            "{app}: {} refusals send the agent back to the op that just failed:\n{}",
+            looping.len(),
+            looping.join("\n")
         ));
     }
     failures.extend(over_budget);

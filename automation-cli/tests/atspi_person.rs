@@ -1,7 +1,9 @@
 //! Issue 35's named cases: what a person does on apps outside the first matrix — a KDE
 //! calculator's menu bar and keys, a Qt combo picked by name, GTK 4's Save dialog, a modal
 //! dialog GTK runs inside the action call, a list too long to read whole, a Swing form's tab,
-//! slider and menu — through the real `automation` binary as an MCP server attached over
+//! slider and menu, a web page in Firefox (a check box by the name a person reads, actions
+//! read one index at a time, reads fresh after a scroll, typing into every field that shows),
+//! LibreOffice Writer's Bold judged by the document's text — through the real `automation` binary as an MCP server attached over
 //! AT-SPI, each judged by a reader that is not the kit (pyatspi on the same bus, the file the
 //! app wrote, the app's own output).
 //!
@@ -192,5 +194,88 @@ fn swing_pointer_clicks_land_on_their_own_widgets() {
         "javac",
         "openjdk-17-jdk-headless",
         "swing_pointer_click_lands_on_its_own_widget",
+    );
+}
+
+const FIREFOX: (&str, &str) = ("firefox-esr", "firefox-esr");
+const WRITER: (&str, &str) = ("soffice", "libreoffice-writer");
+
+#[test]
+fn firefox_check_box_is_found_by_the_name_a_person_reads() {
+    case(
+        "firefox",
+        FIREFOX.0,
+        FIREFOX.1,
+        "firefox_gift_wrap_is_found_by_the_name_a_person_reads",
+    );
+}
+
+#[test]
+fn firefox_check_box_checks_and_its_button_submits() {
+    case(
+        "firefox",
+        FIREFOX.0,
+        FIREFOX.1,
+        "firefox_check_box_checks_and_its_button_submits",
+    );
+}
+
+#[test]
+fn firefox_actions_are_read_per_index() {
+    case(
+        "firefox",
+        FIREFOX.0,
+        FIREFOX.1,
+        "firefox_actions_are_read_per_index",
+    );
+}
+
+#[test]
+fn firefox_no_read_is_stale_after_a_scroll() {
+    case(
+        "firefox",
+        FIREFOX.0,
+        FIREFOX.1,
+        "firefox_no_read_is_stale_after_a_scroll",
+    );
+}
+
+#[test]
+fn firefox_type_text_works_into_every_editable_field() {
+    case(
+        "firefox",
+        FIREFOX.0,
+        FIREFOX.1,
+        "type_text_works_into_every_editable_field",
+    );
+}
+
+#[test]
+fn writer_actions_are_read_per_index() {
+    case(
+        "writer",
+        WRITER.0,
+        WRITER.1,
+        "writer_actions_are_read_per_index",
+    );
+}
+
+#[test]
+fn writer_bold_is_judged_by_the_document_text() {
+    case(
+        "writer",
+        WRITER.0,
+        WRITER.1,
+        "writer_bold_is_judged_by_the_document_text",
+    );
+}
+
+#[test]
+fn qt_type_text_works_into_every_editable_field() {
+    case(
+        "qt5-gallery",
+        QT_GALLERY,
+        "qtbase5-examples",
+        "type_text_works_into_every_editable_field",
     );
 }

@@ -14,6 +14,7 @@ Commands (`cmd`):
 - `focused` {}: the object that holds STATE_FOCUSED (a read), or null.
 - `windows` {}: the app's top-level children (reads).
 - `alive` {}: whether the app is still on the bus.
+- `actions` {h}: the names of its actions, asked one index at a time (`GetName(i)`).
 - `do_action` {h, name}: set-up only (never to judge): run a toolkit action by name.
 - `table_cell` {h, row, col}: a table's cell (a spreadsheet's cells are not walked).
 - `dump` {max_depth}: the tree as text, for diagnosing a failed cell.
@@ -335,6 +336,13 @@ def serve(req):
             return {"ok": True, "alive": APP.get_process_id() in pids}
         except Exception:
             return {"ok": True, "alive": False}
+    if cmd == "actions":
+        o = HANDLES[req["h"]]
+        try:
+            a = o.queryAction()
+        except Exception:
+            return {"ok": True, "names": []}
+        return {"ok": True, "names": [a.getName(i) for i in range(a.nActions)]}
     if cmd == "do_action":
         o = HANDLES[req["h"]]
         a = o.queryAction()
