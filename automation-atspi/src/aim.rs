@@ -17,8 +17,7 @@ use atspi::{CoordType, Interface, Role, State};
 use automation_core::TargetError;
 use futures_lite::future::block_on;
 
-use crate::map;
-use crate::reach::GTK4;
+use crate::map::{self, GTK4};
 use crate::target::AtspiTarget;
 use crate::x11::XWindow;
 

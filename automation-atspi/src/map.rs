@@ -5,6 +5,9 @@ use accesskit::{Action, Role};
 use atspi::{Role as R, State};
 use automation_core::{Intent, Means, NamedKey};
 
+/// GTK4's `ToolkitName` (GTK3's atk-bridge says "gtk" or "gail").
+pub(crate) const GTK4: &str = "GTK";
+
 /// AT-SPI role → AccessKit role. Roles not listed map to `GenericContainer`.
 pub const ROLES: &[(R, Role)] = &[
     (R::Application, Role::Application),

@@ -122,7 +122,7 @@ impl AtspiTarget {
         use crate::events::Change;
         // GTK 4 animates what it shows and says nothing as it moves; GTK 3's page switch, read
         // again, showed an inspector's page its change 0.65 s later than without.
-        if self.toolkit() != crate::reach::GTK4 {
+        if self.toolkit() != crate::map::GTK4 {
             return;
         }
         for (path, change) in &pending.changed {

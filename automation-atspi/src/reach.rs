@@ -35,8 +35,6 @@ const COMPONENT: &str = "org.a11y.atspi.Component";
 const TEXT: &str = "org.a11y.atspi.Text";
 const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
 
-/// GTK4's `ToolkitName` (GTK3's atk-bridge says "gtk" or "gail").
-pub(crate) const GTK4: &str = "GTK";
 
 /// Whether a click focuses the node and does nothing else (a text field; a click on a
 /// button would press it).
