@@ -35,7 +35,6 @@ const COMPONENT: &str = "org.a11y.atspi.Component";
 const TEXT: &str = "org.a11y.atspi.Text";
 const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
 
-
 /// Whether a click focuses the node and does nothing else (a text field; a click on a
 /// button would press it).
 fn click_only_focuses(raw: &RawNode) -> bool {
