@@ -328,10 +328,13 @@ pub fn readable(text: &str) -> String {
 }
 
 /// Whether a node that is `visible` but not `showing` is hidden in an app of `toolkit`: in
-/// Java a closed menu's items stay `visible` and keep their last extents. Elsewhere such a node
-/// may be only scrolled away (a web page's row below the fold), which a person scrolls to.
+/// Java and LibreOffice a closed menu's items stay `visible` (Java's keep their last
+/// extents; Writer's 830 menu objects came before its document in a snapshot), and
+/// LibreOffice lists only the paragraphs laid out on screen, so nothing of it is merely
+/// scrolled away. Elsewhere such a node may be only scrolled away (a web page's row below
+/// the fold), which a person scrolls to.
 pub fn not_showing_is_hidden(toolkit: Option<Toolkit>) -> bool {
-    toolkit == Some(Toolkit::Java)
+    matches!(toolkit, Some(Toolkit::Java | Toolkit::LibreOffice))
 }
 
 /// Whether a node that carries neither `Enabled` nor `Sensitive` is enabled all the same:

@@ -279,3 +279,23 @@ fn qt_type_text_works_into_every_editable_field() {
         "type_text_works_into_every_editable_field",
     );
 }
+
+#[test]
+fn writer_snapshot_shows_the_document() {
+    case(
+        "writer",
+        WRITER.0,
+        WRITER.1,
+        "writer_snapshot_shows_the_document",
+    );
+}
+
+#[test]
+fn writer_type_text_works_into_every_editable_field() {
+    case(
+        "writer",
+        WRITER.0,
+        WRITER.1,
+        "type_text_works_into_every_editable_field",
+    );
+}

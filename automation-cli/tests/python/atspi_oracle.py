@@ -10,7 +10,7 @@ Commands (`cmd`):
   not_states, zero_size, within (another spec), nth); answers a handle `h` and its `read`.
 - `find_all` {spec}: every match, as reads with handles.
 - `read` {h}: clear the cache, then what a person would check: name, role, states, value,
-  text, extents (window and screen coordinates).
+  text, the caret's offset, extents (window and screen coordinates).
 - `focused` {}: the object that holds STATE_FOCUSED (a read), or null.
 - `windows` {}: the app's top-level children (reads).
 - `alive` {}: whether the app is still on the bus.
@@ -115,6 +115,10 @@ def read(o):
         pass
     try:
         r["text"] = text_of(o)
+    except Exception:
+        pass
+    try:
+        r["caret"] = o.queryText().caretOffset
     except Exception:
         pass
     r["extents"] = extents(o, pyatspi.WINDOW_COORDS)

@@ -295,6 +295,21 @@ pub(super) fn type_text<T: Target + ?Sized>(
         )
         .with_hint("find the field again with find_node and read_node it, then type the rest"));
     }
+    // A password field that shows no text at all, not even its mask (Qt 5's): what it holds
+    // cannot be read back, and an unchanged read is no refusal.
+    let unreadable = |v: &Option<String>| v.as_deref().is_none_or(str::is_empty);
+    if s.mirror
+        .node(receiver)
+        .is_some_and(|n| n.role() == accesskit::Role::PasswordInput)
+        && unreadable(&value_before)
+        && unreadable(&after)
+    {
+        reply["effect"] = json!("not_observed");
+        reply["note"] = json!(
+            "the password field shows no text, not even a mask: the typed keys were sent, and what it holds cannot be read back"
+        );
+        return Ok(reply);
+    }
     if !a.text.is_empty() && (after.is_some() || value_before.is_some()) && after == value_before {
         let name = s
             .reference(receiver)
