@@ -1,7 +1,8 @@
 //! The oracle-judged conformance matrix (issue 22): the real `automation` binary, as an MCP
 //! server attached over AT-SPI (`--atspi PID`), drives real apps — gtk3-widget-factory (its
 //! three pages), gtk4-widget-factory, the Qt 5 calculator and widget gallery, zenity dialogs,
-//! the stock eframe app (release), LibreOffice Calc, KDE's kcalc, mousepad and a web page in
+//! the stock eframe app (release), LibreOffice Calc, KDE's kcalc, mousepad, GNOME Text Editor
+//! and a web page in
 //! Firefox and in Chromium (`tests/fixtures/web/form.html`) — widget by widget and op by op; an
 //! independent reader on the same bus (pyatspi, `tests/python/atspi_oracle.py`; for zenity the
 //! dialog's exit status and output) reads each widget before and after. A reply that says ok
@@ -324,6 +325,7 @@ fn snapshot_budget(app: &str) -> u64 {
         "qt5-calculator" => 1_000,
         "qt5-gallery" => 2_700,
         "swing" => 2_900,
+        "text-editor" => 4_100,
         _ => 0,
     }
 }
@@ -374,6 +376,15 @@ fn kcalc_kde() {
 #[test]
 fn mousepad_gtk3_editor() {
     run("mousepad", &[("mousepad", "mousepad")], None);
+}
+
+#[test]
+fn gnome_text_editor_gtk4() {
+    run(
+        "text-editor",
+        &[("gnome-text-editor", "gnome-text-editor")],
+        None,
+    );
 }
 
 #[test]
