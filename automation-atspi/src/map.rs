@@ -414,6 +414,14 @@ pub const MEANS: &[MeansRow] = &[
         why: "a menu-bar item's action that opens a modal dialog (GTK's, LibreOffice's, which GTK hosts) runs the dialog inside the D-Bus call, so the app answers nothing until it closes (a key pressed meanwhile deadlocks it): a real click or key opens it cleanly",
     },
     MeansRow {
+        toolkits: &[Toolkit::LibreOffice],
+        roles: &[R::TableCell, R::ListItem],
+        intents: &[Intent::Activate],
+        in_menu_bar: None,
+        means: &[Means::Pointer, Means::Keys, Means::Action],
+        why: "LibreOffice's action on a drop-down list's entry closes the list and the entry does not take it (the Character dialog's Size: 14 pt): a person's click picks it",
+    },
+    MeansRow {
         toolkits: &[Toolkit::Qt],
         roles: BUTTONS,
         intents: &[Intent::Activate],

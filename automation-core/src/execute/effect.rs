@@ -53,6 +53,8 @@ pub(super) struct Watch {
     version: u64,
     /// The node had the focus before the op (a cell's click that lands makes it the cursor).
     focused_before: bool,
+    /// The node was hidden before the op (a menu's item whose menu was closed).
+    hidden_before: bool,
 }
 
 /// Roles whose click selects them when they are selectable.
@@ -134,6 +136,7 @@ impl Watch {
             expected,
             version,
             focused_before: node.is_focused(),
+            hidden_before: node.is_hidden(),
         }
     }
 
@@ -163,7 +166,14 @@ impl Watch {
             return true;
         };
         match self.expected {
-            Expected::ToggledFrom(t) => node.toggled().is_some_and(|now| now != t),
+            Expected::ToggledFrom(t) => {
+                node.toggled().is_some_and(|now| now != t)
+                    // A check or radio item taken closes its menu, and LibreOffice keeps a
+                    // closed menu's items as they were until the menu opens again.
+                    || (matches!(node.role(), Role::MenuItemCheckBox | Role::MenuItemRadio)
+                        && node.is_hidden()
+                        && !self.hidden_before)
+            }
             Expected::Expanded(want) => node.data().is_expanded() == Some(want),
             Expected::Selected => {
                 node.is_selected() == Some(true)
