@@ -10,7 +10,6 @@
 //! toolkit's own screen coordinates give it, placed on the X window's real origin, whatever
 //! the toolkit reports for its frame's position.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use atspi::{CoordType, Interface, Role, State};
@@ -475,26 +474,16 @@ impl AtspiTarget {
     }
 
     /// The objects above `path` up to its window (the application object left out), as last
-    /// read, that have a `Component`.
+    /// read, that have a `Component` and clip what they hold.
     fn ancestors(&self, path: &str) -> Vec<String> {
         let tree = self.tree();
-        let parent_of: HashMap<&str, &str> = tree
-            .nodes
-            .values()
-            .flat_map(|n| {
-                n.children
-                    .iter()
-                    .map(move |c| (c.as_str(), n.path.as_str()))
-            })
-            .collect();
         let java = self.toolkit_kind() == map::Toolkit::Java;
         let mut out = Vec::new();
-        let mut cur = path;
-        while let Some(p) = parent_of.get(cur).copied() {
-            if p == tree.root || out.len() > crate::walk::MAX_DEPTH {
+        for p in tree.ancestors(path) {
+            if p == tree.root {
                 break;
             }
-            let node = tree.nodes.get(p);
+            let node = tree.nodes.get(&p);
             let role = node.and_then(|n| n.role);
             // A popup hangs from its combo box, menu or menu item and draws outside it: nothing
             // from there up clips what it shows (Qt's combo list is the combo's child, far
@@ -509,9 +498,8 @@ impl AtspiTarget {
             let header = matches!(role, Some(Role::PageTab | Role::TreeItem))
                 || (java && matches!(role, Some(Role::Label | Role::PopupMenu)));
             if !header && node.is_some_and(|n| n.has(Interface::Component)) {
-                out.push(p.to_string());
+                out.push(p);
             }
-            cur = p;
         }
         out
     }
