@@ -6,12 +6,12 @@ use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
+use automation_session::backend::TargetHandle;
+use automation_session::mode;
+use automation_session::mode::Mode;
 use clap::Parser;
 
-use crate::backend::TargetHandle;
 use crate::cli::{Cli, Verb, resolve_target};
-use crate::mode;
-use crate::mode::Mode;
 use crate::verbs::{self, Outcome};
 
 /// Env var for the log filter (tracing `EnvFilter` syntax; default `warn`). Logs go to stderr.
@@ -144,7 +144,7 @@ where
     };
     // A launched app and its virtual display end with us.
     #[cfg(feature = "atspi")]
-    crate::atspi_mode::shutdown();
+    automation_session::atspi_mode::shutdown();
     code
 }
 
@@ -183,7 +183,7 @@ fn serve(
     mode: Mode,
     wait: Option<Duration>,
     caps: &crate::mcp::list::Caps,
-    snapshots: crate::tools::Snapshots,
+    snapshots: automation_session::tools::Snapshots,
 ) -> u8 {
     if mode == Mode::List {
         return match mode::list() {
@@ -286,8 +286,8 @@ fn verb_mode(
 }
 
 /// Where an MCP server (stdio or HTTP) keeps `assert_screenshot` baselines.
-fn server_snapshots(cli: &Cli) -> crate::tools::Snapshots {
-    crate::tools::Snapshots::new(
+fn server_snapshots(cli: &Cli) -> automation_session::tools::Snapshots {
+    automation_session::tools::Snapshots::new(
         cli.snapshots
             .clone()
             .unwrap_or_else(|| crate::runner::flow::DEFAULT_SNAPSHOTS_DIR.into()),
@@ -322,7 +322,7 @@ fn serve_http(
     mode: Mode,
     reach: &crate::cli::ReachArgs,
     caps: crate::mcp::list::Caps,
-    snapshots: crate::tools::Snapshots,
+    snapshots: automation_session::tools::Snapshots,
 ) -> u8 {
     let addr: std::net::SocketAddr = match addr.parse() {
         Ok(a) => a,

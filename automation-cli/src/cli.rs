@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::mode::Mode;
+use automation_session::mode::Mode;
 
 /// Drive desktop apps through their accessibility tree: an MCP server over stdio (the default),
 /// one-shot verbs for scripts, and a runner for any test command's events.
@@ -107,7 +107,7 @@ pub fn resolve_target(
     }
     let display = top.virtual_display() || after.virtual_display();
     let mode = match mode {
-        Some(m) => Some(m.with_virtual_display(display)?),
+        Some(m) => Some(with_virtual_display(m, display)?),
         None if display => return Err("--virtual-display goes with --launch".into()),
         None => None,
     };
@@ -231,17 +231,15 @@ impl ModeArgs {
     }
 }
 
-impl Mode {
-    /// `--virtual-display` applied: only `--launch` takes it.
-    pub fn with_virtual_display(self, on: bool) -> Result<Mode, String> {
-        match self {
-            Mode::Launch { command, .. } => Ok(Mode::Launch {
-                command,
-                virtual_display: on,
-            }),
-            other if !on => Ok(other),
-            _ => Err("--virtual-display goes with --launch".into()),
-        }
+/// `--virtual-display` applied to a mode: only `--launch` takes it.
+fn with_virtual_display(mode: Mode, on: bool) -> Result<Mode, String> {
+    match mode {
+        Mode::Launch { command, .. } => Ok(Mode::Launch {
+            command,
+            virtual_display: on,
+        }),
+        other if !on => Ok(other),
+        _ => Err("--virtual-display goes with --launch".into()),
     }
 }
 

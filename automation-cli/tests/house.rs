@@ -1,7 +1,10 @@
-//! The house rules, checked on the source as anyone could with grep: layers import downward
-//! only (no protocol under the runner, no runner or protocol under the tool layer), no file
-//! of `automation-cli/src` or `automation-atspi/src` is in an import circle, one JUnit writer
-//! in the tree, and a README that is a door, not a log.
+//! The house rules Cargo cannot say. Between crates, Cargo keeps the direction (a crate cannot
+//! name one that depends on it), and `cargo tree` says what each links: the session engine no
+//! MCP, HTTP or command line (checked here against ARCHITECTURE.md's table). Inside a crate,
+//! the source is read as anyone could with grep: layers import downward only (no protocol
+//! under the runner, the edge knows nothing it serves), no file of `automation-cli/src`,
+//! `automation-session/src` or `automation-atspi/src` is in an import circle, one JUnit
+//! writer in the tree, and a README that is a door, not a log.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -395,8 +398,8 @@ fn the_graph_reader_sees_plain_grouped_relative_and_reexported_paths() {
 }
 
 #[test]
-fn no_file_of_the_cli_or_the_atspi_crate_is_in_an_import_circle() {
-    for krate in ["automation-cli", "automation-atspi"] {
+fn no_file_of_the_cli_session_or_atspi_crate_is_in_an_import_circle() {
+    for krate in ["automation-cli", "automation-session", "automation-atspi"] {
         let g = graph(&root().join(krate).join("src"));
         assert!(g.len() > 5, "{krate}: the reader found only {g:?}");
         let found = cycles(&g);
@@ -414,9 +417,22 @@ fn no_file_of_the_cli_or_the_atspi_crate_is_in_an_import_circle() {
     }
 }
 
-/// The files under `automation-cli/src/<dir>` that mention `needle` outside comments.
-fn mentions(dir: &str, needle: &str) -> Vec<String> {
-    let base = root().join("automation-cli/src").join(dir);
+/// The files under `<krate>/src/<dir>` (a directory or one `.rs` file) that mention
+/// `needle` outside comments, each as `dir/rel`.
+fn mentions_in(krate: &str, dir: &str, needle: &str) -> Vec<String> {
+    let base = root().join(krate).join("src").join(dir);
+    if base.is_file() {
+        let text = strip_comments(&std::fs::read_to_string(&base).unwrap());
+        return if text.contains(needle) {
+            vec![dir.to_string()]
+        } else {
+            Vec::new()
+        };
+    }
+    assert!(
+        base.is_dir(),
+        "{krate}/src/{dir} is gone: update the house rules"
+    );
     sources(&base)
         .into_iter()
         .filter(|(_, text)| text.contains(needle))
@@ -424,9 +440,136 @@ fn mentions(dir: &str, needle: &str) -> Vec<String> {
         .collect()
 }
 
+/// [`mentions_in`] the CLI crate.
+fn mentions(dir: &str, needle: &str) -> Vec<String> {
+    mentions_in("automation-cli", dir, needle)
+}
+
+/// The packages `krate`'s normal (linked) dependencies pull in, transitively, for this host,
+/// with `features` (cargo's own answer: `cargo tree`; Cargo.lock is never rewritten).
+fn linked_packages(krate: &str, features: &[&str]) -> BTreeSet<String> {
+    let out = std::process::Command::new(env!("CARGO"))
+        .current_dir(root())
+        .args(["tree", "--locked", "-e", "normal", "--prefix", "none"])
+        .args(["-f", "{p}", "-p", krate])
+        .args(features)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cargo tree -p {krate}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    assert!(
+        names.contains(krate) && names.len() > 1,
+        "cargo tree -p {krate} answered {names:?}"
+    );
+    names
+}
+
+/// What each crate must not pull in (ARCHITECTURE.md's table), checked on what Cargo
+/// resolves rather than on imports: a crate cannot name what it does not link.
+#[test]
+fn each_crate_links_only_what_its_row_allows() {
+    // The session engine speaks no protocol and serves no network: no MCP, no HTTP, no
+    // command line, no flow language; tokio for its one-shot channel only, never a runtime.
+    let session = linked_packages("automation-session", &["--all-features"]);
+    for banned in [
+        "rmcp",
+        "axum",
+        "hyper",
+        "hyper-util",
+        "tower-service",
+        "clap",
+        "indicatif",
+        "quick-junit",
+        "xpath-eval",
+        "oxc",
+        "serde_norway",
+        "automation-transpile",
+        "automation-cli",
+    ] {
+        assert!(
+            !session.contains(banned),
+            "automation-session links {banned} (see ARCHITECTURE.md's table)"
+        );
+    }
+    let tokio = std::process::Command::new(env!("CARGO"))
+        .current_dir(root())
+        .args(["tree", "--locked", "-e", "features", "--prefix", "none"])
+        .args(["-p", "automation-session", "--all-features", "-i", "tokio"])
+        .output()
+        .unwrap();
+    let tokio = String::from_utf8_lossy(&tokio.stdout);
+    assert!(
+        tokio.contains("tokio feature \"sync\"") && !tokio.contains("tokio feature \"rt"),
+        "automation-session's tokio is more than its one-shot channel: {tokio}"
+    );
+    // The crates below: no async runtime, no toolkit in core, no egui or wire in the AT-SPI
+    // target, nothing but png in the golden compare.
+    let core = linked_packages("automation-core", &["--all-features"]);
+    for banned in ["tokio", "egui", "zbus", "automation-wire", "rmcp", "axum"] {
+        assert!(!core.contains(banned), "automation-core links {banned}");
+    }
+    let atspi = linked_packages("automation-atspi", &[]);
+    for banned in ["tokio", "egui", "automation-wire", "automation-egui"] {
+        assert!(!atspi.contains(banned), "automation-atspi links {banned}");
+    }
+    let golden = linked_packages("automation-golden", &[]);
+    assert!(
+        golden
+            .iter()
+            .all(|p| !p.starts_with("automation-") || p == "automation-golden"),
+        "automation-golden links a workspace crate: {golden:?}"
+    );
+    // The reader is not blind: the CLI does link the MCP and HTTP stacks.
+    let cli = linked_packages("automation-cli", &[]);
+    for linked in ["rmcp", "axum", "hyper", "clap", "automation-session"] {
+        assert!(cli.contains(linked), "automation-cli links no {linked}?");
+    }
+}
+
 #[test]
 fn layers_import_downward_only() {
-    for dir in ["runner", "tools", "exec", "authoring"] {
+    // What Cargo says needs no reader here: automation-session cannot name the CLI's layers
+    // (the CLI depends on it), and `each_crate_links_only_what_its_row_allows` keeps rmcp,
+    // HTTP and clap out of it. What is left are the layers inside each crate.
+    //
+    // Inside the session crate: the tool layer serves through a closure its caller gives it
+    // (in place on the target thread, or around an await) and never reaches for the target
+    // thread or a mode itself; files and the watchdog are the floor.
+    for needle in ["crate::backend", "crate::mode", "crate::atspi_mode"] {
+        assert_eq!(
+            mentions_in("automation-session", "tools", needle),
+            Vec::<String>::new(),
+            "the tool layer imports {needle}"
+        );
+    }
+    for dir in ["files", "watchdog.rs"] {
+        for needle in [
+            "crate::tools",
+            "crate::backend",
+            "crate::mode",
+            "crate::atspi_mode",
+        ] {
+            assert_eq!(
+                mentions_in("automation-session", dir, needle),
+                Vec::<String>::new(),
+                "{dir} imports {needle}"
+            );
+        }
+    }
+    assert_eq!(
+        mentions_in("automation-session", "backend.rs", "crate::"),
+        Vec::<String>::new(),
+        "the target thread imports another module of the session crate"
+    );
+    // Inside the CLI crate.
+    for dir in ["runner", "exec", "authoring"] {
         assert_eq!(
             mentions(dir, "rmcp"),
             Vec::<String>::new(),
@@ -438,30 +581,21 @@ fn layers_import_downward_only() {
             "{dir} imports the MCP server"
         );
     }
-    // The command line is the top: the modes it parses into are `mode.rs`'s, and nothing
-    // below parses, names or imports a clap type (issue 38: five modules imported `cli::Mode`).
+    // The command line is the top: the modes it parses into are automation-session's, and
+    // nothing below parses, names or imports a clap type.
     for dir in [
         "runner",
-        "tools",
         "exec",
         "authoring",
         "reach",
         "seeing",
         "mcp",
         "edge",
-        "files",
     ] {
         assert_eq!(
             mentions(dir, "crate::cli"),
             Vec::<String>::new(),
             "{dir} imports the command line"
-        );
-    }
-    for file in ["mode.rs", "backend.rs", "atspi_mode.rs", "watchdog.rs"] {
-        let text = std::fs::read_to_string(root().join("automation-cli/src").join(file)).unwrap();
-        assert!(
-            !text.contains("crate::cli"),
-            "{file} imports the command line"
         );
     }
     // `exec` is a flow over the runner's sinks: it uses the runner, never the other way.
@@ -474,17 +608,6 @@ fn layers_import_downward_only() {
         !mentions("exec", "crate::runner").is_empty(),
         "exec feeds the runner's sinks"
     );
-    for needle in [
-        "crate::runner",
-        "crate::exec",
-        "crate::backend::TargetHandle",
-    ] {
-        assert_eq!(
-            mentions("tools", needle),
-            Vec::<String>::new(),
-            "the tool layer imports {needle}"
-        );
-    }
     // Seeing shows runs and apps: it writes what the runner collected and serves an app
     // through the tool layer; it runs no flow and speaks no MCP.
     for needle in ["crate::runner", "crate::exec", "crate::mcp", "rmcp"] {
@@ -495,7 +618,7 @@ fn layers_import_downward_only() {
         );
     }
     assert!(
-        !mentions("seeing", "crate::tools").is_empty(),
+        !mentions("seeing", "automation_session::tools").is_empty(),
         "the inspector goes through the tool layer"
     );
     // Authoring writes tests from calls; it runs none.
@@ -508,7 +631,7 @@ fn layers_import_downward_only() {
     }
     // Reach (the HTTP front doors) sits on top: nothing below imports it. WebDriver speaks
     // W3C through the tool layer, never through the MCP server; only MCP over HTTP uses rmcp.
-    for dir in ["mcp", "runner", "tools", "exec", "authoring", "seeing"] {
+    for dir in ["mcp", "runner", "exec", "authoring", "seeing"] {
         assert_eq!(
             mentions(dir, "crate::reach"),
             Vec::<String>::new(),
@@ -523,7 +646,7 @@ fn layers_import_downward_only() {
         );
     }
     assert!(
-        !mentions("reach/webdriver", "crate::tools").is_empty()
+        !mentions("reach/webdriver", "automation_session::tools").is_empty()
             && !mentions("reach", "tools::call(").is_empty(),
         "WebDriver's commands go through the tool layer"
     );
@@ -534,8 +657,7 @@ fn layers_import_downward_only() {
         "crate::seeing",
         "crate::mcp",
         "crate::runner",
-        "crate::tools",
-        "crate::backend",
+        "automation_session",
         "rmcp",
     ] {
         assert_eq!(

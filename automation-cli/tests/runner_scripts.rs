@@ -11,10 +11,10 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use automation_cli::backend::{EguiDemo, TargetHandle};
 use automation_cli::runner::events::{Collect, RunEvent};
 use automation_cli::runner::flow;
 use automation_cli::runner::report::{RunReport, StepStatus};
+use automation_session::backend::{EguiDemo, TargetHandle};
 use serde_json::{Value, json};
 
 /// One script test at a time: each runs a demo and a node child, and the demo's settle has

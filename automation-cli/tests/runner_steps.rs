@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use automation_cli::backend::{EguiDemo, TargetHandle};
 use automation_cli::runner::events::{Collect, RunEvent};
 use automation_cli::runner::flow::{self, Flow, FlowBody};
 use automation_cli::runner::report::{RunReport, StepStatus};
+use automation_session::backend::{EguiDemo, TargetHandle};
 use automation_wire::events::EventKind;
 use serde_json::{Value, json};
 

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use automation_core::{Op, Selector};
 use serde_json::{Map, Value};
 
-use crate::tools::Outcome;
+use automation_session::tools::Outcome;
 
 /// At most this many calls are kept.
 pub const MAX_CALLS: usize = 5_000;

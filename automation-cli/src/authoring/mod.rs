@@ -26,7 +26,7 @@ pub use log::SessionLog;
 pub use plan::{Plan, Range, plan};
 pub use render::{Format, Origin, render};
 
-pub use crate::tools::EXPORT;
+pub use automation_session::tools::EXPORT;
 
 /// `export_test`'s arguments.
 #[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
@@ -67,8 +67,8 @@ fn default_name() -> String {
 /// The tool's input schema.
 pub fn input_schema() -> serde_json::Map<String, Value> {
     let mut schema = schemars::schema_for!(ExportArgs).to_value();
-    crate::tools::compact::simplify_nullable(&mut schema);
-    crate::tools::compact::strip_noise(&mut schema);
+    automation_session::tools::compact::simplify_nullable(&mut schema);
+    automation_session::tools::compact::strip_noise(&mut schema);
     let mut map = match schema {
         Value::Object(m) => m,
         _ => serde_json::Map::new(),
@@ -117,7 +117,8 @@ pub fn export(log: &SessionLog, args: serde_json::Map<String, Value>) -> Result<
     });
     match &args.save_to {
         Some(path) => {
-            let written = crate::tools::save::save_to(path, source.as_bytes(), args.overwrite)?;
+            let written =
+                automation_session::tools::save::save_to(path, source.as_bytes(), args.overwrite)?;
             reply["path"] = json!(written.display().to_string());
             reply["bytes"] = json!(source.len());
         }

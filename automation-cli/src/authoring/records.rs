@@ -5,11 +5,11 @@
 use std::path::Path;
 
 use automation_core::{ErrorCode, OpError};
+use automation_session::files;
+use automation_session::tools::{self, Outcome};
 use serde_json::{Map, Value};
 
 use super::log::SessionLog;
-use crate::files;
-use crate::tools::{self, Outcome};
 
 /// The largest record read (a record holds one call's arguments and reply).
 const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;

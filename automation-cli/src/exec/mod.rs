@@ -169,15 +169,16 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
     }
     // The pipe lives in a private directory of this run (removed when it ends, or by the
     // watchdog should this process be killed), never in a directory users share.
-    let run_dir = match crate::files::dirs::RunDir::create(&crate::runner::new_execution_id()) {
-        Ok(d) => d,
-        Err(e) => {
-            say(&format!(
-                "error: cannot create the run's private directory: {e}"
-            ));
-            return 1;
-        }
-    };
+    let run_dir =
+        match automation_session::files::dirs::RunDir::create(&crate::runner::new_execution_id()) {
+            Ok(d) => d,
+            Err(e) => {
+                say(&format!(
+                    "error: cannot create the run's private directory: {e}"
+                ));
+                return 1;
+            }
+        };
     let (pipe, rx) = match EventPipe::create_in(run_dir.path()) {
         Ok(p) => p,
         Err(e) => {

@@ -9,6 +9,9 @@ pub mod sequence;
 use std::sync::{Arc, Mutex};
 
 use automation_core::{Cancel, ErrorCode, OpError, Reply};
+use automation_session::backend::{TargetHandle, serve_caught};
+use automation_session::tools::shape::{error_value, shape};
+use automation_session::tools::{self, Call, Outcome, ParseError, Snapshots, Tool, UnknownTool};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use rmcp::model::{
@@ -20,9 +23,6 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use crate::authoring::{self, SessionLog};
-use crate::backend::{TargetHandle, serve_caught};
-use crate::tools::shape::{error_value, shape};
-use crate::tools::{self, Call, Outcome, ParseError, Snapshots, Tool, UnknownTool};
 use list::Caps;
 
 /// What the server tells the model about using it (the `instructions` field).

@@ -11,6 +11,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use automation_core::Cancel;
+use automation_session::backend::TargetHandle;
+use automation_session::tools::{SEQUENCE, image};
 use automation_wire::events::EventKind;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
@@ -21,7 +23,6 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
 
-use crate::backend::TargetHandle;
 use crate::mcp::progress::{Gate, GateSink, NOTE_QUEUE, Note, Sender, SharedGate};
 use crate::runner::events::{Fanout, RunEvent, Sink};
 use crate::runner::flow::{self, FlowBody};
@@ -29,7 +30,6 @@ use crate::runner::on_target::{Forward, StepsRun};
 use crate::runner::report::RunReport;
 use crate::runner::sinks::records::{self, RecordsSink};
 use crate::runner::steps::one_line;
-use crate::tools::{SEQUENCE, image};
 
 /// Screenshots returned as image content, at most.
 pub const MAX_IMAGES: usize = 3;
@@ -71,7 +71,7 @@ pub fn tool() -> Tool {
 pub async fn call(
     target: TargetHandle,
     args: JsonObject,
-    snapshots: &crate::tools::Snapshots,
+    snapshots: &automation_session::tools::Snapshots,
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, McpError> {
     // A `file` is read here: on a blocking thread, never on a runtime worker (a slow or

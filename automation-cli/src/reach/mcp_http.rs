@@ -10,6 +10,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use automation_session::mode::Mode;
+use automation_session::tools::Snapshots;
 use axum::Router;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -18,8 +20,6 @@ use super::http::{self, Access, Policy};
 use super::sessions::{Session, Sessions};
 use crate::mcp::AutomationServer;
 use crate::mcp::list::Caps;
-use crate::mode::Mode;
-use crate::tools::Snapshots;
 
 /// The path MCP is served on.
 pub const PATH: &str = "/mcp";

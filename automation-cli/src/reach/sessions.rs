@@ -19,9 +19,9 @@ use std::time::{Duration, Instant};
 use automation_core::{Cancel, ErrorCode, OpError};
 use serde_json::{Map, Value};
 
-use crate::backend::{TargetHandle, serve_caught};
-use crate::mode::Mode;
-use crate::tools::{self, Outcome, Snapshots};
+use automation_session::backend::{TargetHandle, serve_caught};
+use automation_session::mode::Mode;
+use automation_session::tools::{self, Outcome, Snapshots};
 
 /// Why a session was not created.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,7 +51,7 @@ impl std::fmt::Display for CreateError {
 enum Owned {
     None,
     #[cfg(feature = "atspi")]
-    Launched(crate::atspi_mode::Launched),
+    Launched(automation_session::atspi_mode::Launched),
 }
 
 /// One session: its id, its target thread, what it started, and the front door's state.
@@ -329,10 +329,11 @@ fn open(mode: Mode) -> Result<(TargetHandle, String, Owned), String> {
             command,
             virtual_display,
         } => {
-            let (resolved, launched) = crate::atspi_mode::launch_owned(&command, virtual_display)?;
+            let (resolved, launched) =
+                automation_session::atspi_mode::launch_owned(&command, virtual_display)?;
             (resolved, Owned::Launched(launched))
         }
-        other => (crate::mode::resolve(&other)?, Owned::None),
+        other => (automation_session::mode::resolve(&other)?, Owned::None),
     };
     let describe = resolved.describe;
     // If the target thread cannot start, `owned` drops here and ends the app.

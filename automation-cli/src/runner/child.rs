@@ -1,7 +1,7 @@
 //! A script's child process: started in a process group of its own that ends with the run,
 //! and whose output is read as bytes.
 //!
-//! - **Its own group**, watched by [`crate::watchdog`] while it lives: when the run ends —
+//! - **Its own group**, watched by [`automation_session::watchdog`] while it lives: when the run ends —
 //!   normally, by its time limit, by a cancel — the whole group is killed, so whatever the
 //!   script started (a server, a `sleep` holding its stdout) goes with it. Should this process
 //!   die first (SIGTERM, SIGINT, SIGHUP, or SIGKILL), the child dies with it
@@ -15,8 +15,9 @@ use std::process::{Child, Command};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use automation_session::watchdog;
+
 use super::budget::MAX_OUTPUT_LINE_BYTES;
-use crate::watchdog;
 
 /// A started child and its watched group.
 pub struct GroupChild {

@@ -9,7 +9,7 @@ use automation_core::ops::{NodeArgs, Screenshot, SnapshotTree};
 use automation_core::{Access, Cancel, NodeTarget, Op, Reply, Request};
 use serde_json::Value;
 
-use crate::backend::{Backend, TargetHandle, serve_caught};
+use automation_session::backend::{Backend, TargetHandle, serve_caught};
 
 /// A capture of the app, with the node it is about.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,7 +37,9 @@ pub fn after_action(
     reply: &Reply,
     cancel: &Cancel,
 ) -> Option<Evidence> {
-    if request.op.spec().access != Access::Mutating || !crate::tools::names_a_node(&request.op) {
+    if request.op.spec().access != Access::Mutating
+        || !automation_session::tools::names_a_node(&request.op)
+    {
         return None;
     }
     let node = reply.data()?.get("node")?.as_str()?.to_string();
@@ -75,10 +77,10 @@ pub fn at_failure(target: &TargetHandle) -> Option<Evidence> {
 }
 
 /// The window as it is: the action before it already settled the app
-/// ([`crate::tools::glance`]).
+/// ([`automation_session::tools::glance`]).
 fn capture(serve: &mut dyn FnMut(&Request) -> Reply) -> Option<Evidence> {
     let mut request = Request::new(Op::Screenshot(Screenshot::default()));
-    request.settle = Some(crate::tools::glance());
+    request.settle = Some(automation_session::tools::glance());
     match serve(&request) {
         Reply::Image(image) => Some(Evidence {
             width: image.width,

@@ -1,20 +1,20 @@
 //! What a run runs: a script (TypeScript or JavaScript) or a sequence of steps, from a file
 //! (`.ts`/`.js`/`.mjs`/`.mts`, `.json`, `.yaml`/`.yml`) or from `execute_sequence`'s arguments.
 //!
-//! A flow file is read through [`crate::files`]: its extension is checked first (nothing is
+//! A flow file is read through [`automation_session::files`]: its extension is checked first (nothing is
 //! opened for an unknown one), then only a regular file of at most
-//! [`MAX_FLOW_BYTES`](crate::files::MAX_FLOW_BYTES) is read; YAML is checked for depth before
+//! [`MAX_FLOW_BYTES`](automation_session::files::MAX_FLOW_BYTES) is read; YAML is checked for depth before
 //! it is parsed ([`super::yaml_depth`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use automation_session::tools::Snapshots;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::budget;
-use crate::tools::Snapshots;
 
 /// Where an inline flow's (and the MCP server's) baselines live unless `--snapshots` says:
 /// `snapshots/` in the current directory.
@@ -182,7 +182,8 @@ pub fn from_file(path: &Path) -> Result<Flow, Value> {
     let shown = path.display().to_string();
     let kind = FileKind::of(path)?;
     let text =
-        crate::files::read_text(path, crate::files::MAX_FLOW_BYTES).map_err(|e| e.to_json())?;
+        automation_session::files::read_text(path, automation_session::files::MAX_FLOW_BYTES)
+            .map_err(|e| e.to_json())?;
     let mut flow = from_text(kind, text, &shown)?;
     flow.snapshots = Some(Snapshots::beside(path, false));
     if let FlowBody::Script(s) = &mut flow.body {
@@ -474,7 +475,7 @@ pub fn parse_inputs_arg(value: &str) -> Result<Map<String, Value>, String> {
         "pass a JSON object, e.g. --inputs '{\"name\": \"Bob\"}', or @PATH to a file holding one";
     let (text, from) = match value.strip_prefix('@') {
         Some(path) => {
-            let text = crate::files::read_text(Path::new(path), MAX_INPUTS_BYTES)
+            let text = automation_session::files::read_text(Path::new(path), MAX_INPUTS_BYTES)
                 .map_err(|e| format!("cannot read the inputs file: {e}; {FORM}"))?;
             (text, format!(" in {path}"))
         }

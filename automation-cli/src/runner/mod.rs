@@ -43,7 +43,7 @@ pub mod yaml_depth;
 
 use std::time::Instant;
 
-use crate::backend::TargetHandle;
+use automation_session::backend::TargetHandle;
 use events::{RunEvent, Sink};
 use flow::{Flow, FlowBody};
 use report::RunReport;

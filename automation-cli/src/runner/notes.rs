@@ -66,7 +66,7 @@ pub(super) fn missing_in_condition(
 
 /// Says which baseline a passing `assert_screenshot` created or updated (a file to commit).
 pub(crate) fn baseline_note(result: &Value, sink: &mut dyn Sink) {
-    if let Some(message) = crate::tools::golden::written_note(result) {
+    if let Some(message) = automation_session::tools::golden::written_note(result) {
         sink.event(&RunEvent::Event(EventKind::Log {
             level: LogLevel::Info,
             message,

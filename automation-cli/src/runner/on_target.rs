@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use automation_core::Cancel;
+use automation_session::backend::TargetHandle;
 use tokio::sync::{mpsc, oneshot};
 
 use super::budget::{DEFAULT_RUN_TIMEOUT, Deadline};
@@ -16,7 +17,6 @@ use super::flow::{Flow, Sequence};
 use super::report::{RunReport, runner_error};
 use super::router::OnTarget;
 use super::steps;
-use crate::backend::TargetHandle;
 
 /// What of the stream goes to [`StepsRun::events`] (each item forwarded wakes the receiver).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,13 +1,13 @@
-//! Where a step's tool call goes: the tool layer ([`crate::tools::call`]: the same parsing
+//! Where a step's tool call goes: the tool layer ([`automation_session::tools::call`]: the same parsing
 //! and reply shaping as a direct MCP call), answered in place by [`OnTarget`] on the target
 //! thread, where the steps run.
 
 use automation_core::{Cancel, ErrorCode, OpError};
+use automation_session::backend::{Backend, serve_caught};
+use automation_session::tools::{self, Outcome, Snapshots};
 use serde_json::{Map, Value};
 
 use super::evidence::{self, Evidence};
-use crate::backend::{Backend, serve_caught};
-use crate::tools::{self, Outcome, Snapshots};
 use std::sync::Arc;
 
 /// Anything that answers tool calls ([`OnTarget`], or a test double in unit tests).

@@ -23,6 +23,9 @@ use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use automation_core::{Cancel, Reply, Request};
+use automation_session::backend::{Backend, TargetHandle, serve_caught};
+use automation_session::files::dirs::RunDir;
+use automation_session::tools::Snapshots;
 use automation_wire::events::{EventKind, EventPipe, LogLevel, LogRecord, LogSource, PipeItem};
 use automation_wire::server::{BridgeServer, JsonProtocol, PendingRequest, ServerOptions};
 use serde_json::{Value, json};
@@ -38,9 +41,6 @@ use super::runtime;
 use super::sourcemap::{self, Mapped};
 use super::step_events::StepEvents;
 use super::verdict::{self, Places};
-use crate::backend::{Backend, TargetHandle, serve_caught};
-use crate::files::dirs::RunDir;
-use crate::tools::Snapshots;
 
 /// Env var: the bridge endpoint handed to the child.
 pub const ENDPOINT_ENV: &str = "AUTOMATION_ENDPOINT";
@@ -492,7 +492,7 @@ impl State<'_> {
             call.step_id = self.step_id();
             if call.is_error {
                 self.steps.op_failed(call.result.clone());
-            } else if call.tool == crate::tools::ASSERT_SCREENSHOT {
+            } else if call.tool == automation_session::tools::ASSERT_SCREENSHOT {
                 super::notes::baseline_note(&call.result, sink);
             }
             self.coalesce.push(call, at, sink);
@@ -694,11 +694,11 @@ fn serve(
     tracing::debug!(op = %tool, "script request");
     let mut asked = true;
     let mut shown = None;
-    let reply = if tool == crate::tools::ASSERT_SCREENSHOT {
+    let reply = if tool == automation_session::tools::ASSERT_SCREENSHOT {
         // Not an op: its ops are served here, with the flow's baselines.
         let args = args.as_object().cloned().unwrap_or_default();
         let cancel = Cancel::new();
-        crate::tools::golden::assert_screenshot(args, snapshots, &mut |r| {
+        automation_session::tools::golden::assert_screenshot(args, snapshots, &mut |r| {
             serve_caught(backend, r, &cancel)
         })
         .map_or_else(Reply::Err, Reply::Ok)
@@ -709,7 +709,8 @@ fn serve(
                 // snippet uses it), when some sink reads records; the script gets it only if
                 // it asked.
                 asked = req.with_selector;
-                req.with_selector |= wants.selector && crate::tools::names_a_node(&req.op);
+                req.with_selector |=
+                    wants.selector && automation_session::tools::names_a_node(&req.op);
                 let cancel = Cancel::new();
                 let reply = serve_caught(backend, &req, &cancel);
                 if wants.evidence {
@@ -725,7 +726,7 @@ fn serve(
     // the record keeps the bytes (its `.png`) and the image's size as the result.
     let mut reply_json = serde_json::to_value(&reply).unwrap_or(Value::Null);
     if !asked && let Some(data) = reply_json.get_mut("data") {
-        crate::tools::strip_selector(data);
+        automation_session::tools::strip_selector(data);
     }
     let (is_error, result, image) = match reply {
         Reply::Ok(data) => (false, data, None),

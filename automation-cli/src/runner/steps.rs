@@ -13,6 +13,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use automation_session::tools::Outcome;
 use automation_transpile::expr::Expr;
 use automation_wire::events::{EventKind, LogLevel};
 use serde_json::{Map, Value, json};
@@ -24,7 +25,6 @@ use super::notes;
 use super::report::{RunReport, StepReport, StepStatus};
 use super::router::Router;
 use super::template::substitute_map;
-use crate::tools::Outcome;
 
 /// Pause between tries when a step gives no `retry_delay_ms`.
 pub const DEFAULT_RETRY_DELAY: Duration = Duration::from_millis(500);
@@ -211,7 +211,7 @@ pub fn run(
         }
         match result {
             Ok((value, attempts, duration)) => {
-                if step.tool == crate::tools::ASSERT_SCREENSHOT {
+                if step.tool == automation_session::tools::ASSERT_SCREENSHOT {
                     notes::baseline_note(&value, sink);
                 }
                 set(&mut vars, format!("{id}_result"), value);
@@ -479,7 +479,7 @@ fn attempt_all(
         let t = Instant::now();
         // A call record copies the arguments and the result: made only for a sink that
         // reads calls (records, a forwarded stream).
-        let asked = crate::tools::asks_selector(&args);
+        let asked = automation_session::tools::asks_selector(&args);
         let (call_args, recorded) = if sink.wants_calls() {
             (args.clone(), Some(args))
         } else {
@@ -505,7 +505,7 @@ fn attempt_all(
             }));
         }
         if !asked {
-            crate::tools::strip_selector(&mut value);
+            automation_session::tools::strip_selector(&mut value);
         }
         if let Some(png) = image {
             sink.event(&RunEvent::Image(png));

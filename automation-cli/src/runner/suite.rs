@@ -11,9 +11,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::backend::TargetHandle;
-use crate::mode;
-use crate::mode::Mode;
+use automation_session::backend::TargetHandle;
+use automation_session::mode;
+use automation_session::mode::Mode;
 
 use super::events::Fanout;
 use super::flow;
@@ -266,7 +266,7 @@ pub fn run(opts: &RunOptions) -> u8 {
         return 2;
     }
     if let Some(root) = opts.records.as_deref()
-        && let Err(e) = crate::files::dirs::private_root(root)
+        && let Err(e) = automation_session::files::dirs::private_root(root)
     {
         say(&format!("error: --records: {e}; {}", e.hint()));
         return 2;
@@ -421,7 +421,10 @@ fn run_one(
         Ok(mut f) => {
             f.timeout = opts.timeout;
             f.inputs = opts.inputs.clone();
-            f.snapshots = Some(crate::tools::Snapshots::beside(path, opts.update_snapshots));
+            f.snapshots = Some(automation_session::tools::Snapshots::beside(
+                path,
+                opts.update_snapshots,
+            ));
             f.evidence = outputs.report.is_some();
             f
         }

@@ -12,6 +12,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use automation_core::{ErrorCode, OpError, Reply, Request};
+use automation_session::backend::TargetHandle;
+use automation_session::tools::{self, Outcome};
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
@@ -22,8 +24,6 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::loopback::{self, Server};
-use crate::backend::TargetHandle;
-use crate::tools::{self, Outcome};
 
 /// The page.
 pub const PAGE: &str = include_str!("inspect.html");
@@ -96,7 +96,11 @@ fn op_error(e: &OpError) -> Response {
     } else {
         StatusCode::BAD_REQUEST
     };
-    (status, axum::Json(crate::tools::shape::error_value(e))).into_response()
+    (
+        status,
+        axum::Json(automation_session::tools::shape::error_value(e)),
+    )
+        .into_response()
 }
 
 /// Runs one tool call on the target thread, through the tool layer.
@@ -148,7 +152,7 @@ async fn tree(State(shared): Ctx) -> Response {
 /// page shows the app, it does not wait for a spinner to stop.
 async fn capture(shared: &Shared) -> Result<automation_core::Image, Response> {
     let mut request = Request::new(automation_core::Op::Screenshot(Default::default()));
-    request.settle = Some(crate::tools::glance());
+    request.settle = Some(automation_session::tools::glance());
     match shared.target.call(request).await {
         Reply::Image(image) => {
             if let Ok(mut last) = shared.last_meta.lock() {

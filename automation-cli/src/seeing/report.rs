@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::files::{self, REPORT_FILE};
+use automation_session::files::{self, REPORT_FILE};
 
 /// The page, with [`DATA_SLOT`] where the data goes.
 pub const PAGE: &str = include_str!("report.html");

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::mode::Mode;
+use automation_session::mode::Mode;
 
 /// The `appium:automationName` this server answers to.
 pub const AUTOMATION_NAME: &str = "automation";

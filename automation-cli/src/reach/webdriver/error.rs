@@ -129,7 +129,7 @@ impl WdError {
         Self {
             kind,
             message,
-            data: Some(crate::tools::shape::error_value(e)),
+            data: Some(automation_session::tools::shape::error_value(e)),
         }
     }
 }

@@ -25,6 +25,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use automation_session::tools::Snapshots;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -34,7 +35,6 @@ use serde_json::{Value, json};
 
 use super::http::{self, Access, Policy};
 use super::sessions::{CreateError, Session, Sessions};
-use crate::tools::Snapshots;
 use error::{W3c, WdError, WdResult};
 
 /// How the server is set up.

@@ -151,7 +151,7 @@ impl HtmlSink {
         } else {
             None
         };
-        let golden = if call.tool == crate::tools::ASSERT_SCREENSHOT && call.is_error {
+        let golden = if call.tool == automation_session::tools::ASSERT_SCREENSHOT && call.is_error {
             self.golden(&call.result)
         } else {
             None
@@ -337,8 +337,11 @@ fn source_of(error: &Value) -> Option<crate::seeing::report::Excerpt> {
     let file = loc.get("file")?.as_str()?;
     let line = loc.get("line")?.as_u64()?;
     let column = loc.get("column").and_then(Value::as_u64);
-    let text =
-        crate::files::read_text(std::path::Path::new(file), crate::files::MAX_FLOW_BYTES).ok()?;
+    let text = automation_session::files::read_text(
+        std::path::Path::new(file),
+        automation_session::files::MAX_FLOW_BYTES,
+    )
+    .ok()?;
     excerpt(file, &text, line, column, 4)
 }
 

@@ -2,7 +2,7 @@
 //! step's error and the step's logs (at most
 //! [`MAX_STEP_LOG_BYTES`](crate::runner::budget::MAX_STEP_LOG_BYTES) a step). The one JUnit
 //! writer: `automation run` and `automation exec` both write theirs here. The file is written
-//! through [`crate::files::write_replacing`]: never through a symlink or into a FIFO, and a full
+//! through [`automation_session::files::write_replacing`]: never through a symlink or into a FIFO, and a full
 //! disk leaves the previous report whole.
 
 use std::collections::HashMap;
@@ -10,10 +10,10 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use automation_session::files;
 use automation_wire::events::EventKind;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::files;
 use crate::runner::budget::{BoundedLines, MAX_RUN_LOG_BYTES};
 use crate::runner::events::{RunEvent, Sink};
 use crate::runner::report::{RunReport, StepStatus, where_line};

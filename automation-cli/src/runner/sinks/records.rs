@@ -6,7 +6,7 @@
 //! `~/.local/share/…`; `%LOCALAPPDATA%\automation\executions` on Windows), one directory per
 //! execution id (a fresh UUID per run, so two runs in one second never collide). Directories
 //! older than 7 days are swept when a run starts — only those that carry our marker and that
-//! we own ([`crate::files::dirs::sweep`]). `AUTOMATION_RECORDS=off` (or `0`) turns the default
+//! we own ([`automation_session::files::dirs::sweep`]). `AUTOMATION_RECORDS=off` (or `0`) turns the default
 //! records off; an explicit `--records DIR` still writes them.
 //!
 //! Private: the root is 0700 and vetted (a symlink or another user's directory is refused),
@@ -19,9 +19,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use automation_session::files::{self, PRIVATE_FILE, dirs};
 use serde_json::{Value, json};
 
-use crate::files::{self, PRIVATE_FILE, dirs};
 use crate::runner::budget::{BoundedLines, MAX_RECORDS_PER_STEP};
 use crate::runner::events::{CallRecord, LastImage, Poll, RunEvent, Sink};
 use crate::runner::report::RunReport;

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use automation_session::tools::Outcome;
 use axum::extract::Path;
 use axum::response::Response;
 use base64::Engine as _;
@@ -12,7 +13,6 @@ use super::super::error::{W3c, WdError, WdResult};
 use super::super::input::ELEMENT_KEY;
 use super::super::source;
 use super::super::{Server, Wd, reply};
-use crate::tools::Outcome;
 
 /// The largest page source (nodes) a find or `GET /source` reads.
 pub(super) const SOURCE_NODES: u64 = 20_000;
@@ -35,7 +35,7 @@ pub(super) fn args(v: Value) -> Map<String, Value> {
 pub(super) async fn data(s: &Wd, tool: &str, a: Value, on_element: bool) -> WdResult {
     match s.call(tool, args(a)).await {
         Outcome::Data(mut d) => {
-            crate::tools::strip_selector(&mut d);
+            automation_session::tools::strip_selector(&mut d);
             Ok(d)
         }
         Outcome::Failed(e) => Err(WdError::from_op(&e, on_element)),

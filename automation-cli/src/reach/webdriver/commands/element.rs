@@ -343,7 +343,7 @@ pub(in crate::reach::webdriver) async fn execute(
                 format!("script {script:?}: there is no JavaScript here; scripts are `automation: <op>` with the op's arguments as the first arg, e.g. automation: set_value"),
             ));
         };
-        if crate::tools::lookup(op).is_none() {
+        if automation_session::tools::lookup(op).is_none() {
             return Err(WdError::argument(format!("`automation: {op}` names no op; `automation tools` lists them")));
         }
         let a = match b.get("args") {

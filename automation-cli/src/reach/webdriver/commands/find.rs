@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
+use automation_session::tools::Outcome;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -14,7 +15,6 @@ use super::super::{Ctx, Server, Wd, body, xpath};
 use super::common::{FIND_POLL, Sid, SidEid, data, element, page_in, subtree, with};
 use super::windows::scope;
 use crate::reach::sessions::lock;
-use crate::tools::Outcome;
 
 /// The elements a locator selects, looking again until the implicit wait is spent.
 async fn find(
