@@ -88,7 +88,9 @@ where
             out.as_deref(),
             overwrite,
         )),
-        Some(Verb::Exec { junit, command }) => crate::exec::run(&command, junit.as_deref()),
+        Some(Verb::Exec { junit, command }) => {
+            automation_runner::exec::run(&command, junit.as_deref())
+        }
         Some(Verb::Inspect { target, port }) => match verb_mode(&cli.target, "inspect", &target) {
             Ok((mode, wait)) => inspect(mode, wait, port),
             Err(e) => emit(&usage(&e)),
@@ -127,7 +129,7 @@ where
                 Ok(m) => m,
                 Err(e) => return emit(&usage(&e)),
             };
-            crate::runner::suite::run(&crate::runner::suite::RunOptions {
+            automation_runner::suite::run(&automation_runner::suite::RunOptions {
                 flows,
                 mode,
                 wait,
@@ -290,7 +292,7 @@ fn server_snapshots(cli: &Cli) -> automation_session::tools::Snapshots {
     automation_session::tools::Snapshots::new(
         cli.snapshots
             .clone()
-            .unwrap_or_else(|| crate::runner::flow::DEFAULT_SNAPSHOTS_DIR.into()),
+            .unwrap_or_else(|| automation_runner::flow::DEFAULT_SNAPSHOTS_DIR.into()),
         cli.update_snapshots,
     )
 }

@@ -390,7 +390,7 @@ pub enum Verb {
         report: Option<PathBuf>,
         /// Run one shard, as cargo-nextest: slice:M/N or hash:M/N.
         #[arg(long, value_name = "KIND:M/N")]
-        partition: Option<crate::runner::partition::Partition>,
+        partition: Option<automation_runner::partition::Partition>,
         /// Flows at once, each on its own headless target.
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
         jobs: u16,
@@ -404,7 +404,7 @@ pub enum Verb {
         update_snapshots: bool,
         /// The flows' inputs: a JSON object, or @FILE holding one. Steps flows get them over
         /// their declared defaults; scripts read them from $AUTOMATION_INPUTS.
-        #[arg(long, value_name = "JSON|@FILE", value_parser = crate::runner::flow::parse_inputs_arg)]
+        #[arg(long, value_name = "JSON|@FILE", value_parser = automation_runner::flow::parse_inputs_arg)]
         inputs: Option<serde_json::Map<String, serde_json::Value>>,
         /// Flow files or directories of them.
         #[arg(value_name = "FLOW", required = true)]
@@ -475,7 +475,7 @@ pub enum Verb {
 
 /// `--timeout SECONDS`: a number above 0, at most a day.
 fn parse_run_timeout(v: &str) -> Result<std::time::Duration, String> {
-    crate::runner::budget::parse_timeout("--timeout", v)
+    automation_runner::budget::parse_timeout("--timeout", v)
 }
 
 #[cfg(test)]

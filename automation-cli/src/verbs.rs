@@ -254,7 +254,7 @@ pub fn export(
     out: Option<&str>,
     overwrite: bool,
 ) -> Outcome {
-    use crate::authoring::{self, Format, Range};
+    use automation_runner::authoring::{self, Format, Range};
     let format = match format {
         "yaml" => Format::Yaml,
         "json" => Format::Json,

@@ -1,9 +1,9 @@
 //! The house rules Cargo cannot say. Between crates, Cargo keeps the direction (a crate cannot
-//! name one that depends on it), and `cargo tree` says what each links: the session engine no
-//! MCP, HTTP or command line (checked here against ARCHITECTURE.md's table). Inside a crate,
-//! the source is read as anyone could with grep: layers import downward only (no protocol
-//! under the runner, the edge knows nothing it serves), no file of `automation-cli/src`,
-//! `automation-session/src` or `automation-atspi/src` is in an import circle, one JUnit
+//! name one that depends on it), and `cargo tree` says what each links: the session and
+//! runner engines no MCP, HTTP or command line (checked here against ARCHITECTURE.md's
+//! table). Inside a crate, the source is read as anyone could with grep: layers import
+//! downward only (exec over the runner, never the reverse; the edge knows nothing it serves),
+//! no file of the CLI, the two engines or the AT-SPI crate is in an import circle, one JUnit
 //! writer in the tree, and a README that is a door, not a log.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -395,11 +395,21 @@ fn the_graph_reader_sees_plain_grouped_relative_and_reexported_paths() {
         "a `pub(super) use` in a mod.rs is its contents too"
     );
     assert_eq!(cycles(&g), [["a", "m::b", "m::c"]]);
+    assert_eq!(
+        crate_paths_beyond("use crate::a::X;\nuse crate::{b::Y, a::Z};\n", &["a"]),
+        ["crate::b::Y"],
+        "a module's reach beyond its allowed siblings, grouped imports included"
+    );
 }
 
 #[test]
-fn no_file_of_the_cli_session_or_atspi_crate_is_in_an_import_circle() {
-    for krate in ["automation-cli", "automation-session", "automation-atspi"] {
+fn no_file_of_the_cli_engine_or_atspi_crates_is_in_an_import_circle() {
+    for krate in [
+        "automation-cli",
+        "automation-session",
+        "automation-runner",
+        "automation-atspi",
+    ] {
         let g = graph(&root().join(krate).join("src"));
         assert!(g.len() > 5, "{krate}: the reader found only {g:?}");
         let found = cycles(&g);
@@ -471,6 +481,17 @@ fn linked_packages(krate: &str, features: &[&str]) -> BTreeSet<String> {
     names
 }
 
+/// The tokio features `krate` turns on (`cargo tree -e features -i tokio`).
+fn tokio_features(krate: &str) -> String {
+    let out = std::process::Command::new(env!("CARGO"))
+        .current_dir(root())
+        .args(["tree", "--locked", "-e", "features", "--prefix", "none"])
+        .args(["-p", krate, "--all-features", "-i", "tokio"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// What each crate must not pull in (ARCHITECTURE.md's table), checked on what Cargo
 /// resolves rather than on imports: a crate cannot name what it does not link.
 #[test]
@@ -498,17 +519,31 @@ fn each_crate_links_only_what_its_row_allows() {
             "automation-session links {banned} (see ARCHITECTURE.md's table)"
         );
     }
-    let tokio = std::process::Command::new(env!("CARGO"))
-        .current_dir(root())
-        .args(["tree", "--locked", "-e", "features", "--prefix", "none"])
-        .args(["-p", "automation-session", "--all-features", "-i", "tokio"])
-        .output()
-        .unwrap();
-    let tokio = String::from_utf8_lossy(&tokio.stdout);
-    assert!(
-        tokio.contains("tokio feature \"sync\"") && !tokio.contains("tokio feature \"rt"),
-        "automation-session's tokio is more than its one-shot channel: {tokio}"
-    );
+    // The runner runs flows on a session and writes what they did: no MCP, no HTTP, no
+    // command line; tokio's channels only.
+    let runner = linked_packages("automation-runner", &["--all-features"]);
+    for banned in [
+        "rmcp",
+        "axum",
+        "hyper",
+        "hyper-util",
+        "tower-service",
+        "clap",
+        "xpath-eval",
+        "automation-cli",
+    ] {
+        assert!(
+            !runner.contains(banned),
+            "automation-runner links {banned} (see ARCHITECTURE.md's table)"
+        );
+    }
+    for krate in ["automation-session", "automation-runner"] {
+        let tokio = tokio_features(krate);
+        assert!(
+            tokio.contains("tokio feature \"sync\"") && !tokio.contains("tokio feature \"rt"),
+            "{krate}'s tokio is more than channels: {tokio}"
+        );
+    }
     // The crates below: no async runtime, no toolkit in core, no egui or wire in the AT-SPI
     // target, nothing but png in the golden compare.
     let core = linked_packages("automation-core", &["--all-features"]);
@@ -528,16 +563,44 @@ fn each_crate_links_only_what_its_row_allows() {
     );
     // The reader is not blind: the CLI does link the MCP and HTTP stacks.
     let cli = linked_packages("automation-cli", &[]);
-    for linked in ["rmcp", "axum", "hyper", "clap", "automation-session"] {
+    for linked in [
+        "rmcp",
+        "axum",
+        "hyper",
+        "clap",
+        "automation-session",
+        "automation-runner",
+    ] {
         assert!(cli.contains(linked), "automation-cli links no {linked}?");
     }
 }
 
+/// The files of `<krate>/src` outside `skip` (a directory prefix) that mention `needle`.
+fn mentions_outside(krate: &str, skip: &str, needle: &str) -> Vec<String> {
+    sources(&root().join(krate).join("src"))
+        .into_iter()
+        .filter(|(rel, text)| !rel.starts_with(skip) && text.contains(needle))
+        .map(|(rel, _)| rel)
+        .collect()
+}
+
+/// The `crate::…` paths `text` names whose first segment is not in `allowed`.
+fn crate_paths_beyond(text: &str, allowed: &[&str]) -> Vec<String> {
+    paths(text)
+        .into_iter()
+        .filter(|(anchor, segs)| {
+            anchor == "crate" && segs.first().is_some_and(|s| !allowed.contains(&s.as_str()))
+        })
+        .map(|(_, segs)| format!("crate::{}", segs.join("::")))
+        .collect()
+}
+
 #[test]
 fn layers_import_downward_only() {
-    // What Cargo says needs no reader here: automation-session cannot name the CLI's layers
-    // (the CLI depends on it), and `each_crate_links_only_what_its_row_allows` keeps rmcp,
-    // HTTP and clap out of it. What is left are the layers inside each crate.
+    // What Cargo says needs no reader here: neither engine crate can name a layer of the CLI
+    // (the CLI depends on them), the session crate cannot name the runner, and
+    // `each_crate_links_only_what_its_row_allows` keeps rmcp, HTTP and clap out of both. What
+    // is left are the layers inside each crate.
     //
     // Inside the session crate: the tool layer serves through a closure its caller gives it
     // (in place on the target thread, or around an await) and never reaches for the target
@@ -568,49 +631,54 @@ fn layers_import_downward_only() {
         Vec::<String>::new(),
         "the target thread imports another module of the session crate"
     );
-    // Inside the CLI crate.
-    for dir in ["runner", "exec", "authoring"] {
+    // Inside the runner crate: `exec` is a flow over the runner's sinks: it uses the runner,
+    // never the other way. Authoring writes tests from calls and records: it runs none (it
+    // names no other module of the crate). The report's page and writer know only the data
+    // the html sink hands them.
+    assert_eq!(
+        mentions_outside("automation-runner", "exec/", "crate::exec"),
+        Vec::<String>::new(),
+        "the runner imports exec"
+    );
+    assert!(
+        !mentions_in("automation-runner", "exec", "crate::sinks").is_empty(),
+        "exec feeds the runner's sinks"
+    );
+    for (rel, text) in sources(&root().join("automation-runner/src/authoring")) {
         assert_eq!(
-            mentions(dir, "rmcp"),
+            crate_paths_beyond(&text, &["authoring"]),
             Vec::<String>::new(),
-            "{dir} uses rmcp"
-        );
-        assert_eq!(
-            mentions(dir, "crate::mcp"),
-            Vec::<String>::new(),
-            "{dir} imports the MCP server"
+            "authoring/{rel} imports the runner"
         );
     }
-    // The command line is the top: the modes it parses into are automation-session's, and
-    // nothing below parses, names or imports a clap type.
-    for dir in [
-        "runner",
-        "exec",
-        "authoring",
-        "reach",
-        "seeing",
-        "mcp",
-        "edge",
-    ] {
+    let page = strip_comments(
+        &std::fs::read_to_string(root().join("automation-runner/src/report_page.rs")).unwrap(),
+    );
+    assert_eq!(
+        crate_paths_beyond(&page, &[]),
+        Vec::<String>::new(),
+        "the report's writer imports the runner"
+    );
+    // Inside the CLI crate. The command line is the top: the modes it parses into are
+    // automation-session's, and nothing below parses, names or imports a clap type.
+    for dir in ["reach", "seeing", "mcp", "edge"] {
         assert_eq!(
             mentions(dir, "crate::cli"),
             Vec::<String>::new(),
             "{dir} imports the command line"
         );
     }
-    // `exec` is a flow over the runner's sinks: it uses the runner, never the other way.
-    assert_eq!(
-        mentions("runner", "crate::exec"),
-        Vec::<String>::new(),
-        "the runner imports exec"
-    );
-    assert!(
-        !mentions("exec", "crate::runner").is_empty(),
-        "exec feeds the runner's sinks"
-    );
-    // Seeing shows runs and apps: it writes what the runner collected and serves an app
-    // through the tool layer; it runs no flow and speaks no MCP.
-    for needle in ["crate::runner", "crate::exec", "crate::mcp", "rmcp"] {
+    // Seeing shows runs and apps: it serves the report the runner wrote (its layout only)
+    // and an app through the tool layer; it runs no flow and speaks no MCP.
+    for needle in [
+        "automation_runner::suite",
+        "automation_runner::exec",
+        "automation_runner::script",
+        "automation_runner::steps",
+        "automation_runner::run_flow",
+        "crate::mcp",
+        "rmcp",
+    ] {
         assert_eq!(
             mentions("seeing", needle),
             Vec::<String>::new(),
@@ -621,24 +689,21 @@ fn layers_import_downward_only() {
         !mentions("seeing", "automation_session::tools").is_empty(),
         "the inspector goes through the tool layer"
     );
-    // Authoring writes tests from calls; it runs none.
-    for needle in ["crate::runner", "crate::exec"] {
-        assert_eq!(
-            mentions("authoring", needle),
-            Vec::<String>::new(),
-            "authoring imports {needle}"
-        );
-    }
     // Reach (the HTTP front doors) sits on top: nothing below imports it. WebDriver speaks
     // W3C through the tool layer, never through the MCP server; only MCP over HTTP uses rmcp.
-    for dir in ["mcp", "runner", "exec", "authoring", "seeing"] {
+    for dir in ["mcp", "seeing"] {
         assert_eq!(
             mentions(dir, "crate::reach"),
             Vec::<String>::new(),
             "{dir} imports reach"
         );
     }
-    for needle in ["rmcp", "crate::mcp", "crate::runner::suite", "crate::exec"] {
+    for needle in [
+        "rmcp",
+        "crate::mcp",
+        "automation_runner::suite",
+        "automation_runner::exec",
+    ] {
         assert_eq!(
             mentions("reach/webdriver", needle),
             Vec::<String>::new(),
@@ -656,8 +721,8 @@ fn layers_import_downward_only() {
         "crate::reach",
         "crate::seeing",
         "crate::mcp",
-        "crate::runner",
         "automation_session",
+        "automation_runner",
         "rmcp",
     ] {
         assert_eq!(
@@ -678,7 +743,7 @@ fn layers_import_downward_only() {
         );
     }
     // No server of the binary is served around the edge.
-    for dir in ["reach", "seeing", "mcp", "runner", "exec"] {
+    for dir in ["reach", "seeing", "mcp"] {
         assert_eq!(
             mentions(dir, "axum::serve"),
             Vec::<String>::new(),
@@ -740,7 +805,7 @@ fn one_junit_writer_in_the_tree() {
     // `automation run` and `automation exec` both report through the runner's JUnit sink.
     assert_eq!(
         writers,
-        ["automation-cli/src/runner/sinks/junit.rs"],
+        ["automation-runner/src/sinks/junit.rs"],
         "JUnit is built in more than one place (or the sink moved): feed the runner's sinks \
          (runner::events::Sink) instead of building a report"
     );

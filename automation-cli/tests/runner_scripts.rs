@@ -11,9 +11,9 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use automation_cli::runner::events::{Collect, RunEvent};
-use automation_cli::runner::flow;
-use automation_cli::runner::report::{RunReport, StepStatus};
+use automation_runner::events::{Collect, RunEvent};
+use automation_runner::flow;
+use automation_runner::report::{RunReport, StepStatus};
 use automation_session::backend::{EguiDemo, TargetHandle};
 use serde_json::{Value, json};
 
@@ -48,7 +48,7 @@ fn run_script(source: &str) -> (RunReport, Collect) {
     let args = json!({"script": source});
     let flow = flow::from_arguments(args.as_object().unwrap()).unwrap();
     let mut sink = Collect::default();
-    let report = automation_cli::runner::run_flow(&flow, "t", &target, &mut sink, &|| false);
+    let report = automation_runner::run_flow(&flow, "t", &target, &mut sink, &|| false);
     (report, sink)
 }
 

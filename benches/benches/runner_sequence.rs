@@ -113,7 +113,7 @@ fn bench(c: &mut Criterion) {
     });
     // Where the time goes: the engine alone (no MCP), against the router alone.
     let target = TargetHandle::spawn(headless_factory()).unwrap();
-    let flow = automation_cli::runner::flow::from_arguments(&seq).unwrap();
+    let flow = automation_runner::flow::from_arguments(&seq).unwrap();
     let snapshots = automation_session::tools::Snapshots::new("snapshots", false);
     g.bench_function("router_find_node", |b| {
         b.iter(|| {
@@ -128,8 +128,8 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("engine_find_node", |b| {
         b.iter(|| {
-            let mut sink = automation_cli::runner::events::Collect::default();
-            automation_cli::runner::run_flow(&flow, "bench", &target, &mut sink, &|| false)
+            let mut sink = automation_runner::events::Collect::default();
+            automation_runner::run_flow(&flow, "bench", &target, &mut sink, &|| false)
         })
     });
     g.finish();

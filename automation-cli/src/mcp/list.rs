@@ -97,8 +97,8 @@ fn golden_tool() -> Tool {
 fn export_tool() -> Tool {
     Tool::new(
         automation_session::tools::EXPORT,
-        crate::authoring::DESCRIPTION,
-        Arc::new(crate::authoring::input_schema()),
+        automation_runner::authoring::DESCRIPTION,
+        Arc::new(automation_runner::authoring::input_schema()),
     )
     .with_annotations(ToolAnnotations::new().read_only(true).open_world(false))
 }

@@ -22,7 +22,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::authoring::{self, SessionLog};
+use automation_runner::authoring::{self, SessionLog};
 use list::Caps;
 
 /// What the server tells the model about using it (the `instructions` field).
@@ -80,7 +80,7 @@ impl AutomationServer {
             tools: Arc::new(list::tools(caps)),
             log: Arc::new(Mutex::new(SessionLog::default())),
             snapshots: Arc::new(Snapshots::new(
-                crate::runner::flow::DEFAULT_SNAPSHOTS_DIR,
+                automation_runner::flow::DEFAULT_SNAPSHOTS_DIR,
                 false,
             )),
             owner: None,

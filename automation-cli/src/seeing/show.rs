@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use automation_runner::report_page::IMAGES;
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
@@ -12,7 +13,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use super::loopback::{self, Server};
-use super::report::IMAGES;
 
 /// Largest file served.
 const MAX_FILE: u64 = 64 * 1024 * 1024;

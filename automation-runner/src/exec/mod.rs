@@ -23,11 +23,11 @@ use automation_wire::events::{EventPipe, PipeItem};
 use indicatif::ProgressBar;
 use serde_json::Value;
 
-use crate::runner::events::{Fanout, RunEvent, Sink};
-use crate::runner::report::{RunReport, StepReport, StepStatus, runner_error};
-use crate::runner::sinks::display::DisplaySink;
-use crate::runner::sinks::junit::{JunitSink, Suites, prepare_path};
-use crate::runner::step_events::StepEvents;
+use crate::events::{Fanout, RunEvent, Sink};
+use crate::report::{RunReport, StepReport, StepStatus, runner_error};
+use crate::sinks::display::DisplaySink;
+use crate::sinks::junit::{JunitSink, Suites, prepare_path};
+use crate::step_events::StepEvents;
 
 /// How much of each of the child's streams is kept for the report (the tail beyond is
 /// dropped, the live view is complete).
@@ -169,16 +169,16 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
     }
     // The pipe lives in a private directory of this run (removed when it ends, or by the
     // watchdog should this process be killed), never in a directory users share.
-    let run_dir =
-        match automation_session::files::dirs::RunDir::create(&crate::runner::new_execution_id()) {
-            Ok(d) => d,
-            Err(e) => {
-                say(&format!(
-                    "error: cannot create the run's private directory: {e}"
-                ));
-                return 1;
-            }
-        };
+    let run_dir = match automation_session::files::dirs::RunDir::create(&crate::new_execution_id())
+    {
+        Ok(d) => d,
+        Err(e) => {
+            say(&format!(
+                "error: cannot create the run's private directory: {e}"
+            ));
+            return 1;
+        }
+    };
     let (pipe, rx) = match EventPipe::create_in(run_dir.path()) {
         Ok(p) => p,
         Err(e) => {
@@ -470,7 +470,7 @@ mod tests {
     use automation_wire::events::{Event, EventKind};
 
     use super::*;
-    use crate::runner::sinks::junit::xml_safe;
+    use crate::sinks::junit::xml_safe;
 
     fn item(kind: EventKind) -> PipeItem {
         PipeItem::Event(Event {

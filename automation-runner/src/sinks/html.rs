@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex};
 use automation_wire::events::EventKind;
 use serde_json::Value;
 
-use crate::runner::budget::MAX_RECORDS_PER_STEP;
-use crate::runner::events::{CallRecord, RunEvent, Sink};
-use crate::runner::evidence::Evidence;
-use crate::runner::report::{RunReport, StepStatus};
-use crate::seeing::report::{
+use crate::budget::MAX_RECORDS_PER_STEP;
+use crate::events::{CallRecord, RunEvent, Sink};
+use crate::evidence::Evidence;
+use crate::report::{RunReport, StepStatus};
+use crate::report_page::{
     CallEntry, Counts, FlowEntry, Golden, Report, ReportDir, Shot, StepEntry, excerpt,
 };
 
@@ -332,7 +332,7 @@ fn status_word(s: StepStatus) -> &'static str {
 
 /// The lines around an error's `location` in its file (a regular file, read within the flow
 /// cap; an error without a location has none).
-fn source_of(error: &Value) -> Option<crate::seeing::report::Excerpt> {
+fn source_of(error: &Value) -> Option<crate::report_page::Excerpt> {
     let loc = error.get("location")?;
     let file = loc.get("file")?.as_str()?;
     let line = loc.get("line")?.as_u64()?;

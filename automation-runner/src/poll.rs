@@ -157,7 +157,7 @@ pub fn summary(poll: &Poll) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::events::Collect;
+    use crate::events::Collect;
     use serde_json::json;
 
     fn call(tool: &str, args: Value, n: u32) -> CallRecord {

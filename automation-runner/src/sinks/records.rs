@@ -13,7 +13,7 @@
 //! each execution's directory 0700, every file 0600 and created new (nothing planted is
 //! opened); `run.json` is replaced whole. Bounded per step: at most
 //! [`MAX_RECORDS_PER_STEP`] records (the rest counted in `records-dropped.json`) and
-//! [`MAX_STEP_LOG_BYTES`](crate::runner::budget::MAX_STEP_LOG_BYTES) of logs a record.
+//! [`MAX_STEP_LOG_BYTES`](crate::budget::MAX_STEP_LOG_BYTES) of logs a record.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,9 +22,9 @@ use std::time::{Duration, SystemTime};
 use automation_session::files::{self, PRIVATE_FILE, dirs};
 use serde_json::{Value, json};
 
-use crate::runner::budget::{BoundedLines, MAX_RECORDS_PER_STEP};
-use crate::runner::events::{CallRecord, LastImage, Poll, RunEvent, Sink};
-use crate::runner::report::RunReport;
+use crate::budget::{BoundedLines, MAX_RECORDS_PER_STEP};
+use crate::events::{CallRecord, LastImage, Poll, RunEvent, Sink};
+use crate::report::RunReport;
 
 /// Env var: `off` / `0` / `false` turns the records off.
 pub const RECORDS_ENV: &str = "AUTOMATION_RECORDS";
@@ -187,7 +187,7 @@ impl RecordsSink {
         if let (Some(poll), Value::Object(m)) = (poll, &mut record) {
             // The poll as a whole: its time, and its first try beside the last.
             m.insert("duration_ms".into(), json!(poll.span_ms));
-            m.insert("poll".into(), crate::runner::poll::summary(poll));
+            m.insert("poll".into(), crate::poll::summary(poll));
         }
         let p = self.dir.join(format!("{stem}.json"));
         let json = serde_json::to_string_pretty(&record).unwrap_or_default();
@@ -351,7 +351,7 @@ mod tests {
         let mut sink =
             RecordsSink::create(root.path(), "0123abcd-0000-4000-8000-0123456789ab").unwrap();
         // A 1x1 PNG.
-        let png = std::sync::Arc::new(crate::runner::sinks::records::tests::one_pixel());
+        let png = std::sync::Arc::new(crate::sinks::records::tests::one_pixel());
         sink.event(&RunEvent::Call(CallRecord {
             step_id: "shot".into(),
             tool: "screenshot".into(),

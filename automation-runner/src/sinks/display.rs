@@ -7,8 +7,8 @@ use std::io::Write;
 use automation_wire::events::{EventKind, LogRecord, LogSource};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::runner::events::{LastImage, RunEvent, Sink};
-use crate::runner::report::RunReport;
+use crate::events::{LastImage, RunEvent, Sink};
+use crate::report::RunReport;
 
 /// Shows events as they come.
 pub struct DisplaySink {
@@ -253,7 +253,7 @@ fn for_people(x: f64) -> String {
 fn readable_error(text: &str) -> String {
     match serde_json::from_str::<serde_json::Value>(text) {
         Ok(v @ serde_json::Value::Object(_)) if v.get("message").is_some_and(|m| m.is_string()) => {
-            crate::runner::steps::one_line(&v)
+            crate::steps::one_line(&v)
         }
         _ => text.to_string(),
     }

@@ -24,7 +24,7 @@ use super::sinks::html::{Flows, HtmlSink};
 use super::sinks::junit::{JunitSink, Suites};
 use super::sinks::records::{self, RecordsSink};
 use super::steps::one_line;
-use crate::seeing::report::ReportDir;
+use crate::report_page::ReportDir;
 
 /// What `automation run` was given.
 #[derive(Debug, Clone)]

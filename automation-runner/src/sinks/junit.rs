@@ -1,6 +1,6 @@
 //! JUnit: one testsuite per flow, one testcase per step (quick-junit); a failure carries the
 //! step's error and the step's logs (at most
-//! [`MAX_STEP_LOG_BYTES`](crate::runner::budget::MAX_STEP_LOG_BYTES) a step). The one JUnit
+//! [`MAX_STEP_LOG_BYTES`](crate::budget::MAX_STEP_LOG_BYTES) a step). The one JUnit
 //! writer: `automation run` and `automation exec` both write theirs here. The file is written
 //! through [`automation_session::files::write_replacing`]: never through a symlink or into a FIFO, and a full
 //! disk leaves the previous report whole.
@@ -14,10 +14,10 @@ use automation_session::files;
 use automation_wire::events::EventKind;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::runner::budget::{BoundedLines, MAX_RUN_LOG_BYTES};
-use crate::runner::events::{RunEvent, Sink};
-use crate::runner::report::{RunReport, StepStatus, where_line};
-use crate::runner::steps::one_line;
+use crate::budget::{BoundedLines, MAX_RUN_LOG_BYTES};
+use crate::events::{RunEvent, Sink};
+use crate::report::{RunReport, StepStatus, where_line};
+use crate::steps::one_line;
 
 /// Replaces every character XML 1.0 cannot carry (C0 controls other than tab, LF and CR;
 /// U+FFFE and U+FFFF) with U+FFFD, so any string can go into the report. (Lone surrogates

@@ -562,8 +562,8 @@ fn attempt_all(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::events::Collect;
-    use crate::runner::flow::steps_from_value;
+    use crate::events::Collect;
+    use crate::flow::steps_from_value;
     use std::sync::Mutex;
 
     /// A router that fails `flaky` once, then answers every call with its arguments.

@@ -1,34 +1,18 @@
-//! The runner: a flow (a TypeScript/JavaScript script, or JSON/YAML steps) run against the
-//! caller's session, watched live through sinks on one event stream.
-//!
-//! - [`flow`]: what runs (files, `execute_sequence` arguments, inputs, `--inputs`).
-//! - [`steps`]: the steps engine (conditions, `{{expr}}`, retries, fallbacks); [`notes`]: what
-//!   it says beside the steps (a bad `if`, a baseline written); [`template`]
-//!   substitutes arguments; [`router`] sends each call where a direct MCP call goes;
-//!   [`on_target`] runs the engine on the target thread, its stream back to the sinks.
-//! - [`script`]: the TypeScript gate and the node child on a private bridge endpoint
-//!   ([`child`]: its process group and its output; `verdict`: its end made a report);
-//!   [`sourcemap`] maps its stack frames back; [`runtime`] finds node and the JS client.
-//! - [`step_events`]: a child's step events (a script's, `exec`'s command's) → step reports.
-//! - [`events`]: the stream and the `Sink` trait; [`evidence`]: what a report shows of the
-//!   app; [`sinks`]: the live display, JUnit, the HTML report and
-//!   records (MCP's notifications are a sink kept with the MCP server). `exec` feeds them too.
-//! - [`report`]: the per-step report and the failing step's error.
-//! - [`partition`]: `--partition slice:M/N | hash:M/N`; [`suite`]: `automation run`.
-//! - [`poll`]: a script's polls (the same call tried again and again) filed as one item.
-//! - [`budget`]: every cap a run has, and its time limit; [`yaml_depth`]: a YAML file's depth,
-//!   measured before it is parsed.
+#![doc = include_str!("../README.md")]
 
+pub mod authoring;
 pub mod budget;
 pub mod child;
 pub mod events;
 pub mod evidence;
+pub mod exec;
 pub mod flow;
 pub mod notes;
 pub mod on_target;
 pub mod partition;
 pub mod poll;
 pub mod report;
+pub mod report_page;
 pub mod router;
 pub mod runtime;
 pub mod script;
