@@ -236,7 +236,7 @@ fn web_runtime() -> Result<tokio::runtime::Runtime, Outcome> {
         .worker_threads(2)
         // A WebDriver XPath is evaluated on a blocking thread: its recursion is bounded, and
         // this stack holds the bound.
-        .thread_stack_size(crate::reach::webdriver::xpath::STACK)
+        .thread_stack_size(automation_http::reach::webdriver::xpath::STACK)
         .enable_all()
         .build()
         .map_err(|e| Outcome::error(1, format!("error: cannot start the async runtime: {e}")))
@@ -263,7 +263,7 @@ fn inspect(mode: Mode, wait: Option<Duration>, port: u16) -> u8 {
         Err(o) => return emit(&o),
     };
     let result = rt.block_on(async {
-        let inspector = crate::seeing::inspect::bind(target.0, port).await?;
+        let inspector = automation_http::seeing::inspect::bind(target.0, port).await?;
         announce(&format!("inspector: {} ({})", inspector.url, target.1));
         inspector.serve().await
     });
@@ -292,7 +292,7 @@ fn server_snapshots(cli: &Cli) -> automation_session::tools::Snapshots {
     automation_session::tools::Snapshots::new(
         cli.snapshots
             .clone()
-            .unwrap_or_else(|| automation_runner::flow::DEFAULT_SNAPSHOTS_DIR.into()),
+            .unwrap_or_else(|| automation_session::tools::DEFAULT_SNAPSHOTS_DIR.into()),
         cli.update_snapshots,
     )
 }
@@ -303,13 +303,13 @@ fn webdriver(port: u16, reach: &crate::cli::ReachArgs) -> u8 {
         Ok(rt) => rt,
         Err(o) => return emit(&o),
     };
-    let config = crate::reach::webdriver::Config {
+    let config = automation_http::reach::webdriver::Config {
         addr: std::net::SocketAddr::new(reach.host(), port),
         max_sessions: usize::from(reach.max_sessions),
         idle_timeout: Duration::from_secs(reach.idle_timeout),
         access: reach.access(),
     };
-    let result = rt.block_on(crate::reach::webdriver::serve(config, |url| {
+    let result = rt.block_on(automation_http::reach::webdriver::serve(config, |url| {
         announce(&format!("automation webdriver: listening on {url}"));
     }));
     match result {
@@ -347,7 +347,7 @@ fn serve_http(
         Ok(rt) => rt,
         Err(o) => return emit(&o),
     };
-    let config = crate::reach::mcp_http::Config {
+    let config = crate::mcp::http::Config {
         addr,
         mode,
         max_sessions: usize::from(reach.max_sessions),
@@ -356,7 +356,7 @@ fn serve_http(
         caps,
         snapshots,
     };
-    let result = rt.block_on(crate::reach::mcp_http::serve(config, |url| {
+    let result = rt.block_on(crate::mcp::http::serve(config, |url| {
         announce(&format!("automation serve: MCP over HTTP at {url}"));
     }));
     match result {
@@ -372,7 +372,9 @@ fn show_report(dir: std::path::PathBuf, port: u16) -> u8 {
         Err(o) => return emit(&o),
     };
     let result = rt.block_on(async {
-        let server = crate::seeing::show::bind(dir, port).await?;
+        let server =
+            automation_http::seeing::show::bind(dir, automation_runner::report_page::IMAGES, port)
+                .await?;
         announce(&format!("report: {}", server.url));
         server.serve().await
     });

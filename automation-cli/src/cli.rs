@@ -281,8 +281,8 @@ impl ReachArgs {
     }
 
     /// The token (the flag, or `$AUTOMATION_AUTH_TOKEN`), the apps and the origins.
-    pub fn access(&self) -> crate::reach::http::Access {
-        crate::reach::http::Access {
+    pub fn access(&self) -> automation_http::reach::http::Access {
+        automation_http::reach::http::Access {
             token: self
                 .auth_token
                 .clone()

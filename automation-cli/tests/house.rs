@@ -1,10 +1,11 @@
 //! The house rules Cargo cannot say. Between crates, Cargo keeps the direction (a crate cannot
 //! name one that depends on it), and `cargo tree` says what each links: the session and
-//! runner engines no MCP, HTTP or command line (checked here against ARCHITECTURE.md's
-//! table). Inside a crate, the source is read as anyone could with grep: layers import
-//! downward only (exec over the runner, never the reverse; the edge knows nothing it serves),
-//! no file of the CLI, the two engines or the AT-SPI crate is in an import circle, one JUnit
-//! writer in the tree, and a README that is a door, not a log.
+//! runner engines no MCP, HTTP or command line, the HTTP doors no MCP, command line or runner
+//! (checked here against ARCHITECTURE.md's table). Inside a crate, the source is read as
+//! anyone could with grep: layers import downward only (exec over the runner, never the
+//! reverse; the edge knows nothing it serves), no file of the CLI, the session, runner and
+//! HTTP crates or the AT-SPI crate is in an import circle, one JUnit writer in the tree, and
+//! a README that is a door, not a log.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -408,6 +409,7 @@ fn no_file_of_the_cli_engine_or_atspi_crates_is_in_an_import_circle() {
         "automation-cli",
         "automation-session",
         "automation-runner",
+        "automation-http",
         "automation-atspi",
     ] {
         let g = graph(&root().join(krate).join("src"));
@@ -537,6 +539,21 @@ fn each_crate_links_only_what_its_row_allows() {
             "automation-runner links {banned} (see ARCHITECTURE.md's table)"
         );
     }
+    // The HTTP doors serve no MCP (MCP over HTTP is the CLI's, beside rmcp), parse no command
+    // line and run no flow.
+    let http = linked_packages("automation-http", &["--all-features"]);
+    for banned in [
+        "rmcp",
+        "clap",
+        "automation-runner",
+        "automation-transpile",
+        "automation-cli",
+    ] {
+        assert!(
+            !http.contains(banned),
+            "automation-http links {banned} (see ARCHITECTURE.md's table)"
+        );
+    }
     for krate in ["automation-session", "automation-runner"] {
         let tokio = tokio_features(krate);
         assert!(
@@ -570,6 +587,7 @@ fn each_crate_links_only_what_its_row_allows() {
         "clap",
         "automation-session",
         "automation-runner",
+        "automation-http",
     ] {
         assert!(cli.contains(linked), "automation-cli links no {linked}?");
     }
@@ -597,10 +615,11 @@ fn crate_paths_beyond(text: &str, allowed: &[&str]) -> Vec<String> {
 
 #[test]
 fn layers_import_downward_only() {
-    // What Cargo says needs no reader here: neither engine crate can name a layer of the CLI
-    // (the CLI depends on them), the session crate cannot name the runner, and
-    // `each_crate_links_only_what_its_row_allows` keeps rmcp, HTTP and clap out of both. What
-    // is left are the layers inside each crate.
+    // What Cargo says needs no reader here: no crate below the CLI can name a layer of it (the
+    // CLI depends on them), the session crate cannot name the runner or the HTTP doors, those
+    // two cannot name each other, and `each_crate_links_only_what_its_row_allows` keeps rmcp
+    // and clap out of all three and HTTP out of the engines. What is left are the layers
+    // inside each crate.
     //
     // Inside the session crate: the tool layer serves through a closure its caller gives it
     // (in place on the target thread, or around an await) and never reaches for the target
@@ -661,93 +680,62 @@ fn layers_import_downward_only() {
     );
     // Inside the CLI crate. The command line is the top: the modes it parses into are
     // automation-session's, and nothing below parses, names or imports a clap type.
-    for dir in ["reach", "seeing", "mcp", "edge"] {
-        assert_eq!(
-            mentions(dir, "crate::cli"),
-            Vec::<String>::new(),
-            "{dir} imports the command line"
-        );
-    }
-    // Seeing shows runs and apps: it serves the report the runner wrote (its layout only)
-    // and an app through the tool layer; it runs no flow and speaks no MCP.
-    for needle in [
-        "automation_runner::suite",
-        "automation_runner::exec",
-        "automation_runner::script",
-        "automation_runner::steps",
-        "automation_runner::run_flow",
-        "crate::mcp",
-        "rmcp",
-    ] {
-        assert_eq!(
-            mentions("seeing", needle),
-            Vec::<String>::new(),
-            "seeing imports {needle}"
-        );
-    }
+    assert_eq!(
+        mentions("mcp", "crate::cli"),
+        Vec::<String>::new(),
+        "mcp imports the command line"
+    );
+    // Inside the HTTP crate. Seeing shows runs and apps: it serves a report the runner wrote
+    // and an app through the tool layer. Reach (the session servers) sits on top of it.
+    assert_eq!(
+        mentions_in("automation-http", "seeing", "crate::reach"),
+        Vec::<String>::new(),
+        "seeing imports reach"
+    );
     assert!(
-        !mentions("seeing", "automation_session::tools").is_empty(),
+        !mentions_in("automation-http", "seeing", "automation_session::tools").is_empty(),
         "the inspector goes through the tool layer"
     );
-    // Reach (the HTTP front doors) sits on top: nothing below imports it. WebDriver speaks
-    // W3C through the tool layer, never through the MCP server; only MCP over HTTP uses rmcp.
-    for dir in ["mcp", "seeing"] {
-        assert_eq!(
-            mentions(dir, "crate::reach"),
-            Vec::<String>::new(),
-            "{dir} imports reach"
-        );
-    }
-    for needle in [
-        "rmcp",
-        "crate::mcp",
-        "automation_runner::suite",
-        "automation_runner::exec",
-    ] {
-        assert_eq!(
-            mentions("reach/webdriver", needle),
-            Vec::<String>::new(),
-            "webdriver imports {needle}"
-        );
-    }
+    // WebDriver speaks W3C through the tool layer.
     assert!(
-        !mentions("reach/webdriver", "automation_session::tools").is_empty()
-            && !mentions("reach", "tools::call(").is_empty(),
+        !mentions_in(
+            "automation-http",
+            "reach/webdriver",
+            "automation_session::tools"
+        )
+        .is_empty()
+            && !mentions_in("automation-http", "reach", "tools::call(").is_empty(),
         "WebDriver's commands go through the tool layer"
     );
     // The edge is the one door every HTTP server stands behind: it knows HTTP and who is
     // asking, and nothing of what is served.
-    for needle in [
-        "crate::reach",
-        "crate::seeing",
-        "crate::mcp",
-        "automation_session",
-        "automation_runner",
-        "rmcp",
-    ] {
+    for needle in ["crate::reach", "crate::seeing", "automation_session"] {
         assert_eq!(
-            mentions("edge", needle),
+            mentions_in("automation-http", "edge", needle),
             Vec::<String>::new(),
             "the edge imports {needle}"
         );
     }
-    for (dir, file) in [
-        ("reach", "webdriver/mod.rs"),
-        ("reach", "mcp_http.rs"),
-        ("seeing", "loopback.rs"),
+    for (krate, dir, file) in [
+        ("automation-http", "reach", "webdriver/mod.rs"),
+        ("automation-http", "seeing", "loopback.rs"),
+        ("automation-cli", "mcp", "http.rs"),
     ] {
         assert!(
-            mentions(dir, "crate::edge::serve").contains(&format!("{dir}/{file}"))
-                || mentions(dir, "edge::serve(").contains(&format!("{dir}/{file}")),
-            "{dir}/{file} serves behind the edge"
+            mentions_in(krate, dir, "edge::serve(").contains(&format!("{dir}/{file}")),
+            "{krate}/src/{dir}/{file} serves behind the edge"
         );
     }
     // No server of the binary is served around the edge.
-    for dir in ["reach", "seeing", "mcp"] {
+    for (krate, dir) in [
+        ("automation-http", "reach"),
+        ("automation-http", "seeing"),
+        ("automation-cli", "mcp"),
+    ] {
         assert_eq!(
-            mentions(dir, "axum::serve"),
+            mentions_in(krate, dir, "axum::serve"),
             Vec::<String>::new(),
-            "{dir} serves HTTP without the edge"
+            "{krate}/src/{dir} serves HTTP without the edge"
         );
     }
     // The reader is not blind: the MCP adapter itself does name rmcp.

@@ -10,15 +10,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use automation_session::tools::Snapshots;
+use automation_session::tools::{DEFAULT_SNAPSHOTS_DIR, Snapshots};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::budget;
-
-/// Where an inline flow's (and the MCP server's) baselines live unless `--snapshots` says:
-/// `snapshots/` in the current directory.
-pub const DEFAULT_SNAPSHOTS_DIR: &str = "snapshots";
 
 impl Flow {
     /// Where this flow's baselines live.

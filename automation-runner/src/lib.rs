@@ -28,6 +28,7 @@ pub mod yaml_depth;
 use std::time::Instant;
 
 use automation_session::backend::TargetHandle;
+
 use events::{RunEvent, Sink};
 use flow::{Flow, FlowBody};
 use report::RunReport;

@@ -35,6 +35,10 @@ const MAX_BASELINE_BYTES: u64 = 64 * 1024 * 1024;
 /// baseline fails instead of being created.
 pub const CI_ENV: &str = "CI";
 
+/// Where an inline flow's (and every server's) baselines live unless `--snapshots` says:
+/// `snapshots/` in the current directory.
+pub const DEFAULT_SNAPSHOTS_DIR: &str = "snapshots";
+
 /// Where a front door keeps baselines, and whether a check may replace them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshots {

@@ -29,7 +29,7 @@ pub mod shape;
 use automation_core::{Reply, Request};
 use serde_json::{Map, Value};
 
-pub use golden::{ASSERT_SCREENSHOT, Snapshots};
+pub use golden::{ASSERT_SCREENSHOT, DEFAULT_SNAPSHOTS_DIR, Snapshots};
 pub use lookup::{EXPORT, NOT_OPS, SEQUENCE, Tool, UnknownTool, lookup};
 pub use parse::{Call, Delivery, ParseError, ShotOptions, parse};
 pub use shape::{Image, Outcome};

@@ -10,14 +10,14 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use automation_http::reach::http::{self, Access, Policy};
+use automation_http::reach::sessions::{Session, Sessions};
 use automation_session::mode::Mode;
 use automation_session::tools::Snapshots;
 use axum::Router;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
-use super::http::{self, Access, Policy};
-use super::sessions::{Session, Sessions};
 use crate::mcp::AutomationServer;
 use crate::mcp::list::Caps;
 
@@ -76,7 +76,7 @@ pub async fn serve(config: Config, announce: impl FnOnce(&str)) -> Result<(), St
         policy.may_launch(command)?;
     }
     http::door("MCP server", config.addr, &config.access)?;
-    let (listener, addr) = crate::edge::bind(config.addr).await?;
+    let (listener, addr) = automation_http::edge::bind(config.addr).await?;
     // On the bound port (0 picks one): the loopback Host check names it.
     let door = http::door("MCP server", addr, &config.access)?;
     let sessions: Arc<Sessions<()>> = Sessions::new(
@@ -126,7 +126,7 @@ pub async fn serve(config: Config, announce: impl FnOnce(&str)) -> Result<(), St
         .route("/status", status)
         .nest_service(PATH, service);
     announce(&format!("http://{addr}{PATH}"));
-    let served = crate::edge::serve(listener, app, door).await;
+    let served = automation_http::edge::serve(listener, app, door).await;
     sessions.end_all().await;
     served
 }

@@ -103,7 +103,7 @@ pub async fn serve(config: Config, announce: impl FnOnce(&str)) -> Result<(), St
     let sessions = Sessions::new(
         config.max_sessions,
         config.idle_timeout,
-        Snapshots::new(automation_runner::flow::DEFAULT_SNAPSHOTS_DIR, false),
+        Snapshots::new(automation_session::tools::DEFAULT_SNAPSHOTS_DIR, false),
     );
     sessions.reap_idle();
     let server = Arc::new(Server {
