@@ -150,7 +150,7 @@ pub fn op(target: &TargetHandle, text: &str, args: Option<&str>, save: &SaveTo) 
 
 fn reply_outcome(reply: &Reply) -> Outcome {
     let value = serde_json::to_value(reply).unwrap_or_else(
-        |e| json!({"status": "err", "code": "TARGET_FAILED", "message": e.to_string()}),
+        |e| json!({"status": "err", "code": ErrorCode::TargetFailed.as_str(), "message": e.to_string()}),
     );
     Outcome {
         stdout: pretty(&value),

@@ -745,6 +745,35 @@ fn layers_import_downward_only() {
     );
 }
 
+/// The runner's and the files layer's error codes are core's `ErrorCode`s (one table, its
+/// docs generated), never a code spelled as a string where an error is built.
+#[test]
+fn error_codes_are_cores_not_strings() {
+    let mut spelled = Vec::new();
+    for krate in ["automation-runner", "automation-session", "automation-http"] {
+        for (rel, text) in sources(&root().join(krate).join("src")) {
+            let code = match text.find("#[cfg(test)]").or(text.find("#[cfg(all(test")) {
+                Some(at) => &text[..at],
+                None => text.as_str(),
+            };
+            for needle in ["\"code\": \"", "runner_error(\""] {
+                for (at, _) in code.match_indices(needle) {
+                    let next = code[at + needle.len()..].chars().next();
+                    if next.is_some_and(|c| c.is_ascii_uppercase()) {
+                        spelled.push(format!("{krate}/src/{rel}: {needle}…"));
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(
+        spelled,
+        Vec::<String>::new(),
+        "an error code spelled as a string: use automation_core::ErrorCode (add the code to \
+         core's error_codes! table if it is new)"
+    );
+}
+
 /// The files under `src` (relative to it) that name quick-junit outside comments: where a
 /// JUnit report is built (its `Report`, `TestSuite`, `TestCase` are how one is made).
 fn junit_writers(src: &Path) -> Vec<String> {

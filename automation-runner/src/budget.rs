@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use automation_core::ErrorCode;
 use serde_json::{Value, json};
 
 /// Most steps in one sequence (a flow file or `execute_sequence`'s `steps`), and most steps a
@@ -42,7 +43,7 @@ pub const MAX_RUN_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 /// `rendered_bytes`, `yaml_depth`): `BUDGET_EXCEEDED`, the limit, and `at` (a field or a step).
 pub fn exceeded(budget: &str, limit: usize, at: &str, message: String, hint: &str) -> Value {
     json!({
-        "code": "BUDGET_EXCEEDED",
+        "code": ErrorCode::BudgetExceeded.as_str(),
         "budget": budget,
         "limit": limit,
         "at": at,
@@ -111,7 +112,7 @@ impl Deadline {
             _ => "make the flow finish sooner, or raise the limit with --timeout SECONDS",
         };
         json!({
-            "code": "RUN_TIMEOUT",
+            "code": ErrorCode::RunTimeout.as_str(),
             "message": format!(
                 "the run took longer than its {:.1} s limit ({}) and was stopped",
                 self.limit.as_secs_f64(),

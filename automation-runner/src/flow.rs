@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use automation_core::ErrorCode;
 use automation_session::tools::{DEFAULT_SNAPSHOTS_DIR, Snapshots};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -130,7 +131,7 @@ impl Step {
 }
 
 fn bad(message: impl Into<String>, hint: &str) -> Value {
-    runner_error("BAD_REQUEST", message, hint)
+    runner_error(ErrorCode::BadRequest, message, hint)
 }
 
 /// Script file extensions.

@@ -2,6 +2,7 @@
 //! step's `if` that does not parse, or reads a variable the run does not have, and a
 //! baseline an `assert_screenshot` created or updated.
 
+use automation_core::ErrorCode;
 use automation_wire::events::{EventKind, LogLevel};
 use serde_json::{Value, json};
 
@@ -18,7 +19,7 @@ pub(super) fn condition_error(
     let (_, column) = e.line_column();
     let mut err = e.to_json();
     if let Value::Object(m) = &mut err {
-        m.insert("code".into(), json!("BAD_REQUEST"));
+        m.insert("code".into(), json!(ErrorCode::BadRequest.as_str()));
         m.insert(
             "message".into(),
             json!(format!(

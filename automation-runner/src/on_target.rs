@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use automation_core::Cancel;
+use automation_core::ErrorCode;
 use automation_session::backend::TargetHandle;
 use tokio::sync::{mpsc, oneshot};
 
@@ -145,7 +146,7 @@ impl<L: Sink + 'static> StepsRun<L> {
 /// The run ended with no report: the target thread stopped, or the engine panicked there.
 fn lost(mut report: RunReport) -> RunReport {
     report.fail(runner_error(
-        "TARGET_FAILED",
+        ErrorCode::TargetFailed,
         "the run stopped on the target thread without a report (the target thread stopped or panicked)",
         "run the flow again; if it stops again, restart the automation server and report it",
     ));

@@ -1,5 +1,6 @@
 //! What a run answers: a small per-step report and the failing step's structured error.
 
+use automation_core::ErrorCode;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -136,8 +137,8 @@ impl RunReport {
 }
 
 /// An error object in the kit's shape, for failures of the runner itself.
-pub fn runner_error(code: &str, message: impl Into<String>, hint: &str) -> Value {
-    serde_json::json!({"code": code, "message": message.into(), "hint": hint})
+pub fn runner_error(code: ErrorCode, message: impl Into<String>, hint: &str) -> Value {
+    serde_json::json!({"code": code.as_str(), "message": message.into(), "hint": hint})
 }
 
 /// An op error's candidates as one line a person reads in a run's output: the nodes by role,

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
-use automation_core::{Cancel, Reply, Request};
+use automation_core::{Cancel, ErrorCode, Reply, Request};
 use automation_session::backend::{Backend, TargetHandle, serve_caught};
 use automation_session::files::dirs::RunDir;
 use automation_session::tools::Snapshots;
@@ -88,7 +88,7 @@ pub fn run(
         Ok(None) => deadline,
         Err(e) => {
             let mut err = runner_error(
-                "BAD_REQUEST",
+                ErrorCode::BadRequest,
                 e,
                 "unset AUTOMATION_SCRIPT_TIMEOUT, or set it to a number of seconds",
             );
@@ -131,7 +131,7 @@ pub fn run(
     let work = run_dir.path().join("work");
     if let Err(e) = std::fs::DirBuilder::new().create(&work) {
         report.fail(runner_error(
-            "TARGET_FAILED",
+            ErrorCode::TargetFailed,
             format!("cannot create {}: {e}", work.display()),
             "check that the runtime directory is writable, then retry",
         ));
@@ -153,7 +153,7 @@ pub fn run(
         Ok(p) => p,
         Err(e) => {
             report.fail(runner_error(
-                "BRIDGE_IO",
+                ErrorCode::BridgeIo,
                 format!("cannot create the event pipe: {e}"),
                 "retry; check $XDG_RUNTIME_DIR is writable",
             ));
@@ -191,7 +191,7 @@ pub fn run(
         Ok(s) => s,
         Err(e) => {
             report.fail(runner_error(
-                "BRIDGE_IO",
+                ErrorCode::BridgeIo,
                 format!("cannot start the script's bridge endpoint: {e}"),
                 "retry; check $XDG_RUNTIME_DIR is writable",
             ));
@@ -214,7 +214,7 @@ pub fn run(
         Ok(c) => c,
         Err(e) => {
             report.fail(runner_error(
-                "TARGET_FAILED",
+                ErrorCode::TargetFailed,
                 format!("cannot start {}: {e}", runtime.describe()),
                 "install node (https://nodejs.org/) or set AUTOMATION_NODE to its path",
             ));
@@ -317,7 +317,7 @@ fn entry_file(
         let path = work.join(name);
         std::fs::write(&path, code).map_err(|e| {
             runner_error(
-                "TARGET_FAILED",
+                ErrorCode::TargetFailed,
                 format!("cannot write the script to {}: {e}", path.display()),
                 "check that the temp directory is writable, then retry",
             )

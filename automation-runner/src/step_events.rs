@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use automation_core::ErrorCode;
 use automation_wire::events::EventKind;
 use serde_json::{Value, json};
 
@@ -63,7 +64,7 @@ impl StepEvents {
                         let mut e = self
                             .last_error
                             .clone()
-                            .unwrap_or_else(|| json!({"code": "STEP_FAILED"}));
+                            .unwrap_or_else(|| json!({"code": ErrorCode::StepFailed.as_str()}));
                         if let Value::Object(m) = &mut e {
                             m.insert(
                                 "message".into(),
@@ -118,7 +119,8 @@ impl StepEvents {
         let mut steps = self.steps;
         for s in &mut steps {
             if s.status == StepStatus::Unfinished {
-                s.error = Some(json!({"code": "STEP_FAILED", "message": unfinished}));
+                s.error =
+                    Some(json!({"code": ErrorCode::StepFailed.as_str(), "message": unfinished}));
             }
         }
         steps

@@ -13,6 +13,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use automation_core::ErrorCode;
 use automation_session::tools::Outcome;
 use automation_transpile::expr::Expr;
 use automation_wire::events::{EventKind, LogLevel};
@@ -114,7 +115,7 @@ pub fn run(
             return;
         }
         if cancelled() {
-            report.fail(json!({"code": "CANCELLED", "message": format!("the run was cancelled before step {}", step.report_id(index)), "step": step.report_id(index)}));
+            report.fail(json!({"code": ErrorCode::Cancelled.as_str(), "message": format!("the run was cancelled before step {}", step.report_id(index)), "step": step.report_id(index)}));
             return;
         }
         runs += 1;
@@ -130,7 +131,7 @@ pub fn run(
         }
         if runs > loop_budget {
             report.fail(json!({
-                "code": "BAD_REQUEST",
+                "code": ErrorCode::BadRequest.as_str(),
                 "message": format!("the sequence ran {loop_budget} steps without ending: a fallback_id loop"),
                 "hint": "make the fallback step succeed or end the loop with a condition on <id>_status",
             }));

@@ -11,6 +11,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use automation_core::ErrorCode;
 use automation_session::backend::TargetHandle;
 use automation_session::mode;
 use automation_session::mode::Mode;
@@ -436,7 +437,7 @@ fn run_one(
         Ok(t) => t,
         Err(e) => {
             let err = super::report::runner_error(
-                "TARGET_FAILED",
+                ErrorCode::TargetFailed,
                 format!("cannot start the target: {e}"),
                 "check the mode (--headless, --attach, …) and retry",
             );

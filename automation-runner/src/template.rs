@@ -9,6 +9,7 @@
 //! would pass it ends the substitution with `BUDGET_EXCEEDED` — a 1 MB input referenced a
 //! thousand times costs one megabyte, not a gigabyte.
 
+use automation_core::ErrorCode;
 use automation_transpile::expr::Expr;
 use serde_json::{Map, Value};
 
@@ -179,7 +180,7 @@ fn eval(src: &str, vars: &Value, field: &FieldPath<'_>, template: &str) -> Resul
     let expr = Expr::parse(src).map_err(|e| {
         let mut j = e.to_json();
         if let Value::Object(m) = &mut j {
-            m.insert("code".into(), Value::from("BAD_REQUEST"));
+            m.insert("code".into(), Value::from(ErrorCode::BadRequest.as_str()));
             m.insert("field".into(), Value::from(field.to_string()));
             m.insert("template".into(), Value::from(template));
         }

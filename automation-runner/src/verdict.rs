@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use automation_core::ErrorCode;
 use serde_json::{Value, json};
 
 use super::flow::Script;
@@ -165,11 +166,11 @@ pub(super) fn finish(
     for s in &mut steps {
         if s.status == StepStatus::Unfinished && stopped {
             s.error = report.error.clone().or_else(|| {
-                Some(json!({"code": "CANCELLED", "message": "the run was cancelled during this step"}))
+                Some(json!({"code": ErrorCode::Cancelled.as_str(), "message": "the run was cancelled during this step"}))
             });
         } else if s.status == StepStatus::Unfinished {
             let err = json!({
-                "code": "SCRIPT_EXITED_EARLY",
+                "code": ErrorCode::ScriptExitedEarly.as_str(),
                 "message": format!("the script exited during step {:?}; the step never finished", s.name),
                 "step": s.id,
                 "hint": "let every step's function return before the script ends: await it, and do not call process.exit inside a step",
@@ -246,7 +247,7 @@ pub(super) fn finish(
             )
         };
         let mut err = json!({
-            "code": crash.get("code").and_then(Value::as_str).unwrap_or("SCRIPT_ERROR"),
+            "code": crash.get("code").and_then(Value::as_str).unwrap_or(ErrorCode::ScriptError.as_str()),
             "message": message,
             "hint": "fix the script at that line and run it again",
         });
@@ -283,9 +284,9 @@ pub(super) fn finish(
             let tail = stderr_tail.join("\n");
             let mut err = runner_error(
                 if cancelled {
-                    "CANCELLED"
+                    ErrorCode::Cancelled
                 } else {
-                    "SCRIPT_ERROR"
+                    ErrorCode::ScriptError
                 },
                 if cancelled {
                     "the run was cancelled; the script was stopped".to_string()
@@ -311,7 +312,7 @@ pub(super) fn finish(
             report.fail(err);
         }
         Err(e) => report.fail(runner_error(
-            "TARGET_FAILED",
+            ErrorCode::TargetFailed,
             format!("waiting for the script failed: {e}"),
             "retry",
         )),

@@ -19,6 +19,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use automation_core::ErrorCode;
 use automation_wire::events::{EventPipe, PipeItem};
 use indicatif::ProgressBar;
 use serde_json::Value;
@@ -248,13 +249,13 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
             let (code, why) = describe_exit(s);
             if let Some(why) = why {
                 ended = Some(runner_error(
-                    "COMMAND_KILLED",
+                    ErrorCode::CommandKilled,
                     format!("{program} {why}"),
                     "read the command's output in system-out / system-err",
                 ));
             } else if code != 0 && failed == 0 {
                 ended = Some(runner_error(
-                    "COMMAND_FAILED",
+                    ErrorCode::CommandFailed,
                     format!("{program} exited with code {code} and no failed step"),
                     "read the command's output in system-out / system-err",
                 ));
@@ -269,7 +270,7 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
                 126
             };
             ended = Some(runner_error(
-                "COMMAND_NOT_STARTED",
+                ErrorCode::CommandNotStarted,
                 format!("cannot start {program}: {e} (exit code {code})"),
                 "check the command's name, path and permissions",
             ));
@@ -285,7 +286,7 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
     if let Some(sig) = interrupted {
         code = u8::try_from(128 + sig).unwrap_or(1);
         ended = Some(runner_error(
-            "INTERRUPTED",
+            ErrorCode::Interrupted,
             format!(
                 "interrupted by {} (passed on to {program}); exit code {code}",
                 signals::name(sig)
@@ -558,7 +559,7 @@ mod tests {
         feed.item(started("a"));
         feed.item(completed("a", None));
         let ended = runner_error(
-            "COMMAND_KILLED",
+            ErrorCode::CommandKilled,
             "bash was killed by signal 9 (SIGKILL)",
             "",
         );
@@ -617,7 +618,7 @@ mod tests {
                 error: Some(text.clone()),
                 duration: None,
             }));
-            let ended = runner_error("COMMAND_KILLED", text.clone(), "");
+            let ended = runner_error(ErrorCode::CommandKilled, text.clone(), "");
             let (_, finished) = feed.finish(&text, "x", 1, Some(ended));
             finished.unwrap();
             suites.set_output(0, &text, &text).unwrap();

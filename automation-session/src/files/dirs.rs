@@ -356,7 +356,10 @@ mod tests {
         );
         let link = t.path().join("link");
         std::os::unix::fs::symlink(&root, &link).unwrap();
-        assert_eq!(private_root(&link).unwrap_err().code(), "UNSAFE_PATH");
+        assert_eq!(
+            private_root(&link).unwrap_err().code().as_str(),
+            "UNSAFE_PATH"
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod dirs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use automation_core::ErrorCode;
 use automation_wire::fsguard::{self, Follow};
 use serde_json::{Value, json};
 
@@ -108,13 +109,13 @@ impl std::error::Error for FileError {}
 impl FileError {
     /// The error code: `NOT_A_REGULAR_FILE`, `FILE_TOO_LARGE`, `UNSAFE_PATH`, `BAD_REQUEST`
     /// (not text) or `FILE_IO`.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Self::NotARegularFile { .. } => "NOT_A_REGULAR_FILE",
-            Self::TooLarge { .. } => "FILE_TOO_LARGE",
-            Self::Unsafe { .. } => "UNSAFE_PATH",
-            Self::NotText { .. } => "BAD_REQUEST",
-            Self::Io { .. } => "FILE_IO",
+            Self::NotARegularFile { .. } => ErrorCode::NotARegularFile,
+            Self::TooLarge { .. } => ErrorCode::FileTooLarge,
+            Self::Unsafe { .. } => ErrorCode::UnsafePath,
+            Self::NotText { .. } => ErrorCode::BadRequest,
+            Self::Io { .. } => ErrorCode::FileIo,
         }
     }
 
@@ -147,7 +148,7 @@ impl FileError {
     /// The error in the kit's shape: `{code, message, hint, path, kind?, cap?}`.
     pub fn to_json(&self) -> Value {
         let mut v = json!({
-            "code": self.code(),
+            "code": self.code().as_str(),
             "message": self.to_string(),
             "hint": self.hint(),
             "path": self.path().display().to_string(),
@@ -337,7 +338,7 @@ mod tests {
         let fifo = t.path().join("x.json");
         mkfifo(&fifo);
         let e = read_text(&fifo, MAX_FLOW_BYTES).unwrap_err();
-        assert_eq!(e.code(), "NOT_A_REGULAR_FILE");
+        assert_eq!(e.code().as_str(), "NOT_A_REGULAR_FILE");
         assert!(e.to_string().contains("is a fifo"), "{e}");
         assert_eq!(e.to_json()["kind"], "fifo");
         let e = read_text(Path::new("/dev/zero"), MAX_FLOW_BYTES).unwrap_err();
@@ -348,10 +349,13 @@ mod tests {
             .set_len(MAX_FLOW_BYTES + 1)
             .unwrap();
         let e = read_text(&big, MAX_FLOW_BYTES).unwrap_err();
-        assert_eq!(e.code(), "FILE_TOO_LARGE");
+        assert_eq!(e.code().as_str(), "FILE_TOO_LARGE");
         let bad = t.path().join("bad.json");
         std::fs::write(&bad, b"{\"a\": \"\xff\"}").unwrap();
-        assert_eq!(read_text(&bad, 100).unwrap_err().code(), "BAD_REQUEST");
+        assert_eq!(
+            read_text(&bad, 100).unwrap_err().code().as_str(),
+            "BAD_REQUEST"
+        );
     }
 
     #[test]
@@ -367,7 +371,7 @@ mod tests {
         std::os::unix::fs::symlink(&victim, &link).unwrap();
         let e = write_replacing(&link, b"x", REPORT_FILE).unwrap_err();
         assert_eq!(
-            (e.code(), e.to_json()["kind"].clone()),
+            (e.code().as_str(), e.to_json()["kind"].clone()),
             ("NOT_A_REGULAR_FILE", json!("symlink"))
         );
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
@@ -376,13 +380,14 @@ mod tests {
         mkfifo(&fifo);
         let started = std::time::Instant::now();
         assert_eq!(
-            prepare_report_path(&fifo).unwrap_err().code(),
+            prepare_report_path(&fifo).unwrap_err().code().as_str(),
             "NOT_A_REGULAR_FILE"
         );
         assert_eq!(
             write_replacing(&fifo, b"x", REPORT_FILE)
                 .unwrap_err()
-                .code(),
+                .code()
+                .as_str(),
             "NOT_A_REGULAR_FILE"
         );
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
