@@ -73,7 +73,11 @@ pub fn script_timeout() -> Result<Option<Duration>, String> {
 }
 
 /// Runs one script to its end, or to `deadline` (the earlier of it and
-/// `AUTOMATION_SCRIPT_TIMEOUT`).
+/// `AUTOMATION_SCRIPT_TIMEOUT`). Its steps, one function each: `prepare` (the limit, the
+/// gate, node, the run's directory and the file node runs), `Live::start` (the event pipe,
+/// the private endpoint, the child), `Live::watch` (the stream until the child exits or the
+/// run stops it), `Live::wind_down` (everything the script started ended, the rest of the
+/// stream filed), then the verdict.
 pub fn run(
     flow: &Flow,
     script: &Script,
@@ -83,6 +87,71 @@ pub fn run(
     cancelled: &dyn Fn() -> bool,
     deadline: Deadline,
 ) {
+    let Prepared {
+        deadline,
+        runtime,
+        run_dir,
+        entry,
+        mapped,
+    } = match prepare(script, &report.execution_id, deadline) {
+        Ok(p) => p,
+        Err(e) => return report.fail(e),
+    };
+    let launch = Launch {
+        flow,
+        script,
+        target,
+        execution_id: &report.execution_id,
+        runtime: &runtime,
+        entry: &entry,
+    };
+    let mut live = match Live::start(&launch, run_dir, sink) {
+        Ok(l) => l,
+        Err(e) => return report.fail(e),
+    };
+    let mut state = State {
+        places: Some(Places {
+            entry: &entry,
+            mapped: &mapped,
+            script,
+        }),
+        ..State::default()
+    };
+    let (status, ended) = live.watch(sink, &mut state, cancelled, &deadline);
+    live.wind_down(sink, &mut state, ended.is_none());
+    let stopped = ended.is_some() || cancelled();
+    if let Some(e) = ended {
+        report.fail(e);
+    }
+    let ended = verdict::Ended {
+        steps: state.steps.into_steps(),
+        crash: state.crash,
+        stderr_tail: state.stderr_tail,
+        status,
+        cancelled: cancelled(),
+        stopped,
+    };
+    verdict::finish(report, ended, &mapped, &entry, script);
+}
+
+/// What a script needs before its child starts.
+struct Prepared {
+    /// The run's time limit: the flow's, or `AUTOMATION_SCRIPT_TIMEOUT` when earlier.
+    deadline: Deadline,
+    /// What runs the script (node, or bun).
+    runtime: runtime::Runtime,
+    /// The run's private directory (its `work/`, the event pipe, the bridge socket).
+    run_dir: RunDir,
+    /// The file node runs.
+    entry: PathBuf,
+    /// How the entry file's positions map back to the submitted source.
+    mapped: Mapped,
+}
+
+/// The steps before the child: the limit, the gate (a script that does not compile answers
+/// with the transpiler's contract), the runtime, the run's directory, and the file node
+/// runs. Each failure is the run's error.
+fn prepare(script: &Script, execution_id: &str, deadline: Deadline) -> Result<Prepared, Value> {
     let deadline = match script_timeout() {
         Ok(Some(limit)) => deadline.min(Deadline::after(limit, TIMEOUT_ENV)),
         Ok(None) => deadline,
@@ -95,215 +164,244 @@ pub fn run(
             if let Value::Object(m) = &mut err {
                 m.insert("field".into(), json!(TIMEOUT_ENV));
             }
-            report.fail(err);
-            return;
+            return Err(err);
         }
     };
-    // 1. The gate: a script that does not compile answers with the transpiler's contract.
-    let gate = match automation_transpile::transpile(&script.source) {
-        Ok(t) => t,
-        Err(e) => {
-            report.fail(e.to_json());
-            return;
+    let gate = automation_transpile::transpile(&script.source).map_err(|e| e.to_json())?;
+    let runtime = runtime::find()?;
+    let run_dir = RunDir::create(execution_id).map_err(|e| {
+        let mut err = e.to_json();
+        if let Value::Object(m) = &mut err {
+            m.insert(
+                "message".into(),
+                json!(format!("cannot create the run's private directory: {e}")),
+            );
         }
-    };
-    let runtime = match runtime::find() {
-        Ok(r) => r,
-        Err(e) => {
-            report.fail(e);
-            return;
-        }
-    };
-    let run_dir = match RunDir::create(&report.execution_id) {
-        Ok(d) => d,
-        Err(e) => {
-            let mut err = e.to_json();
-            if let Value::Object(m) = &mut err {
-                m.insert(
-                    "message".into(),
-                    json!(format!("cannot create the run's private directory: {e}")),
-                );
-            }
-            report.fail(err);
-            return;
-        }
-    };
+        err
+    })?;
     let work = run_dir.path().join("work");
-    if let Err(e) = std::fs::DirBuilder::new().create(&work) {
-        report.fail(runner_error(
+    std::fs::DirBuilder::new().create(&work).map_err(|e| {
+        runner_error(
             ErrorCode::TargetFailed,
             format!("cannot create {}: {e}", work.display()),
             "check that the runtime directory is writable, then retry",
-        ));
-        return;
-    }
-    // 2. What node runs: a plain JS file in place (its own imports resolve, lines are
-    // exact); otherwise a file in the run's directory, with its map for TypeScript.
-    let (entry, mapped) = match entry_file(script, gate.was_typescript, gate.code, &work) {
-        Ok(x) => x,
-        Err(e) => {
-            report.fail(e);
-            return;
-        }
-    };
-    // 3. The event pipe and the private endpoint, for this run only. Each op the script
-    // sends is handed from the bridge's connection thread straight to the target thread,
-    // which serves it, files its record and answers (this thread is not on the way).
-    let (pipe, pipe_rx) = match EventPipe::create_in(run_dir.path()) {
-        Ok(p) => p,
-        Err(e) => {
-            report.fail(runner_error(
+        )
+    })?;
+    // What node runs: a plain JS file in place (its own imports resolve, lines are exact);
+    // otherwise a file in the run's directory, with its map for TypeScript.
+    let (entry, mapped) = entry_file(script, gate.was_typescript, gate.code, &work)?;
+    Ok(Prepared {
+        deadline,
+        runtime,
+        run_dir,
+        entry,
+        mapped,
+    })
+}
+
+/// What starting the child reads.
+struct Launch<'a> {
+    flow: &'a Flow,
+    script: &'a Script,
+    target: &'a TargetHandle,
+    execution_id: &'a str,
+    runtime: &'a runtime::Runtime,
+    entry: &'a Path,
+}
+
+/// A running script and what it was given: its pipe, its endpoint, its process group, the
+/// readers of its output, and the run's directory, each ended in [`Live::wind_down`]'s order.
+struct Live {
+    run_dir: RunDir,
+    pipe: EventPipe,
+    pipe_rx: mpsc::Receiver<PipeItem>,
+    served_rx: mpsc::Receiver<Served>,
+    ops: Arc<ScriptOps>,
+    server: BridgeServer<JsonProtocol>,
+    child: std::process::Child,
+    group: automation_session::watchdog::Group,
+    out_rx: mpsc::Receiver<Line>,
+    readers: Vec<mpsc::Receiver<()>>,
+}
+
+impl Live {
+    /// The event pipe and the private endpoint, for this run only, then the child. Each op
+    /// the script sends is handed from the bridge's connection thread straight to the target
+    /// thread, which serves it, files its record and answers (this thread is not on the way).
+    fn start(launch: &Launch, run_dir: RunDir, sink: &mut dyn Sink) -> Result<Live, Value> {
+        let (pipe, pipe_rx) = EventPipe::create_in(run_dir.path()).map_err(|e| {
+            runner_error(
                 ErrorCode::BridgeIo,
                 format!("cannot create the event pipe: {e}"),
                 "retry; check $XDG_RUNTIME_DIR is writable",
-            ));
-            return;
-        }
-    };
-    let (served_tx, served_rx) = mpsc::channel::<Served>();
-    let ops = Arc::new(ScriptOps {
-        marker_out: Mutex::new(
-            std::fs::OpenOptions::new()
-                .write(true)
-                .open(pipe.event_path())
-                .ok(),
-        ),
-        calls: AtomicU64::new(0),
-        served: served_tx,
-        snapshots: flow.snapshots(),
-        evidence: flow.evidence,
-        records: sink.wants_calls(),
-    });
-    let mut opts = ServerOptions::new(format!("automation run {}", report.execution_id));
-    opts.publish_descriptor = false;
-    opts.base_dir = Some(run_dir.path().to_path_buf());
-    let handler = {
-        let (target, ops) = (target.clone(), ops.clone());
-        move |pending: PendingRequest<JsonProtocol>| {
-            let ops = ops.clone();
-            // Refused only when the target thread is gone: the request is dropped with the
-            // task, and the script's call answers BRIDGE_DROPPED.
-            drop(target.run_task(move |backend| ops.serve(backend, pending)));
-            Ok(())
-        }
-    };
-    let server = match BridgeServer::<JsonProtocol>::start_with_handler(opts, handler) {
-        Ok(s) => s,
-        Err(e) => {
-            report.fail(runner_error(
-                ErrorCode::BridgeIo,
-                format!("cannot start the script's bridge endpoint: {e}"),
-                "retry; check $XDG_RUNTIME_DIR is writable",
-            ));
-            return;
-        }
-    };
-    let mut cmd = runtime.command(&entry, &work);
-    cmd.current_dir(script.dir.clone().unwrap_or_else(|| PathBuf::from(".")))
+            )
+        })?;
+        let (served_tx, served_rx) = mpsc::channel::<Served>();
+        let ops = Arc::new(ScriptOps {
+            marker_out: Mutex::new(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(pipe.event_path())
+                    .ok(),
+            ),
+            calls: AtomicU64::new(0),
+            served: served_tx,
+            snapshots: launch.flow.snapshots(),
+            evidence: launch.flow.evidence,
+            records: sink.wants_calls(),
+        });
+        let mut opts = ServerOptions::new(format!("automation run {}", launch.execution_id));
+        opts.publish_descriptor = false;
+        opts.base_dir = Some(run_dir.path().to_path_buf());
+        let handler = {
+            let (target, ops) = (launch.target.clone(), ops.clone());
+            move |pending: PendingRequest<JsonProtocol>| {
+                let ops = ops.clone();
+                // Refused only when the target thread is gone: the request is dropped with
+                // the task, and the script's call answers BRIDGE_DROPPED.
+                drop(target.run_task(move |backend| ops.serve(backend, pending)));
+                Ok(())
+            }
+        };
+        let server =
+            BridgeServer::<JsonProtocol>::start_with_handler(opts, handler).map_err(|e| {
+                runner_error(
+                    ErrorCode::BridgeIo,
+                    format!("cannot start the script's bridge endpoint: {e}"),
+                    "retry; check $XDG_RUNTIME_DIR is writable",
+                )
+            })?;
+        let work = run_dir.path().join("work");
+        let mut cmd = launch.runtime.command(launch.entry, &work);
+        cmd.current_dir(
+            launch
+                .script
+                .dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(".")),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .env(ENDPOINT_ENV, server.address())
         .env(TOKEN_ENV, server.token())
-        .env(EXECUTION_ID_ENV, &report.execution_id)
-        .env(INPUTS_ENV, Value::Object(flow.inputs.clone()).to_string());
-    for (k, v) in pipe.env() {
-        cmd.env(k, v);
-    }
-    let GroupChild { mut child, group } = match child::spawn_in_group(cmd) {
-        Ok(c) => c,
-        Err(e) => {
-            report.fail(runner_error(
+        .env(EXECUTION_ID_ENV, launch.execution_id)
+        .env(
+            INPUTS_ENV,
+            Value::Object(launch.flow.inputs.clone()).to_string(),
+        );
+        for (k, v) in pipe.env() {
+            cmd.env(k, v);
+        }
+        let GroupChild { mut child, group } = child::spawn_in_group(cmd).map_err(|e| {
+            runner_error(
                 ErrorCode::TargetFailed,
-                format!("cannot start {}: {e}", runtime.describe()),
+                format!("cannot start {}: {e}", launch.runtime.describe()),
                 "install node (https://nodejs.org/) or set AUTOMATION_NODE to its path",
-            ));
-            return;
+            )
+        })?;
+        // Bounded: a script flooding its output waits for us (its pipe fills), it does not
+        // fill our memory.
+        let (out_tx, out_rx) = mpsc::sync_channel::<Line>(OUTPUT_QUEUE);
+        let mut readers = Vec::new();
+        if let Some(s) = child.stdout.take() {
+            readers.push(child::read_lines(s, false, out_tx.clone()));
         }
-    };
-    // Bounded: a script flooding its output waits for us (its pipe fills), it does not fill
-    // our memory.
-    let (out_tx, out_rx) = mpsc::sync_channel::<Line>(OUTPUT_QUEUE);
-    let mut readers = Vec::new();
-    if let Some(s) = child.stdout.take() {
-        readers.push(child::read_lines(s, false, out_tx.clone()));
+        if let Some(s) = child.stderr.take() {
+            readers.push(child::read_lines(s, true, out_tx));
+        }
+        Ok(Live {
+            run_dir,
+            pipe,
+            pipe_rx,
+            served_rx,
+            ops,
+            server,
+            child,
+            group,
+            out_rx,
+            readers,
+        })
     }
-    if let Some(s) = child.stderr.take() {
-        readers.push(child::read_lines(s, true, out_tx));
-    }
-    let mut state = State {
-        places: Some(Places {
-            entry: &entry,
-            mapped: &mapped,
-            script,
-        }),
-        ..State::default()
-    };
-    let mut ended: Option<Value> = None;
-    let status = loop {
-        // Woken by the child's output, or every POLL to look at the rest (a child that
-        // closed both its streams and runs on is looked at every POLL too, not in a spin).
-        match out_rx.recv_timeout(POLL) {
-            Ok(line) => output_line(line, sink, &mut state),
-            Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-        }
-        if ended.is_none() {
-            state.take_served(&served_rx, sink);
-            drain_pipe(&pipe_rx, &served_rx, sink, &mut state);
-            drain_output(&out_rx, sink, &mut state);
-        }
-        if ended.is_none() {
-            ended = if deadline.passed() {
-                Some(deadline.error())
-            } else {
-                state.over_budget()
-            };
-            if ended.is_some() || cancelled() {
-                group.kill();
+
+    /// The stream, until the child exits: its output, the pipe's events and the ops' records
+    /// into `sink`. The run's time limit, a budget or `cancelled` kills the child's group;
+    /// the error that stopped it is the second value.
+    fn watch(
+        &mut self,
+        sink: &mut dyn Sink,
+        state: &mut State,
+        cancelled: &dyn Fn() -> bool,
+        deadline: &Deadline,
+    ) -> (std::io::Result<std::process::ExitStatus>, Option<Value>) {
+        let mut ended: Option<Value> = None;
+        loop {
+            // Woken by the child's output, or every POLL to look at the rest (a child that
+            // closed both its streams and runs on is looked at every POLL too, not in a spin).
+            match self.out_rx.recv_timeout(POLL) {
+                Ok(line) => output_line(line, sink, state),
+                Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            if ended.is_none() {
+                state.take_served(&self.served_rx, sink);
+                drain_pipe(&self.pipe_rx, &self.served_rx, sink, state);
+                drain_output(&self.out_rx, sink, state);
+                ended = if deadline.passed() {
+                    Some(deadline.error())
+                } else {
+                    state.over_budget()
+                };
+                if ended.is_some() {
+                    self.group.kill();
+                }
+            }
+            if cancelled() {
+                self.group.kill();
+            }
+            match self.child.try_wait() {
+                Ok(Some(status)) => return (Ok(status), ended),
+                Ok(None) => {}
+                Err(e) => return (Err(e), ended),
             }
         }
-        if cancelled() {
-            group.kill();
-        }
-        match child.try_wait() {
-            Ok(Some(status)) => break Ok(status),
-            Ok(None) => {}
-            Err(e) => break Err(e),
-        }
-    };
-    // The run has ended: so has everything the script started.
-    drop(group);
-    drop(server);
-    // No marker after this point: the pipe's readers see end of stream once the child's
-    // ends and this one are closed (an op still on the target thread is filed unmarked).
-    ops.close_markers();
-    // The child has exited: everything it wrote is in the pipe; drain it all (unless the run
-    // was stopped for going over a budget), then tear down.
-    let _ = pipe.finish();
-    if ended.is_none() {
-        drain_pipe(&pipe_rx, &served_rx, sink, &mut state);
     }
-    state.take_served(&served_rx, sink);
-    state.file_calls(sink, None);
-    state.coalesce.flush(sink);
-    child::join_readers(readers, Duration::from_millis(500));
-    drain_output(&out_rx, sink, &mut state);
-    drop(run_dir);
-    let stopped = ended.is_some() || cancelled();
-    if let Some(e) = ended {
-        report.fail(e);
+
+    /// The run has ended: so has everything the script started. The rest of the stream is
+    /// filed (the pipe's only when `drain`: not after a budget stopped the run), then the
+    /// run's directory is removed.
+    fn wind_down(self, sink: &mut dyn Sink, state: &mut State, drain: bool) {
+        let Live {
+            run_dir,
+            pipe,
+            pipe_rx,
+            served_rx,
+            ops,
+            server,
+            mut child,
+            group,
+            out_rx,
+            readers,
+        } = self;
+        drop(group);
+        drop(server);
+        // No marker after this point: the pipe's readers see end of stream once the child's
+        // ends and this one are closed (an op still on the target thread is filed unmarked).
+        ops.close_markers();
+        // The child has exited: everything it wrote is in the pipe; drain it all (unless the
+        // run was stopped for going over a budget), then tear down.
+        let _ = pipe.finish();
+        if drain {
+            drain_pipe(&pipe_rx, &served_rx, sink, state);
+        }
+        state.take_served(&served_rx, sink);
+        state.file_calls(sink, None);
+        state.coalesce.flush(sink);
+        child::join_readers(readers, Duration::from_millis(500));
+        drain_output(&out_rx, sink, state);
+        drop(run_dir);
+        let _ = child.wait();
     }
-    let _ = child.wait();
-    let ended = verdict::Ended {
-        steps: state.steps.into_steps(),
-        crash: state.crash,
-        stderr_tail: state.stderr_tail,
-        status,
-        cancelled: cancelled(),
-        stopped,
-    };
-    verdict::finish(report, ended, &mapped, &entry, script);
 }
 
 /// The file node runs, and how its positions map back to the submitted source.
