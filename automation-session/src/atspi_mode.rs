@@ -2,8 +2,9 @@
 //!
 //! The app (and the private display, with `--virtual-display`) is started while the mode
 //! resolves, before anything is served, so a launch that fails exits 1 at once. The launched
-//! process is held here until [`shutdown`], which `app` calls when the server or the `op`
-//! verb ends: the app is ended, then Xvfb and both buses, and the private directory removed.
+//! process is held here until [`shutdown`], which the CLI's `app` calls when the server or
+//! the `op` verb ends: the app is ended, then Xvfb and both buses, and the private directory
+//! removed.
 //! The app's output goes to our stderr line by line (stdout is the MCP channel), its last
 //! few KiB kept for the reply of an op whose effect is the app exiting, and its exit is
 //! logged as `automation: the app exited: <status>` (not when we ended it ourselves). A

@@ -6,7 +6,7 @@
 //! - [`html`]: the HTML report (`--report DIR`): every flow, step and call, with screenshots.
 //!
 //! MCP's progress notifications are a sink too, kept with the MCP server
-//! (`mcp::progress`): the runner knows no protocol.
+//! (the CLI's `mcp::progress`): the runner knows no protocol.
 
 pub mod display;
 pub mod html;

@@ -36,7 +36,7 @@ pub const MAX_OPERATORS: usize = 256;
 pub const DEADLINE: Duration = Duration::from_millis(500);
 /// The stack an evaluation needs at most: the shape checks bound the parser's and the
 /// evaluator's recursion to a few hundred frames. The server's runtime gives its blocking
-/// threads this much (`app::web_runtime`).
+/// threads this much (the CLI's `app::web_runtime`).
 pub const STACK: usize = 16 * 1024 * 1024;
 
 /// The steps an evaluation over `nodes` page nodes may take: enough to walk the page a few
