@@ -6,12 +6,12 @@ use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
+use automation_session::backend::TargetHandle;
+use automation_session::mode;
+use automation_session::mode::Mode;
 use clap::Parser;
 
-use crate::backend::TargetHandle;
 use crate::cli::{Cli, Verb, resolve_target};
-use crate::mode;
-use crate::mode::Mode;
 use crate::verbs::{self, Outcome};
 
 /// Env var for the log filter (tracing `EnvFilter` syntax; default `warn`). Logs go to stderr.
@@ -88,7 +88,9 @@ where
             out.as_deref(),
             overwrite,
         )),
-        Some(Verb::Exec { junit, command }) => crate::exec::run(&command, junit.as_deref()),
+        Some(Verb::Exec { junit, command }) => {
+            automation_runner::exec::run(&command, junit.as_deref())
+        }
         Some(Verb::Inspect { target, port }) => match verb_mode(&cli.target, "inspect", &target) {
             Ok((mode, wait)) => inspect(mode, wait, port),
             Err(e) => emit(&usage(&e)),
@@ -127,7 +129,7 @@ where
                 Ok(m) => m,
                 Err(e) => return emit(&usage(&e)),
             };
-            crate::runner::suite::run(&crate::runner::suite::RunOptions {
+            automation_runner::suite::run(&automation_runner::suite::RunOptions {
                 flows,
                 mode,
                 wait,
@@ -144,7 +146,7 @@ where
     };
     // A launched app and its virtual display end with us.
     #[cfg(feature = "atspi")]
-    crate::atspi_mode::shutdown();
+    automation_session::atspi_mode::shutdown();
     code
 }
 
@@ -183,7 +185,7 @@ fn serve(
     mode: Mode,
     wait: Option<Duration>,
     caps: &crate::mcp::list::Caps,
-    snapshots: crate::tools::Snapshots,
+    snapshots: automation_session::tools::Snapshots,
 ) -> u8 {
     if mode == Mode::List {
         return match mode::list() {
@@ -234,7 +236,7 @@ fn web_runtime() -> Result<tokio::runtime::Runtime, Outcome> {
         .worker_threads(2)
         // A WebDriver XPath is evaluated on a blocking thread: its recursion is bounded, and
         // this stack holds the bound.
-        .thread_stack_size(crate::reach::webdriver::xpath::STACK)
+        .thread_stack_size(automation_http::reach::webdriver::xpath::STACK)
         .enable_all()
         .build()
         .map_err(|e| Outcome::error(1, format!("error: cannot start the async runtime: {e}")))
@@ -261,7 +263,7 @@ fn inspect(mode: Mode, wait: Option<Duration>, port: u16) -> u8 {
         Err(o) => return emit(&o),
     };
     let result = rt.block_on(async {
-        let inspector = crate::seeing::inspect::bind(target.0, port).await?;
+        let inspector = automation_http::seeing::inspect::bind(target.0, port).await?;
         announce(&format!("inspector: {} ({})", inspector.url, target.1));
         inspector.serve().await
     });
@@ -286,11 +288,11 @@ fn verb_mode(
 }
 
 /// Where an MCP server (stdio or HTTP) keeps `assert_screenshot` baselines.
-fn server_snapshots(cli: &Cli) -> crate::tools::Snapshots {
-    crate::tools::Snapshots::new(
+fn server_snapshots(cli: &Cli) -> automation_session::tools::Snapshots {
+    automation_session::tools::Snapshots::new(
         cli.snapshots
             .clone()
-            .unwrap_or_else(|| crate::runner::flow::DEFAULT_SNAPSHOTS_DIR.into()),
+            .unwrap_or_else(|| automation_session::tools::DEFAULT_SNAPSHOTS_DIR.into()),
         cli.update_snapshots,
     )
 }
@@ -301,13 +303,13 @@ fn webdriver(port: u16, reach: &crate::cli::ReachArgs) -> u8 {
         Ok(rt) => rt,
         Err(o) => return emit(&o),
     };
-    let config = crate::reach::webdriver::Config {
+    let config = automation_http::reach::webdriver::Config {
         addr: std::net::SocketAddr::new(reach.host(), port),
         max_sessions: usize::from(reach.max_sessions),
         idle_timeout: Duration::from_secs(reach.idle_timeout),
         access: reach.access(),
     };
-    let result = rt.block_on(crate::reach::webdriver::serve(config, |url| {
+    let result = rt.block_on(automation_http::reach::webdriver::serve(config, |url| {
         announce(&format!("automation webdriver: listening on {url}"));
     }));
     match result {
@@ -322,7 +324,7 @@ fn serve_http(
     mode: Mode,
     reach: &crate::cli::ReachArgs,
     caps: crate::mcp::list::Caps,
-    snapshots: crate::tools::Snapshots,
+    snapshots: automation_session::tools::Snapshots,
 ) -> u8 {
     let addr: std::net::SocketAddr = match addr.parse() {
         Ok(a) => a,
@@ -345,7 +347,7 @@ fn serve_http(
         Ok(rt) => rt,
         Err(o) => return emit(&o),
     };
-    let config = crate::reach::mcp_http::Config {
+    let config = crate::mcp::http::Config {
         addr,
         mode,
         max_sessions: usize::from(reach.max_sessions),
@@ -354,7 +356,7 @@ fn serve_http(
         caps,
         snapshots,
     };
-    let result = rt.block_on(crate::reach::mcp_http::serve(config, |url| {
+    let result = rt.block_on(crate::mcp::http::serve(config, |url| {
         announce(&format!("automation serve: MCP over HTTP at {url}"));
     }));
     match result {
@@ -370,7 +372,9 @@ fn show_report(dir: std::path::PathBuf, port: u16) -> u8 {
         Err(o) => return emit(&o),
     };
     let result = rt.block_on(async {
-        let server = crate::seeing::show::bind(dir, port).await?;
+        let server =
+            automation_http::seeing::show::bind(dir, automation_runner::report_page::IMAGES, port)
+                .await?;
         announce(&format!("report: {}", server.url));
         server.serve().await
     });

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::mode::Mode;
+use automation_session::mode::Mode;
 
 /// Drive desktop apps through their accessibility tree: an MCP server over stdio (the default),
 /// one-shot verbs for scripts, and a runner for any test command's events.
@@ -107,7 +107,7 @@ pub fn resolve_target(
     }
     let display = top.virtual_display() || after.virtual_display();
     let mode = match mode {
-        Some(m) => Some(m.with_virtual_display(display)?),
+        Some(m) => Some(with_virtual_display(m, display)?),
         None if display => return Err("--virtual-display goes with --launch".into()),
         None => None,
     };
@@ -231,17 +231,15 @@ impl ModeArgs {
     }
 }
 
-impl Mode {
-    /// `--virtual-display` applied: only `--launch` takes it.
-    pub fn with_virtual_display(self, on: bool) -> Result<Mode, String> {
-        match self {
-            Mode::Launch { command, .. } => Ok(Mode::Launch {
-                command,
-                virtual_display: on,
-            }),
-            other if !on => Ok(other),
-            _ => Err("--virtual-display goes with --launch".into()),
-        }
+/// `--virtual-display` applied to a mode: only `--launch` takes it.
+fn with_virtual_display(mode: Mode, on: bool) -> Result<Mode, String> {
+    match mode {
+        Mode::Launch { command, .. } => Ok(Mode::Launch {
+            command,
+            virtual_display: on,
+        }),
+        other if !on => Ok(other),
+        _ => Err("--virtual-display goes with --launch".into()),
     }
 }
 
@@ -283,8 +281,8 @@ impl ReachArgs {
     }
 
     /// The token (the flag, or `$AUTOMATION_AUTH_TOKEN`), the apps and the origins.
-    pub fn access(&self) -> crate::reach::http::Access {
-        crate::reach::http::Access {
+    pub fn access(&self) -> automation_http::reach::http::Access {
+        automation_http::reach::http::Access {
             token: self
                 .auth_token
                 .clone()
@@ -392,7 +390,7 @@ pub enum Verb {
         report: Option<PathBuf>,
         /// Run one shard, as cargo-nextest: slice:M/N or hash:M/N.
         #[arg(long, value_name = "KIND:M/N")]
-        partition: Option<crate::runner::partition::Partition>,
+        partition: Option<automation_runner::partition::Partition>,
         /// Flows at once, each on its own headless target.
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
         jobs: u16,
@@ -406,7 +404,7 @@ pub enum Verb {
         update_snapshots: bool,
         /// The flows' inputs: a JSON object, or @FILE holding one. Steps flows get them over
         /// their declared defaults; scripts read them from $AUTOMATION_INPUTS.
-        #[arg(long, value_name = "JSON|@FILE", value_parser = crate::runner::flow::parse_inputs_arg)]
+        #[arg(long, value_name = "JSON|@FILE", value_parser = automation_runner::flow::parse_inputs_arg)]
         inputs: Option<serde_json::Map<String, serde_json::Value>>,
         /// Flow files or directories of them.
         #[arg(value_name = "FLOW", required = true)]
@@ -477,7 +475,7 @@ pub enum Verb {
 
 /// `--timeout SECONDS`: a number above 0, at most a day.
 fn parse_run_timeout(v: &str) -> Result<std::time::Duration, String> {
-    crate::runner::budget::parse_timeout("--timeout", v)
+    automation_runner::budget::parse_timeout("--timeout", v)
 }
 
 #[cfg(test)]

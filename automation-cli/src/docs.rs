@@ -18,7 +18,7 @@ pub fn tools_table() -> String {
         "| Tool | Cap | Access | Idempotent | Settle | Parameters | What it does |\n|---|---|---|---|---|---|---|\n",
     );
     for spec in CATALOG {
-        let schema = crate::tools::schema::input_schema(spec);
+        let schema = automation_session::tools::schema::input_schema(spec);
         let required: Vec<&str> = schema
             .get("required")
             .and_then(Value::as_array)

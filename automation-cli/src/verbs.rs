@@ -8,7 +8,7 @@ use automation_core::{CATALOG, ErrorCode, Image, Op, OpError, Reply, Request};
 use automation_transpile::expr::Expr;
 use serde_json::{Value, json};
 
-use crate::backend::TargetHandle;
+use automation_session::backend::TargetHandle;
 
 /// What a verb prints and how it exits.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,7 +150,7 @@ pub fn op(target: &TargetHandle, text: &str, args: Option<&str>, save: &SaveTo) 
 
 fn reply_outcome(reply: &Reply) -> Outcome {
     let value = serde_json::to_value(reply).unwrap_or_else(
-        |e| json!({"status": "err", "code": "TARGET_FAILED", "message": e.to_string()}),
+        |e| json!({"status": "err", "code": ErrorCode::TargetFailed.as_str(), "message": e.to_string()}),
     );
     Outcome {
         stdout: pretty(&value),
@@ -163,15 +163,17 @@ fn reply_outcome(reply: &Reply) -> Outcome {
 /// regular one with `overwrite`; symlinks never followed); the reply says where, and how big,
 /// in place of the pixels.
 fn save_screenshot(image: &Image, path: &str, overwrite: bool) -> Result<Reply, OpError> {
-    let written = crate::tools::save::save_to(path, &image.png, overwrite).map_err(|mut e| {
-        // save_to speaks of the MCP option; here it is the flag.
-        e.message = e.message.replacen("save_to: ", "--out: ", 1);
-        e.hint = e.hint.map(|h| {
-            h.replace("save_to", "--out")
-                .replace("overwrite: true", "--overwrite")
-        });
-        e
-    })?;
+    let written = automation_session::tools::save::save_to(path, &image.png, overwrite).map_err(
+        |mut e| {
+            // save_to speaks of the MCP option; here it is the flag.
+            e.message = e.message.replacen("save_to: ", "--out: ", 1);
+            e.hint = e.hint.map(|h| {
+                h.replace("save_to", "--out")
+                    .replace("overwrite: true", "--overwrite")
+            });
+            e
+        },
+    )?;
     let mut data = image.meta();
     data.insert("path".into(), json!(written.display().to_string()));
     data.insert("bytes".into(), json!(image.png.len()));
@@ -189,7 +191,7 @@ pub fn catalog_json(full: bool) -> Value {
                 if let Value::Object(m) = &mut v {
                     m.insert(
                         "input_schema".into(),
-                        Value::Object(crate::tools::schema::input_schema(s)),
+                        Value::Object(automation_session::tools::schema::input_schema(s)),
                     );
                     if full {
                         m.insert(
@@ -252,7 +254,7 @@ pub fn export(
     out: Option<&str>,
     overwrite: bool,
 ) -> Outcome {
-    use crate::authoring::{self, Format, Range};
+    use automation_runner::authoring::{self, Format, Range};
     let format = match format {
         "yaml" => Format::Yaml,
         "json" => Format::Json,
@@ -276,17 +278,19 @@ pub fn export(
             stderr: left.join("\n"),
             code: 0,
         },
-        Some(path) => match crate::tools::save::save_to(path, text.as_bytes(), overwrite) {
-            Ok(written) => Outcome {
-                stdout: written.display().to_string(),
-                stderr: left.join("\n"),
-                code: 0,
-            },
-            Err(e) => Outcome::error(
-                1,
-                format!("error: {}", e.message.replacen("save_to", "--out", 1)),
-            ),
-        },
+        Some(path) => {
+            match automation_session::tools::save::save_to(path, text.as_bytes(), overwrite) {
+                Ok(written) => Outcome {
+                    stdout: written.display().to_string(),
+                    stderr: left.join("\n"),
+                    code: 0,
+                },
+                Err(e) => Outcome::error(
+                    1,
+                    format!("error: {}", e.message.replacen("save_to", "--out", 1)),
+                ),
+            }
+        }
     }
 }
 

@@ -6,8 +6,8 @@
 
 use std::process::{Command, Stdio};
 
-use automation_cli::tools::image::{Rgba, encode_png};
 use automation_core::{CATALOG, Op, Reply};
+use automation_session::tools::image::{Rgba, encode_png};
 use base64::Engine as _;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
@@ -145,7 +145,7 @@ async fn mcp_over_attach_with_screenshot_budgets() {
         .count();
     assert_eq!(
         client.list_all_tools().await.unwrap().len(),
-        core + automation_cli::tools::NOT_OPS.len()
+        core + automation_session::tools::NOT_OPS.len()
     );
 
     let found = client

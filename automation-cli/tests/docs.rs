@@ -33,7 +33,7 @@ fn cli_doc_tables_match_the_binary() {
 /// from the router's source, so a new route without a row fails here).
 #[test]
 fn webdriver_doc_lists_every_route() {
-    let router = include_str!("../src/reach/webdriver/mod.rs");
+    let router = include_str!("../../automation-http/src/reach/webdriver/mod.rs");
     let doc = include_str!("../../docs/webdriver.md");
     // `.route(` then the path, on the same line or the next (as rustfmt breaks them).
     let routes: Vec<String> = router

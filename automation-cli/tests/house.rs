@@ -1,7 +1,11 @@
-//! The house rules, checked on the source as anyone could with grep: layers import downward
-//! only (no protocol under the runner, no runner or protocol under the tool layer), no file
-//! of `automation-cli/src` or `automation-atspi/src` is in an import circle, one JUnit writer
-//! in the tree, and a README that is a door, not a log.
+//! The house rules Cargo cannot say. Between crates, Cargo keeps the direction (a crate cannot
+//! name one that depends on it), and `cargo tree` says what each links: the session and
+//! runner engines no MCP, HTTP or command line, the HTTP doors no MCP, command line or runner
+//! (checked here against ARCHITECTURE.md's table). Inside a crate, the source is read as
+//! anyone could with grep: layers import downward only (exec over the runner, never the
+//! reverse; the edge knows nothing it serves), no file of the CLI, the session, runner and
+//! HTTP crates or the AT-SPI crate is in an import circle, one JUnit writer in the tree, and
+//! a README that is a door, not a log.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -392,11 +396,22 @@ fn the_graph_reader_sees_plain_grouped_relative_and_reexported_paths() {
         "a `pub(super) use` in a mod.rs is its contents too"
     );
     assert_eq!(cycles(&g), [["a", "m::b", "m::c"]]);
+    assert_eq!(
+        crate_paths_beyond("use crate::a::X;\nuse crate::{b::Y, a::Z};\n", &["a"]),
+        ["crate::b::Y"],
+        "a module's reach beyond its allowed siblings, grouped imports included"
+    );
 }
 
 #[test]
-fn no_file_of_the_cli_or_the_atspi_crate_is_in_an_import_circle() {
-    for krate in ["automation-cli", "automation-atspi"] {
+fn no_file_of_the_cli_engine_or_atspi_crates_is_in_an_import_circle() {
+    for krate in [
+        "automation-cli",
+        "automation-session",
+        "automation-runner",
+        "automation-http",
+        "automation-atspi",
+    ] {
         let g = graph(&root().join(krate).join("src"));
         assert!(g.len() > 5, "{krate}: the reader found only {g:?}");
         let found = cycles(&g);
@@ -414,9 +429,22 @@ fn no_file_of_the_cli_or_the_atspi_crate_is_in_an_import_circle() {
     }
 }
 
-/// The files under `automation-cli/src/<dir>` that mention `needle` outside comments.
-fn mentions(dir: &str, needle: &str) -> Vec<String> {
-    let base = root().join("automation-cli/src").join(dir);
+/// The files under `<krate>/src/<dir>` (a directory or one `.rs` file) that mention
+/// `needle` outside comments, each as `dir/rel`.
+fn mentions_in(krate: &str, dir: &str, needle: &str) -> Vec<String> {
+    let base = root().join(krate).join("src").join(dir);
+    if base.is_file() {
+        let text = strip_comments(&std::fs::read_to_string(&base).unwrap());
+        return if text.contains(needle) {
+            vec![dir.to_string()]
+        } else {
+            Vec::new()
+        };
+    }
+    assert!(
+        base.is_dir(),
+        "{krate}/src/{dir} is gone: update the house rules"
+    );
     sources(&base)
         .into_iter()
         .filter(|(_, text)| text.contains(needle))
@@ -424,149 +452,325 @@ fn mentions(dir: &str, needle: &str) -> Vec<String> {
         .collect()
 }
 
+/// [`mentions_in`] the CLI crate.
+fn mentions(dir: &str, needle: &str) -> Vec<String> {
+    mentions_in("automation-cli", dir, needle)
+}
+
+/// The packages `krate`'s normal (linked) dependencies pull in, transitively, for this host,
+/// with `features` (cargo's own answer: `cargo tree`; Cargo.lock is never rewritten).
+fn linked_packages(krate: &str, features: &[&str]) -> BTreeSet<String> {
+    let out = std::process::Command::new(env!("CARGO"))
+        .current_dir(root())
+        .args(["tree", "--locked", "-e", "normal", "--prefix", "none"])
+        .args(["-f", "{p}", "-p", krate])
+        .args(features)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cargo tree -p {krate}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    assert!(
+        names.contains(krate) && names.len() > 1,
+        "cargo tree -p {krate} answered {names:?}"
+    );
+    names
+}
+
+/// The tokio features `krate` turns on (`cargo tree -e features -i tokio`).
+fn tokio_features(krate: &str) -> String {
+    let out = std::process::Command::new(env!("CARGO"))
+        .current_dir(root())
+        .args(["tree", "--locked", "-e", "features", "--prefix", "none"])
+        .args(["-p", krate, "--all-features", "-i", "tokio"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What each crate must not pull in (ARCHITECTURE.md's table), checked on what Cargo
+/// resolves rather than on imports: a crate cannot name what it does not link.
+#[test]
+fn each_crate_links_only_what_its_row_allows() {
+    // The session engine speaks no protocol and serves no network: no MCP, no HTTP, no
+    // command line, no flow language; tokio for its one-shot channel only, never a runtime.
+    let session = linked_packages("automation-session", &["--all-features"]);
+    for banned in [
+        "rmcp",
+        "axum",
+        "hyper",
+        "hyper-util",
+        "tower-service",
+        "clap",
+        "indicatif",
+        "quick-junit",
+        "xpath-eval",
+        "oxc",
+        "serde_norway",
+        "automation-transpile",
+        "automation-cli",
+    ] {
+        assert!(
+            !session.contains(banned),
+            "automation-session links {banned} (see ARCHITECTURE.md's table)"
+        );
+    }
+    // The runner runs flows on a session and writes what they did: no MCP, no HTTP, no
+    // command line; tokio's channels only.
+    let runner = linked_packages("automation-runner", &["--all-features"]);
+    for banned in [
+        "rmcp",
+        "axum",
+        "hyper",
+        "hyper-util",
+        "tower-service",
+        "clap",
+        "xpath-eval",
+        "automation-cli",
+    ] {
+        assert!(
+            !runner.contains(banned),
+            "automation-runner links {banned} (see ARCHITECTURE.md's table)"
+        );
+    }
+    // The HTTP doors serve no MCP (MCP over HTTP is the CLI's, beside rmcp), parse no command
+    // line and run no flow.
+    let http = linked_packages("automation-http", &["--all-features"]);
+    for banned in [
+        "rmcp",
+        "clap",
+        "automation-runner",
+        "automation-transpile",
+        "automation-cli",
+    ] {
+        assert!(
+            !http.contains(banned),
+            "automation-http links {banned} (see ARCHITECTURE.md's table)"
+        );
+    }
+    for krate in ["automation-session", "automation-runner"] {
+        let tokio = tokio_features(krate);
+        assert!(
+            tokio.contains("tokio feature \"sync\"") && !tokio.contains("tokio feature \"rt"),
+            "{krate}'s tokio is more than channels: {tokio}"
+        );
+    }
+    // The crates below: no async runtime, no toolkit in core, no egui or wire in the AT-SPI
+    // target, nothing but png in the golden compare.
+    let core = linked_packages("automation-core", &["--all-features"]);
+    for banned in ["tokio", "egui", "zbus", "automation-wire", "rmcp", "axum"] {
+        assert!(!core.contains(banned), "automation-core links {banned}");
+    }
+    let atspi = linked_packages("automation-atspi", &[]);
+    for banned in ["tokio", "egui", "automation-wire", "automation-egui"] {
+        assert!(!atspi.contains(banned), "automation-atspi links {banned}");
+    }
+    let golden = linked_packages("automation-golden", &[]);
+    assert!(
+        golden
+            .iter()
+            .all(|p| !p.starts_with("automation-") || p == "automation-golden"),
+        "automation-golden links a workspace crate: {golden:?}"
+    );
+    // The reader is not blind: the CLI does link the MCP and HTTP stacks.
+    let cli = linked_packages("automation-cli", &[]);
+    for linked in [
+        "rmcp",
+        "axum",
+        "hyper",
+        "clap",
+        "automation-session",
+        "automation-runner",
+        "automation-http",
+    ] {
+        assert!(cli.contains(linked), "automation-cli links no {linked}?");
+    }
+}
+
+/// The files of `<krate>/src` outside `skip` (a directory prefix) that mention `needle`.
+fn mentions_outside(krate: &str, skip: &str, needle: &str) -> Vec<String> {
+    sources(&root().join(krate).join("src"))
+        .into_iter()
+        .filter(|(rel, text)| !rel.starts_with(skip) && text.contains(needle))
+        .map(|(rel, _)| rel)
+        .collect()
+}
+
+/// The `crate::…` paths `text` names whose first segment is not in `allowed`.
+fn crate_paths_beyond(text: &str, allowed: &[&str]) -> Vec<String> {
+    paths(text)
+        .into_iter()
+        .filter(|(anchor, segs)| {
+            anchor == "crate" && segs.first().is_some_and(|s| !allowed.contains(&s.as_str()))
+        })
+        .map(|(_, segs)| format!("crate::{}", segs.join("::")))
+        .collect()
+}
+
 #[test]
 fn layers_import_downward_only() {
-    for dir in ["runner", "tools", "exec", "authoring"] {
+    // What Cargo says needs no reader here: no crate below the CLI can name a layer of it (the
+    // CLI depends on them), the session crate cannot name the runner or the HTTP doors, those
+    // two cannot name each other, and `each_crate_links_only_what_its_row_allows` keeps rmcp
+    // and clap out of all three and HTTP out of the engines. What is left are the layers
+    // inside each crate.
+    //
+    // Inside the session crate: the tool layer serves through a closure its caller gives it
+    // (in place on the target thread, or around an await) and never reaches for the target
+    // thread or a mode itself; files and the watchdog are the floor.
+    for needle in ["crate::backend", "crate::mode", "crate::atspi_mode"] {
         assert_eq!(
-            mentions(dir, "rmcp"),
-            Vec::<String>::new(),
-            "{dir} uses rmcp"
-        );
-        assert_eq!(
-            mentions(dir, "crate::mcp"),
-            Vec::<String>::new(),
-            "{dir} imports the MCP server"
-        );
-    }
-    // The command line is the top: the modes it parses into are `mode.rs`'s, and nothing
-    // below parses, names or imports a clap type (issue 38: five modules imported `cli::Mode`).
-    for dir in [
-        "runner",
-        "tools",
-        "exec",
-        "authoring",
-        "reach",
-        "seeing",
-        "mcp",
-        "edge",
-        "files",
-    ] {
-        assert_eq!(
-            mentions(dir, "crate::cli"),
-            Vec::<String>::new(),
-            "{dir} imports the command line"
-        );
-    }
-    for file in ["mode.rs", "backend.rs", "atspi_mode.rs", "watchdog.rs"] {
-        let text = std::fs::read_to_string(root().join("automation-cli/src").join(file)).unwrap();
-        assert!(
-            !text.contains("crate::cli"),
-            "{file} imports the command line"
-        );
-    }
-    // `exec` is a flow over the runner's sinks: it uses the runner, never the other way.
-    assert_eq!(
-        mentions("runner", "crate::exec"),
-        Vec::<String>::new(),
-        "the runner imports exec"
-    );
-    assert!(
-        !mentions("exec", "crate::runner").is_empty(),
-        "exec feeds the runner's sinks"
-    );
-    for needle in [
-        "crate::runner",
-        "crate::exec",
-        "crate::backend::TargetHandle",
-    ] {
-        assert_eq!(
-            mentions("tools", needle),
+            mentions_in("automation-session", "tools", needle),
             Vec::<String>::new(),
             "the tool layer imports {needle}"
         );
     }
-    // Seeing shows runs and apps: it writes what the runner collected and serves an app
-    // through the tool layer; it runs no flow and speaks no MCP.
-    for needle in ["crate::runner", "crate::exec", "crate::mcp", "rmcp"] {
+    for dir in ["files", "watchdog.rs"] {
+        for needle in [
+            "crate::tools",
+            "crate::backend",
+            "crate::mode",
+            "crate::atspi_mode",
+        ] {
+            assert_eq!(
+                mentions_in("automation-session", dir, needle),
+                Vec::<String>::new(),
+                "{dir} imports {needle}"
+            );
+        }
+    }
+    assert_eq!(
+        mentions_in("automation-session", "backend.rs", "crate::"),
+        Vec::<String>::new(),
+        "the target thread imports another module of the session crate"
+    );
+    // Inside the runner crate: `exec` is a flow over the runner's sinks: it uses the runner,
+    // never the other way. Authoring writes tests from calls and records: it runs none (it
+    // names no other module of the crate). The report's page and writer know only the data
+    // the html sink hands them.
+    assert_eq!(
+        mentions_outside("automation-runner", "exec/", "crate::exec"),
+        Vec::<String>::new(),
+        "the runner imports exec"
+    );
+    assert!(
+        !mentions_in("automation-runner", "exec", "crate::sinks").is_empty(),
+        "exec feeds the runner's sinks"
+    );
+    for (rel, text) in sources(&root().join("automation-runner/src/authoring")) {
         assert_eq!(
-            mentions("seeing", needle),
+            crate_paths_beyond(&text, &["authoring"]),
             Vec::<String>::new(),
-            "seeing imports {needle}"
+            "authoring/{rel} imports the runner"
         );
     }
+    let page = strip_comments(
+        &std::fs::read_to_string(root().join("automation-runner/src/report_page.rs")).unwrap(),
+    );
+    assert_eq!(
+        crate_paths_beyond(&page, &[]),
+        Vec::<String>::new(),
+        "the report's writer imports the runner"
+    );
+    // Inside the CLI crate. The command line is the top: the modes it parses into are
+    // automation-session's, and nothing below parses, names or imports a clap type.
+    assert_eq!(
+        mentions("mcp", "crate::cli"),
+        Vec::<String>::new(),
+        "mcp imports the command line"
+    );
+    // Inside the HTTP crate. Seeing shows runs and apps: it serves a report the runner wrote
+    // and an app through the tool layer. Reach (the session servers) sits on top of it.
+    assert_eq!(
+        mentions_in("automation-http", "seeing", "crate::reach"),
+        Vec::<String>::new(),
+        "seeing imports reach"
+    );
     assert!(
-        !mentions("seeing", "crate::tools").is_empty(),
+        !mentions_in("automation-http", "seeing", "automation_session::tools").is_empty(),
         "the inspector goes through the tool layer"
     );
-    // Authoring writes tests from calls; it runs none.
-    for needle in ["crate::runner", "crate::exec"] {
-        assert_eq!(
-            mentions("authoring", needle),
-            Vec::<String>::new(),
-            "authoring imports {needle}"
-        );
-    }
-    // Reach (the HTTP front doors) sits on top: nothing below imports it. WebDriver speaks
-    // W3C through the tool layer, never through the MCP server; only MCP over HTTP uses rmcp.
-    for dir in ["mcp", "runner", "tools", "exec", "authoring", "seeing"] {
-        assert_eq!(
-            mentions(dir, "crate::reach"),
-            Vec::<String>::new(),
-            "{dir} imports reach"
-        );
-    }
-    for needle in ["rmcp", "crate::mcp", "crate::runner::suite", "crate::exec"] {
-        assert_eq!(
-            mentions("reach/webdriver", needle),
-            Vec::<String>::new(),
-            "webdriver imports {needle}"
-        );
-    }
+    // WebDriver speaks W3C through the tool layer.
     assert!(
-        !mentions("reach/webdriver", "crate::tools").is_empty()
-            && !mentions("reach", "tools::call(").is_empty(),
+        !mentions_in(
+            "automation-http",
+            "reach/webdriver",
+            "automation_session::tools"
+        )
+        .is_empty()
+            && !mentions_in("automation-http", "reach", "tools::call(").is_empty(),
         "WebDriver's commands go through the tool layer"
     );
     // The edge is the one door every HTTP server stands behind: it knows HTTP and who is
     // asking, and nothing of what is served.
-    for needle in [
-        "crate::reach",
-        "crate::seeing",
-        "crate::mcp",
-        "crate::runner",
-        "crate::tools",
-        "crate::backend",
-        "rmcp",
-    ] {
+    for needle in ["crate::reach", "crate::seeing", "automation_session"] {
         assert_eq!(
-            mentions("edge", needle),
+            mentions_in("automation-http", "edge", needle),
             Vec::<String>::new(),
             "the edge imports {needle}"
         );
     }
-    for (dir, file) in [
-        ("reach", "webdriver/mod.rs"),
-        ("reach", "mcp_http.rs"),
-        ("seeing", "loopback.rs"),
+    for (krate, dir, file) in [
+        ("automation-http", "reach", "webdriver/mod.rs"),
+        ("automation-http", "seeing", "loopback.rs"),
+        ("automation-cli", "mcp", "http.rs"),
     ] {
         assert!(
-            mentions(dir, "crate::edge::serve").contains(&format!("{dir}/{file}"))
-                || mentions(dir, "edge::serve(").contains(&format!("{dir}/{file}")),
-            "{dir}/{file} serves behind the edge"
+            mentions_in(krate, dir, "edge::serve(").contains(&format!("{dir}/{file}")),
+            "{krate}/src/{dir}/{file} serves behind the edge"
         );
     }
     // No server of the binary is served around the edge.
-    for dir in ["reach", "seeing", "mcp", "runner", "exec"] {
+    for (krate, dir) in [
+        ("automation-http", "reach"),
+        ("automation-http", "seeing"),
+        ("automation-cli", "mcp"),
+    ] {
         assert_eq!(
-            mentions(dir, "axum::serve"),
+            mentions_in(krate, dir, "axum::serve"),
             Vec::<String>::new(),
-            "{dir} serves HTTP without the edge"
+            "{krate}/src/{dir} serves HTTP without the edge"
         );
     }
     // The reader is not blind: the MCP adapter itself does name rmcp.
     assert!(
         !mentions("mcp", "rmcp").is_empty(),
         "the MCP adapter names rmcp"
+    );
+}
+
+/// The runner's and the files layer's error codes are core's `ErrorCode`s (one table, its
+/// docs generated), never a code spelled as a string where an error is built.
+#[test]
+fn error_codes_are_cores_not_strings() {
+    let mut spelled = Vec::new();
+    for krate in ["automation-runner", "automation-session", "automation-http"] {
+        for (rel, text) in sources(&root().join(krate).join("src")) {
+            let code = match text.find("#[cfg(test)]").or(text.find("#[cfg(all(test")) {
+                Some(at) => &text[..at],
+                None => text.as_str(),
+            };
+            for needle in ["\"code\": \"", "runner_error(\""] {
+                for (at, _) in code.match_indices(needle) {
+                    let next = code[at + needle.len()..].chars().next();
+                    if next.is_some_and(|c| c.is_ascii_uppercase()) {
+                        spelled.push(format!("{krate}/src/{rel}: {needle}…"));
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(
+        spelled,
+        Vec::<String>::new(),
+        "an error code spelled as a string: use automation_core::ErrorCode (add the code to \
+         core's error_codes! table if it is new)"
     );
 }
 
@@ -618,7 +822,7 @@ fn one_junit_writer_in_the_tree() {
     // `automation run` and `automation exec` both report through the runner's JUnit sink.
     assert_eq!(
         writers,
-        ["automation-cli/src/runner/sinks/junit.rs"],
+        ["automation-runner/src/sinks/junit.rs"],
         "JUnit is built in more than one place (or the sink moved): feed the runner's sinks \
          (runner::events::Sink) instead of building a report"
     );

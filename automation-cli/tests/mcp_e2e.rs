@@ -73,7 +73,7 @@ async fn the_demo_is_driven_over_mcp() {
     // (execute_sequence, export_test, assert_screenshot), strict, annotated.
     let tools = client.list_all_tools().await.expect("tools/list");
     let core = CATALOG.iter().filter(|s| s.cap == Cap::Core).count();
-    assert_eq!(tools.len(), core + automation_cli::tools::NOT_OPS.len());
+    assert_eq!(tools.len(), core + automation_session::tools::NOT_OPS.len());
     for t in &tools {
         assert_eq!(
             t.input_schema.get("additionalProperties"),

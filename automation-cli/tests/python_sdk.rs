@@ -43,7 +43,7 @@ fn python_mcp_sdk_lists_tools_and_drives_the_demo() {
         .iter()
         .filter(|s| s.cap == automation_core::Cap::Core)
         .count()
-        + automation_cli::tools::NOT_OPS.len();
+        + automation_session::tools::NOT_OPS.len();
     let Some(stdout) = run_python("mcp_client.py", &[listed.to_string()]) else {
         return;
     };
@@ -60,7 +60,7 @@ fn python_mcp_sdk_meets_the_why_cases_of_issue_10() {
         // Every catalog op and the tools that are no op.
         format!(
             "ok {}",
-            automation_core::CATALOG.len() + automation_cli::tools::NOT_OPS.len()
+            automation_core::CATALOG.len() + automation_session::tools::NOT_OPS.len()
         ),
         "every tool checked"
     );

@@ -11,10 +11,10 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use automation_cli::backend::{EguiDemo, TargetHandle};
-use automation_cli::runner::events::{Collect, RunEvent};
-use automation_cli::runner::flow;
-use automation_cli::runner::report::{RunReport, StepStatus};
+use automation_runner::events::{Collect, RunEvent};
+use automation_runner::flow;
+use automation_runner::report::{RunReport, StepStatus};
+use automation_session::backend::{EguiDemo, TargetHandle};
 use serde_json::{Value, json};
 
 /// One script test at a time: each runs a demo and a node child, and the demo's settle has
@@ -48,7 +48,7 @@ fn run_script(source: &str) -> (RunReport, Collect) {
     let args = json!({"script": source});
     let flow = flow::from_arguments(args.as_object().unwrap()).unwrap();
     let mut sink = Collect::default();
-    let report = automation_cli::runner::run_flow(&flow, "t", &target, &mut sink, &|| false);
+    let report = automation_runner::run_flow(&flow, "t", &target, &mut sink, &|| false);
     (report, sink)
 }
 

@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use automation_cli::backend::{EguiDemo, TargetHandle};
-use automation_cli::runner::events::{Collect, RunEvent};
-use automation_cli::runner::flow::{self, Flow, FlowBody};
-use automation_cli::runner::report::{RunReport, StepStatus};
+use automation_runner::events::{Collect, RunEvent};
+use automation_runner::flow::{self, Flow, FlowBody};
+use automation_runner::report::{RunReport, StepStatus};
+use automation_session::backend::{EguiDemo, TargetHandle};
 use automation_wire::events::EventKind;
 use serde_json::{Value, json};
 
@@ -16,7 +16,7 @@ fn run(doc: Value) -> (RunReport, Collect) {
     let target = TargetHandle::spawn(EguiDemo::factory()).unwrap();
     let flow = flow::from_arguments(doc.as_object().unwrap()).unwrap();
     let mut sink = Collect::default();
-    let report = automation_cli::runner::run_flow(&flow, "test", &target, &mut sink, &|| false);
+    let report = automation_runner::run_flow(&flow, "test", &target, &mut sink, &|| false);
     (report, sink)
 }
 
@@ -132,7 +132,7 @@ fn yaml_steps_run_through_a_maintained_yaml_parser() {
     assert!(matches!(flow.body, FlowBody::Steps(_)));
     let target = TargetHandle::spawn(EguiDemo::factory()).unwrap();
     let mut sink = Collect::default();
-    let report = automation_cli::runner::run_flow(&flow, "y", &target, &mut sink, &|| false);
+    let report = automation_runner::run_flow(&flow, "y", &target, &mut sink, &|| false);
     assert!(report.passed(), "{:#}", report.to_json());
 }
 
@@ -328,9 +328,9 @@ fn relative_to(from: &Path, to: &Path) -> PathBuf {
 
 /// Shard `shard` of `total` of the suite `args`, as the keys `--partition hash` hashes.
 fn hash_shard(args: &[PathBuf], shard: u64, total: u64) -> Vec<String> {
-    use automation_cli::runner::partition::Partition;
+    use automation_runner::partition::Partition;
     let part: Partition = format!("hash:{shard}/{total}").parse().unwrap();
-    automation_cli::runner::suite::collect_keyed(args)
+    automation_runner::suite::collect_keyed(args)
         .unwrap()
         .into_iter()
         .enumerate()
@@ -639,7 +639,7 @@ fn run_cancelled_after(
     steps: serde_json::Value,
     after: std::time::Duration,
 ) -> (RunReport, std::time::Duration) {
-    use automation_cli::runner::on_target::{Forward, StepsRun};
+    use automation_runner::on_target::{Forward, StepsRun};
     let flow = flow::from_arguments(json!({ "steps": steps }).as_object().unwrap()).unwrap();
     let FlowBody::Steps(seq) = &flow.body else {
         panic!("steps expected")

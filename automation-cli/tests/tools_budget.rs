@@ -10,8 +10,8 @@ mod common;
 
 use std::process::Command;
 
-use automation_cli::tools::NOT_OPS;
 use automation_core::{CATALOG, Cap};
+use automation_session::tools::NOT_OPS;
 use common::Server;
 use serde_json::{Value, json};
 

@@ -140,6 +140,58 @@ error_codes! {
     /// The app under test is gone: it exited, crashed or closed its connection.
     AppGone = "APP_GONE", Relaunch,
         "the app under test exited or closed its connection; relaunch it";
+
+    // The runner's codes: how a run (`automation run`, `execute_sequence`, `automation exec`)
+    // failed where no op answered. They appear in a step's or a run's error, never in an op's
+    // reply.
+
+    /// A run: a step its script or command reported failed carried no error code of its own,
+    /// or the child ended while the step was still running.
+    StepFailed = "STEP_FAILED", Request,
+        "a run: a step the script or command reported failed without a code of its own, or never finished";
+    /// A run: the script threw outside any op error, or exited non-zero.
+    ScriptError = "SCRIPT_ERROR", Request,
+        "a run: the script threw, or exited non-zero; `location` points into the script";
+    /// A run: the script exited while a step it started was still running (`process.exit`
+    /// inside a step, a step never awaited): never a pass.
+    ScriptExitedEarly = "SCRIPT_EXITED_EARLY", Request,
+        "a run: the script exited during a step it started; await every step, no process.exit inside one";
+    /// A run reached one of its caps (steps, tries, events, rendered bytes, YAML depth);
+    /// `budget`, `limit` and `at` say which.
+    BudgetExceeded = "BUDGET_EXCEEDED", Request,
+        "a run reached one of its caps (`budget`, `limit` and `at` say which); the flow must ask for less";
+    /// A run passed its time limit (`--timeout`, `AUTOMATION_SCRIPT_TIMEOUT`, or the default)
+    /// and was stopped.
+    RunTimeout = "RUN_TIMEOUT", Retry,
+        "a run passed its time limit and was stopped; make it shorter or raise the limit";
+    /// `automation exec`: the command could not start (not found, not executable).
+    CommandNotStarted = "COMMAND_NOT_STARTED", Request,
+        "`automation exec`: the command could not start (not found, not executable)";
+    /// `automation exec`: the command exited non-zero with no failed step to say why.
+    CommandFailed = "COMMAND_FAILED", Request,
+        "`automation exec`: the command exited non-zero with no failed step";
+    /// `automation exec`: the command died by a signal.
+    CommandKilled = "COMMAND_KILLED", Retry,
+        "`automation exec`: the command died by a signal";
+    /// A run was stopped from outside (SIGINT, SIGTERM), passed on to its child.
+    Interrupted = "INTERRUPTED", Retry,
+        "a run was stopped from outside (SIGINT, SIGTERM); run it again";
+
+    // The file codes: a flow file, `execute_sequence`'s `file`, records, reports and `save_to`
+    // go through one reader and writer, which refuses with these.
+
+    /// A path that must be a regular file is a FIFO, socket, device, directory or symlink.
+    NotARegularFile = "NOT_A_REGULAR_FILE", Request,
+        "a file path names a FIFO, socket, device, directory or (where we write) a symlink; `kind` says which";
+    /// A file is over its cap (a flow: 8 MiB).
+    FileTooLarge = "FILE_TOO_LARGE", Request,
+        "a file is over its cap (a flow file: 8 MiB)";
+    /// A private directory is not ours, is a symlink, or is open to other users.
+    UnsafePath = "UNSAFE_PATH", Request,
+        "a directory we keep private is a symlink, not ours, or open to others; name another";
+    /// Reading or writing a file failed (permissions, a full disk).
+    FileIo = "FILE_IO", Retry,
+        "reading or writing a file failed (permissions, a full disk)";
 }
 
 impl ErrorCode {

@@ -7,9 +7,9 @@
 
 use std::hint::black_box;
 
-use automation_cli::authoring::{Format, Origin, Range, SessionLog, plan, render};
-use automation_cli::tools::Outcome;
 use automation_core::{ErrorCode, Op, OpError};
+use automation_runner::authoring::{Format, Origin, Range, SessionLog, plan, render};
+use automation_session::tools::Outcome;
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Map, Value, json};
 

@@ -23,9 +23,9 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use automation_cli::backend::{TargetHandle, headless_backend, headless_factory};
 use automation_cli::mcp::AutomationServer;
 use automation_core::Request;
+use automation_session::backend::{TargetHandle, headless_backend, headless_factory};
 use criterion::{Criterion, criterion_group, criterion_main};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, JsonObject};

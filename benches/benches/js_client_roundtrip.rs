@@ -17,8 +17,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::Duration;
 
-use automation_cli::backend::{Backend, EguiDemo};
 use automation_core::{Reply, Request};
+use automation_session::backend::{Backend, EguiDemo};
 use automation_wire::client::BridgeClient;
 use automation_wire::core_bridge::{CoreBridgeClient, CoreBridgeServer};
 use automation_wire::server::ServerOptions;

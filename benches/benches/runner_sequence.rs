@@ -15,8 +15,8 @@
 
 use std::time::{Duration, Instant};
 
-use automation_cli::backend::{TargetHandle, headless_factory};
 use automation_cli::mcp::AutomationServer;
+use automation_session::backend::{TargetHandle, headless_factory};
 use criterion::{Criterion, criterion_group, criterion_main};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, JsonObject};
@@ -113,11 +113,11 @@ fn bench(c: &mut Criterion) {
     });
     // Where the time goes: the engine alone (no MCP), against the router alone.
     let target = TargetHandle::spawn(headless_factory()).unwrap();
-    let flow = automation_cli::runner::flow::from_arguments(&seq).unwrap();
-    let snapshots = automation_cli::tools::Snapshots::new("snapshots", false);
+    let flow = automation_runner::flow::from_arguments(&seq).unwrap();
+    let snapshots = automation_session::tools::Snapshots::new("snapshots", false);
     g.bench_function("router_find_node", |b| {
         b.iter(|| {
-            automation_cli::tools::call(
+            automation_session::tools::call(
                 "find_node",
                 find.clone(),
                 &snapshots,
@@ -128,8 +128,8 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("engine_find_node", |b| {
         b.iter(|| {
-            let mut sink = automation_cli::runner::events::Collect::default();
-            automation_cli::runner::run_flow(&flow, "bench", &target, &mut sink, &|| false)
+            let mut sink = automation_runner::events::Collect::default();
+            automation_runner::run_flow(&flow, "bench", &target, &mut sink, &|| false)
         })
     });
     g.finish();

@@ -12,10 +12,15 @@ export type ErrorCode =
   | 'BAD_ARGUMENT'
   | 'UNKNOWN_NAME'
   | 'UNHANDLED_ACTION'
+  | 'STALE'
   | 'ASSERTION_FAILED'
   | 'WAIT_TIMEOUT'
   | 'SETTLE_TIMEOUT'
   | 'NO_GEOMETRY'
+  | 'OUT_OF_VIEW'
+  | 'NO_EFFECT'
+  | 'DISABLED'
+  | 'NOT_VISIBLE'
   | 'HOST_REQUIRED'
   | 'UNSUPPORTED'
   | 'INVALID_TREE_UPDATE'
@@ -27,7 +32,20 @@ export type ErrorCode =
   | 'TARGET_FAILED'
   | 'TARGET_TIMEOUT'
   | 'CANCELLED'
-  | 'APP_GONE';
+  | 'APP_GONE'
+  | 'STEP_FAILED'
+  | 'SCRIPT_ERROR'
+  | 'SCRIPT_EXITED_EARLY'
+  | 'BUDGET_EXCEEDED'
+  | 'RUN_TIMEOUT'
+  | 'COMMAND_NOT_STARTED'
+  | 'COMMAND_FAILED'
+  | 'COMMAND_KILLED'
+  | 'INTERRUPTED'
+  | 'NOT_A_REGULAR_FILE'
+  | 'FILE_TOO_LARGE'
+  | 'UNSAFE_PATH'
+  | 'FILE_IO';
 
 /** Whose fault: `request` — fix the call; `retry` — the environment, try again; `relaunch` — start the app again. */
 export type Fault = 'request' | 'retry' | 'relaunch';

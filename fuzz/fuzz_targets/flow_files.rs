@@ -14,9 +14,9 @@
 mod common;
 
 use arbitrary::{Result, Unstructured};
-use automation_cli::runner::budget::MAX_STEPS;
-use automation_cli::runner::flow::{FileKind, FlowBody, from_text};
-use automation_cli::runner::yaml_depth;
+use automation_runner::budget::MAX_STEPS;
+use automation_runner::flow::{FileKind, FlowBody, from_text};
+use automation_runner::yaml_depth;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value, json};
 

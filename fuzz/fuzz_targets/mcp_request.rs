@@ -9,7 +9,7 @@
 mod common;
 
 use arbitrary::Unstructured;
-use automation_cli::tools::parse;
+use automation_session::tools::parse;
 use automation_core::{CATALOG, Request};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;

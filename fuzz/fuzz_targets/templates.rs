@@ -11,8 +11,8 @@
 mod common;
 
 use arbitrary::{Result, Unstructured};
-use automation_cli::runner::budget::MAX_RENDERED_BYTES;
-use automation_cli::runner::template::substitute;
+use automation_runner::budget::MAX_RENDERED_BYTES;
+use automation_runner::template::substitute;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
 use std::sync::OnceLock;

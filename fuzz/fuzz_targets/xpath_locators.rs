@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use automation_cli::reach::webdriver::source::Page;
-use automation_cli::reach::webdriver::xpath::{DEADLINE, select};
+use automation_http::reach::webdriver::source::Page;
+use automation_http::reach::webdriver::xpath::{DEADLINE, select};
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
 

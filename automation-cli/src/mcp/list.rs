@@ -1,5 +1,5 @@
 //! The MCP tool list, generated from core's catalog: one tool per op, its input schema from
-//! the tool layer ([`crate::tools::schema`]), annotations from the catalog.
+//! the tool layer ([`automation_session::tools::schema`]), annotations from the catalog.
 //!
 //! Which tools `tools/list` shows is each op's [`Cap`] in the catalog, and nothing else:
 //! `core` by default, more with `--caps`. A tool that is not an op would be added in
@@ -11,7 +11,7 @@ use std::sync::Arc;
 use automation_core::{Access, CATALOG, Cap, OpSpec};
 use rmcp::model::{Tool, ToolAnnotations};
 
-use crate::tools::schema::input_schema;
+use automation_session::tools::schema::input_schema;
 
 /// The tool sets a server lists: `core` always, plus those asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,9 +80,9 @@ pub fn tools(caps: &Caps) -> Vec<Tool> {
 /// diff images.
 fn golden_tool() -> Tool {
     Tool::new(
-        crate::tools::ASSERT_SCREENSHOT,
-        crate::tools::golden::DESCRIPTION,
-        Arc::new(crate::tools::golden::input_schema()),
+        automation_session::tools::ASSERT_SCREENSHOT,
+        automation_session::tools::golden::DESCRIPTION,
+        Arc::new(automation_session::tools::golden::input_schema()),
     )
     .with_annotations(
         ToolAnnotations::new()
@@ -96,9 +96,9 @@ fn golden_tool() -> Tool {
 /// `export_test`, from its typed arguments.
 fn export_tool() -> Tool {
     Tool::new(
-        crate::tools::EXPORT,
-        crate::authoring::DESCRIPTION,
-        Arc::new(crate::authoring::input_schema()),
+        automation_session::tools::EXPORT,
+        automation_runner::authoring::DESCRIPTION,
+        Arc::new(automation_runner::authoring::input_schema()),
     )
     .with_annotations(ToolAnnotations::new().read_only(true).open_world(false))
 }
@@ -132,12 +132,12 @@ mod tests {
         let tools = tools(&Caps::all());
         assert_eq!(
             tools.len(),
-            CATALOG.len() + crate::tools::NOT_OPS.len(),
+            CATALOG.len() + automation_session::tools::NOT_OPS.len(),
             "every op and the tools that are no op"
         );
         for t in tools
             .iter()
-            .filter(|t| !crate::tools::NOT_OPS.contains(&t.name.as_ref()))
+            .filter(|t| !automation_session::tools::NOT_OPS.contains(&t.name.as_ref()))
         {
             assert_eq!(
                 t.input_schema.get("additionalProperties"),
@@ -191,7 +191,7 @@ mod tests {
         assert!(core.len() < CATALOG.len());
         assert!(
             core.iter()
-                .filter(|t| !crate::tools::NOT_OPS.contains(&t.name.as_ref()))
+                .filter(|t| !automation_session::tools::NOT_OPS.contains(&t.name.as_ref()))
                 .all(|t| spec(&t.name).unwrap().cap == Cap::Core)
         );
         assert!(core.iter().any(|t| t.name == "snapshot_tree"));
@@ -203,7 +203,7 @@ mod tests {
         assert!(e.contains("tuoch") && e.contains("touch"), "{e}");
         // Unlisted tools are still callable: the list is a budget, not a permission.
         assert!(
-            crate::tools::parse(
+            automation_session::tools::parse(
                 "pinch",
                 json!({"node": "1", "scale": 2.0})
                     .as_object()

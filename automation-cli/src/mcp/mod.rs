@@ -1,6 +1,7 @@
 //! The MCP server: tools generated from the catalog, each call handed to the target thread as
 //! plain data, op errors returned as `isError` results the model can read.
 
+pub mod http;
 pub mod lines;
 pub mod list;
 pub mod progress;
@@ -9,6 +10,10 @@ pub mod sequence;
 use std::sync::{Arc, Mutex};
 
 use automation_core::{Cancel, ErrorCode, OpError, Reply};
+use automation_runner::authoring::{self, SessionLog};
+use automation_session::backend::{TargetHandle, serve_caught};
+use automation_session::tools::shape::{error_value, shape};
+use automation_session::tools::{self, Call, Outcome, ParseError, Snapshots, Tool, UnknownTool};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use rmcp::model::{
@@ -19,10 +24,6 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::authoring::{self, SessionLog};
-use crate::backend::{TargetHandle, serve_caught};
-use crate::tools::shape::{error_value, shape};
-use crate::tools::{self, Call, Outcome, ParseError, Snapshots, Tool, UnknownTool};
 use list::Caps;
 
 /// What the server tells the model about using it (the `instructions` field).
@@ -80,7 +81,7 @@ impl AutomationServer {
             tools: Arc::new(list::tools(caps)),
             log: Arc::new(Mutex::new(SessionLog::default())),
             snapshots: Arc::new(Snapshots::new(
-                crate::runner::flow::DEFAULT_SNAPSHOTS_DIR,
+                automation_session::tools::DEFAULT_SNAPSHOTS_DIR,
                 false,
             )),
             owner: None,

@@ -27,7 +27,7 @@ use rmcp::{Peer, RoleServer};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use crate::runner::events::{RunEvent, Sink};
+use automation_runner::events::{RunEvent, Sink};
 
 /// Fewest milliseconds between two progress notifications.
 pub const MIN_INTERVAL: Duration = Duration::from_millis(50);

@@ -11,6 +11,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use automation_core::Cancel;
+use automation_runner::events::{Fanout, RunEvent, Sink};
+use automation_runner::flow::{self, FlowBody};
+use automation_runner::on_target::{Forward, StepsRun};
+use automation_runner::report::RunReport;
+use automation_runner::sinks::records::{self, RecordsSink};
+use automation_runner::steps::one_line;
+use automation_session::backend::TargetHandle;
+use automation_session::tools::{SEQUENCE, image};
 use automation_wire::events::EventKind;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
@@ -21,15 +29,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::{Value, json};
 
-use crate::backend::TargetHandle;
 use crate::mcp::progress::{Gate, GateSink, NOTE_QUEUE, Note, Sender, SharedGate};
-use crate::runner::events::{Fanout, RunEvent, Sink};
-use crate::runner::flow::{self, FlowBody};
-use crate::runner::on_target::{Forward, StepsRun};
-use crate::runner::report::RunReport;
-use crate::runner::sinks::records::{self, RecordsSink};
-use crate::runner::steps::one_line;
-use crate::tools::{SEQUENCE, image};
 
 /// Screenshots returned as image content, at most.
 pub const MAX_IMAGES: usize = 3;
@@ -71,7 +71,7 @@ pub fn tool() -> Tool {
 pub async fn call(
     target: TargetHandle,
     args: JsonObject,
-    snapshots: &crate::tools::Snapshots,
+    snapshots: &automation_session::tools::Snapshots,
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, McpError> {
     // A `file` is read here: on a blocking thread, never on a runtime worker (a slow or
@@ -94,7 +94,7 @@ pub async fn call(
     let live = gate.listening();
     let run = Run {
         flow: &flow,
-        execution_id: crate::runner::new_execution_id(),
+        execution_id: automation_runner::new_execution_id(),
         context: &context,
         gate: SharedGate::new(gate),
     };
@@ -150,7 +150,7 @@ impl Run<'_> {
         live: bool,
     ) -> (RunReport, Shots) {
         let started = Instant::now();
-        let deadline = crate::runner::deadline_of(self.flow);
+        let deadline = automation_runner::deadline_of(self.flow);
         let id = self.execution_id.clone();
         let (mut sinks, records_dir) = tokio::task::spawn_blocking(move || records_sinks(&id))
             .await
@@ -178,7 +178,7 @@ impl Run<'_> {
             .relay(self, run.finish(), live, &cancel)
             .await;
         let Kept { shots, mut sinks } = kept.unwrap_or_default();
-        let mut report = crate::runner::finish_run(report, started, &mut sinks);
+        let mut report = automation_runner::finish_run(report, started, &mut sinks);
         report.records = records_dir;
         (report, shots)
     }
@@ -334,7 +334,7 @@ fn run_collecting(
     }
     let mut shots = Shots::default();
     let mut tee = Tee(&mut shots, &mut sinks);
-    let mut report = crate::runner::run_flow(flow, execution_id, target, &mut tee, cancelled);
+    let mut report = automation_runner::run_flow(flow, execution_id, target, &mut tee, cancelled);
     report.records = records_dir;
     (report, shots)
 }

@@ -1,6 +1,6 @@
 //! Issue 34: nobody but the user drives the kit, and no request takes a server down. The four
 //! HTTP servers of the binary — WebDriver, MCP over HTTP, the inspector and `show-report` —
-//! stand behind one edge (`automation_cli::edge`); each test here runs the real binary.
+//! stand behind one edge (`automation_http::edge`); each test here runs the real binary.
 //!
 //! - A page in headless Chromium, served from another loopback origin, tries every way a web
 //!   page reaches a server (a no-cors fetch, three kinds of form post, sendBeacon, a JSON fetch

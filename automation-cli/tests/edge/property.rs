@@ -2,8 +2,9 @@
 //! Sec-Fetch-Site, token, content type and body, sent in pieces. A request reaches the handler
 //! exactly when the model lets it, and gets the model's status otherwise.
 
+use automation_http::edge::{self, Door};
+
 use super::*;
-use automation_cli::edge::{self, Door};
 use proptest::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use automation_cli::backend::{Backend, EguiDemo};
 use automation_core::{Reply, Request};
+use automation_session::backend::{Backend, EguiDemo};
 use automation_wire::core_bridge::CoreBridgeServer;
 use automation_wire::server::ServerOptions;
 

@@ -31,6 +31,19 @@ export const ERROR_CODES = Object.freeze([
   { code: 'TARGET_TIMEOUT', fault: 'retry' },
   { code: 'CANCELLED', fault: 'retry' },
   { code: 'APP_GONE', fault: 'relaunch' },
+  { code: 'STEP_FAILED', fault: 'request' },
+  { code: 'SCRIPT_ERROR', fault: 'request' },
+  { code: 'SCRIPT_EXITED_EARLY', fault: 'request' },
+  { code: 'BUDGET_EXCEEDED', fault: 'request' },
+  { code: 'RUN_TIMEOUT', fault: 'retry' },
+  { code: 'COMMAND_NOT_STARTED', fault: 'request' },
+  { code: 'COMMAND_FAILED', fault: 'request' },
+  { code: 'COMMAND_KILLED', fault: 'retry' },
+  { code: 'INTERRUPTED', fault: 'retry' },
+  { code: 'NOT_A_REGULAR_FILE', fault: 'request' },
+  { code: 'FILE_TOO_LARGE', fault: 'request' },
+  { code: 'UNSAFE_PATH', fault: 'request' },
+  { code: 'FILE_IO', fault: 'retry' },
 ].map(Object.freeze));
 
 /** Every code by name: `Codes.NOT_FOUND === 'NOT_FOUND'`. */

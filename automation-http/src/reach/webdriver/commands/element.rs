@@ -1,0 +1,398 @@
+//! Element commands, the actions API and `execute/sync`.
+
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use super::super::error::{W3c, WdError, WdResult};
+use super::super::input::{self, ELEMENT_KEY, Step};
+use super::super::{Ctx, Wd, body, source};
+use super::common::{Sid, SidEid, SidEidName, data, record, rect_of, with};
+use crate::reach::sessions::lock;
+
+pub(in crate::reach::webdriver) async fn click(
+    State(server): Ctx,
+    Path((sid, eid)): SidEid,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        data(
+            &s,
+            "invoke_action",
+            json!({"node": eid, "action": "click"}),
+            true,
+        )
+        .await?;
+        Ok(Value::Null)
+    })
+    .await
+}
+
+pub(in crate::reach::webdriver) async fn clear(
+    State(server): Ctx,
+    Path((sid, eid)): SidEid,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        data(&s, "set_value", json!({"node": eid, "value": ""}), true).await?;
+        Ok(Value::Null)
+    })
+    .await
+}
+
+pub(in crate::reach::webdriver) async fn send_keys(
+    State(server): Ctx,
+    Path((sid, eid)): SidEid,
+    bytes: Bytes,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        let b = body(&bytes)?;
+        let text = match (b.get("text"), b.get("value")) {
+            (Some(Value::String(t)), _) => t.clone(),
+            (_, Some(Value::Array(parts))) => parts.iter().filter_map(Value::as_str).collect(),
+            _ => return Err(WdError::argument("send keys takes {\"text\": \"…\"}")),
+        };
+        for (tool, a) in input::send_keys(&eid, &text) {
+            data(&s, tool, Value::Object(a), true).await?;
+        }
+        Ok(Value::Null)
+    })
+    .await
+}
+
+pub(in crate::reach::webdriver) async fn text(
+    State(server): Ctx,
+    Path((sid, eid)): SidEid,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        let r = record(&s, &eid).await?;
+        // A node with a value (a field, even empty; a label's text) reads as it, else its name.
+        let t = r
+            .get("value")
+            .and_then(Value::as_str)
+            .or_else(|| r.get("label").and_then(Value::as_str))
+            .or_else(|| {
+                r.get("text")
+                    .and_then(|t| t.get("document_text"))
+                    .and_then(Value::as_str)
+            })
+            .unwrap_or_default();
+        Ok(json!(t))
+    })
+    .await
+}
+
+pub(in crate::reach::webdriver) async fn tag_name(
+    State(server): Ctx,
+    Path((sid, eid)): SidEid,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        let r = record(&s, &eid).await?;
+        Ok(json!(source::element_name(
+            r.get("role").and_then(Value::as_str).unwrap_or("Unknown")
+        )))
+    })
+    .await
+}
+
+pub(in crate::reach::webdriver) async fn attribute(
+    State(server): Ctx,
+    Path((sid, eid, name)): SidEidName,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        attribute_of(&s, &eid, &name).await
+    })
+    .await
+}
+
+/// An attribute as the page source gives it (`name`, `value`, `checked`, …; `id` and `text`
+/// are read as `accessibility-id` and `value`), else the record's field of that name.
+async fn attribute_of(s: &Wd, eid: &str, name: &str) -> WdResult {
+    let r = record(s, eid).await?;
+    let wanted = name.to_ascii_lowercase();
+    let from_source = source::attributes(&r)
+        .into_iter()
+        .find(|(k, _)| {
+            *k == wanted
+                || (wanted == "id" && *k == "accessibility-id")
+                || (wanted == "text" && *k == "value")
+        })
+        .map(|(_, v)| json!(v));
+    Ok(from_source.unwrap_or_else(|| match r.get(name) {
+        Some(Value::String(v)) => json!(v),
+        Some(v @ (Value::Bool(_) | Value::Number(_))) => json!(v.to_string()),
+        _ => Value::Null,
+    }))
+}
+
+pub(in crate::reach::webdriver) async fn property(
+    State(server): Ctx,
+    Path((sid, eid, name)): SidEidName,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        let r = record(&s, &eid).await?;
+        Ok(r.get(&name).cloned().unwrap_or(Value::Null))
+    })
+    .await
+}
+
+pub(in crate::reach::webdriver) async fn rect(
+    State(server): Ctx,
+    Path((sid, eid)): SidEid,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        let r = record(&s, &eid).await?;
+        rect_of(r.get("bounds").unwrap_or(&Value::Null))
+    })
+    .await
+}
+
+pub(in crate::reach::webdriver) async fn enabled(
+    State(server): Ctx,
+    Path((sid, eid)): SidEid,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        let r = record(&s, &eid).await?;
+        Ok(json!(r.get("disabled") != Some(&Value::Bool(true))))
+    })
+    .await
+}
+
+pub(in crate::reach::webdriver) async fn selected(
+    State(server): Ctx,
+    Path((sid, eid)): SidEid,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        let r = record(&s, &eid).await?;
+        let on = r.get("toggled") == Some(&Value::Bool(true))
+            || r.get("selected") == Some(&Value::Bool(true));
+        Ok(json!(on))
+    })
+    .await
+}
+
+pub(in crate::reach::webdriver) async fn displayed(
+    State(server): Ctx,
+    Path((sid, eid)): SidEid,
+) -> Response {
+    with(
+        &server,
+        &sid,
+        |s| async move { displayed_of(&s, &eid).await },
+    )
+    .await
+}
+
+/// Shown: not hidden, with an area on screen.
+async fn displayed_of(s: &Wd, eid: &str) -> WdResult {
+    let r = record(s, eid).await?;
+    let sized = r.get("bounds").is_some_and(|b| {
+        b.get("width").and_then(Value::as_f64).unwrap_or(0.0) > 0.0
+            && b.get("height").and_then(Value::as_f64).unwrap_or(0.0) > 0.0
+    });
+    Ok(json!(sized && r.get("hidden") != Some(&Value::Bool(true))))
+}
+
+// ---- actions ----
+
+pub(in crate::reach::webdriver) async fn perform_actions(
+    State(server): Ctx,
+    Path(sid): Sid,
+    bytes: Bytes,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        for step in input::steps(&body(&bytes)?)? {
+            run_step(&s, step).await?;
+        }
+        Ok(Value::Null)
+    })
+    .await
+}
+
+async fn run_step(s: &Wd, step: Step) -> Result<(), WdError> {
+    match step {
+        Step::Pause(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
+        Step::Move {
+            element,
+            relative,
+            x,
+            y,
+        } => {
+            let to = if let Some(eid) = element {
+                let r = record(s, &eid).await?;
+                let b = rect_of(r.get("bounds").unwrap_or(&Value::Null))?;
+                let n = |k: &str| b.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+                input::Point {
+                    x: n("x") + n("width") / 2.0 + x,
+                    y: n("y") + n("height") / 2.0 + y,
+                }
+            } else if relative {
+                let p = lock(&s.state).pointer;
+                input::Point {
+                    x: p.x + x,
+                    y: p.y + y,
+                }
+            } else {
+                input::Point { x, y }
+            };
+            data(
+                s,
+                "inject_pointer",
+                json!({"x": to.x, "y": to.y, "action": "move"}),
+                false,
+            )
+            .await?;
+            lock(&s.state).pointer = to;
+        }
+        Step::Button { down, button } => {
+            let p = lock(&s.state).pointer;
+            let action = if down { "down" } else { "up" };
+            data(
+                s,
+                "inject_pointer",
+                json!({"x": p.x, "y": p.y, "action": action, "button": button}),
+                false,
+            )
+            .await?;
+            let mut st = lock(&s.state);
+            st.buttons.retain(|b| *b != button);
+            if down {
+                st.buttons.push(button);
+            }
+        }
+        Step::Key { down, key } => {
+            if let Some(a) = input::key_call(down, key) {
+                data(s, "inject_key", Value::Object(a), false).await?;
+                let mut st = lock(&s.state);
+                st.keys.retain(|k| *k != key);
+                if down {
+                    st.keys.push(key);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(in crate::reach::webdriver) async fn release_actions(
+    State(server): Ctx,
+    Path(sid): Sid,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        let (buttons, keys) = {
+            let mut st = lock(&s.state);
+            (
+                std::mem::take(&mut st.buttons),
+                std::mem::take(&mut st.keys),
+            )
+        };
+        for key in keys.into_iter().rev() {
+            run_step(&s, Step::Key { down: false, key }).await?;
+        }
+        for button in buttons {
+            run_step(
+                &s,
+                Step::Button {
+                    down: false,
+                    button,
+                },
+            )
+            .await?;
+        }
+        Ok(Value::Null)
+    })
+    .await
+}
+
+// ---- execute ----
+
+/// Element references anywhere in a script's arguments become the refs ops take.
+fn unwrap_elements(v: Value) -> Value {
+    match v {
+        Value::Object(m) => match m.get(ELEMENT_KEY).and_then(Value::as_str) {
+            Some(r) => json!(r),
+            None => Value::Object(
+                m.into_iter()
+                    .map(|(k, v)| (k, unwrap_elements(v)))
+                    .collect(),
+            ),
+        },
+        Value::Array(a) => Value::Array(a.into_iter().map(unwrap_elements).collect()),
+        other => other,
+    }
+}
+
+pub(in crate::reach::webdriver) async fn execute(
+    State(server): Ctx,
+    Path(sid): Sid,
+    bytes: Bytes,
+) -> Response {
+    with(&server, &sid, |s| async move {
+        let b = body(&bytes)?;
+        let script = b
+            .get("script")
+            .and_then(Value::as_str)
+            .ok_or_else(|| WdError::argument("execute takes {\"script\": \"automation: <op>\", \"args\": [{…}]}"))?;
+        if let Some(atom) = selenium_atom(script) {
+            return atom_call(&s, atom, b.get("args")).await;
+        }
+        let Some(op) = script.trim().strip_prefix("automation:").map(str::trim) else {
+            return Err(WdError::new(
+                W3c::UnsupportedOperation,
+                format!("script {script:?}: there is no JavaScript here; scripts are `automation: <op>` with the op's arguments as the first arg, e.g. automation: set_value"),
+            ));
+        };
+        if automation_session::tools::lookup(op).is_none() {
+            return Err(WdError::argument(format!("`automation: {op}` names no op; `automation tools` lists them")));
+        }
+        let a = match b.get("args") {
+            None | Some(Value::Null) => json!({}),
+            Some(Value::Array(a)) if a.is_empty() => json!({}),
+            Some(Value::Array(a)) if a.len() == 1 && a[0].is_object() => unwrap_elements(a[0].clone()),
+            Some(other) => {
+                return Err(WdError::argument(format!("execute's args must be [ {{the op's arguments}} ], got {other}")));
+            }
+        };
+        data(&s, op, a, false).await
+    })
+    .await
+}
+
+/// The two JavaScript atoms the official Selenium clients send through `execute/sync` for
+/// `get_attribute` and `is_displayed` (they mark them with a leading comment); answered
+/// as the attribute and displayed commands are, so those calls work from Selenium too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Atom {
+    GetAttribute,
+    IsDisplayed,
+}
+
+fn selenium_atom(script: &str) -> Option<Atom> {
+    let s = script.trim_start();
+    if s.starts_with("/* getAttribute */") {
+        Some(Atom::GetAttribute)
+    } else if s.starts_with("/* isDisplayed */") {
+        Some(Atom::IsDisplayed)
+    } else {
+        None
+    }
+}
+
+async fn atom_call(s: &Wd, atom: Atom, args: Option<&Value>) -> WdResult {
+    let args = args.and_then(Value::as_array).cloned().unwrap_or_default();
+    let eid = args
+        .first()
+        .and_then(|e| e.get(ELEMENT_KEY))
+        .and_then(Value::as_str)
+        .ok_or_else(|| WdError::argument("the atom's first argument must be an element"))?;
+    match atom {
+        Atom::GetAttribute => {
+            let name = args.get(1).and_then(Value::as_str).ok_or_else(|| {
+                WdError::argument("getAttribute's second argument must be the attribute's name")
+            })?;
+            attribute_of(s, eid, name).await
+        }
+        Atom::IsDisplayed => displayed_of(s, eid).await,
+    }
+}

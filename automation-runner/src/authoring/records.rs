@@ -1,0 +1,113 @@
+//! A run's records directory (`automation run --records`, `execute_sequence`) read back as a
+//! session log, so the export that writes an MCP session as a test writes a run as one too:
+//! the steps of a YAML flow become a TypeScript script, a script's calls become steps.
+
+use std::path::Path;
+
+use automation_core::{ErrorCode, OpError};
+use automation_session::files;
+use automation_session::tools::{self, Outcome};
+use serde_json::{Map, Value};
+
+use super::log::SessionLog;
+
+/// The largest record read (a record holds one call's arguments and reply).
+const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Whether a file name is a call's record: `NNN-<step>-<tool>.json`.
+fn is_call_record(name: &str) -> bool {
+    name.len() > 9
+        && name.ends_with(".json")
+        && name.as_bytes()[..3].iter().all(u8::is_ascii_digit)
+        && name.as_bytes()[3] == b'-'
+}
+
+/// The run a `--records DIR` names: `DIR` itself, or its one run when `DIR` is a records root
+/// holding exactly one (what `automation run` prints).
+pub fn run_dir(dir: &Path) -> std::path::PathBuf {
+    match scan(dir) {
+        Ok((calls, runs)) if calls.is_empty() && runs.len() == 1 => dir.join(&runs[0]),
+        _ => dir.to_path_buf(),
+    }
+}
+
+/// A directory's call record files and the runs under it (directories holding `run.json`).
+fn scan(dir: &Path) -> Result<(Vec<String>, Vec<String>), String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut names: Vec<String> = Vec::new();
+    let mut runs: Vec<String> = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if is_call_record(&name) {
+            names.push(name);
+        } else if entry.path().join("run.json").is_file() {
+            runs.push(name);
+        }
+    }
+    Ok((names, runs))
+}
+
+/// Reads every call record of one run's directory, in order, into a log. Records of calls
+/// that are no op of the catalog are skipped.
+pub fn log_from_records(dir: &Path) -> Result<SessionLog, String> {
+    let (mut names, mut runs) = scan(dir)?;
+    if names.is_empty() {
+        return Err(if runs.is_empty() {
+            format!(
+                "{} holds no call records (NNN-<step>-<tool>.json); pass the directory of one run, as `automation run` prints it",
+                dir.display()
+            )
+        } else {
+            runs.sort();
+            format!(
+                "{} holds {} runs; pass the directory of the one to export, e.g. {} (the newest)",
+                dir.display(),
+                runs.len(),
+                dir.join(&runs[runs.len() - 1]).display()
+            )
+        });
+    }
+    names.sort();
+    let mut log = SessionLog::default();
+    for name in names {
+        let path = dir.join(&name);
+        let text = files::read_text(&path, MAX_RECORD_BYTES).map_err(|e| e.to_string())?;
+        let record: Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not a call record: {e}", path.display()))?;
+        let tool = record["request"]["tool"].as_str().unwrap_or_default();
+        let args: Map<String, Value> = record["request"]["args"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let Ok(call) = tools::parse(tool, args.clone()) else {
+            continue;
+        };
+        let response = record.get("response").cloned().unwrap_or(Value::Null);
+        let outcome = if record["status"] == "success" {
+            Outcome::Data(response)
+        } else {
+            let code = serde_json::from_value::<ErrorCode>(response["code"].clone())
+                .unwrap_or(ErrorCode::TargetFailed);
+            let message = response["message"].as_str().unwrap_or_default();
+            Outcome::Failed(OpError::new(code, message))
+        };
+        let mut sent = args;
+        sent.remove("with_selector");
+        log.record(&call.request.op, sent, &outcome);
+    }
+    Ok(log)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn call_records_are_told_from_the_rest() {
+        assert!(is_call_record("001-type-set_value.json"));
+        assert!(!is_call_record("run.json"));
+        assert!(!is_call_record("records-dropped.json"));
+        assert!(!is_call_record("001-type-set_value.mjs"));
+    }
+}

@@ -1,0 +1,239 @@
+//! What a run answers: a small per-step report and the failing step's structured error.
+
+use automation_core::ErrorCode;
+use serde::Serialize;
+use serde_json::Value;
+
+/// How a step ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    /// It ran and succeeded (perhaps after retries).
+    Passed,
+    /// It failed (after its retries).
+    Failed,
+    /// Its condition was false, or it came before `start_from_step`.
+    Skipped,
+    /// It started and never finished (a script that exited mid-step).
+    Unfinished,
+}
+
+impl StepStatus {
+    /// The name later conditions see in `<id>_status`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Passed => "success",
+            StepStatus::Failed => "error",
+            StepStatus::Skipped => "skipped",
+            StepStatus::Unfinished => "unfinished",
+        }
+    }
+}
+
+/// One step of the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepReport {
+    /// The step id.
+    pub id: String,
+    /// A readable name (the tool for JSON steps, the script's step name).
+    pub name: String,
+    /// How it ended.
+    pub status: StepStatus,
+    /// Milliseconds, all attempts included.
+    pub duration_ms: u64,
+    /// Tries made (1 when it passed first time; 0 when skipped).
+    #[serde(skip_serializing_if = "is_one")]
+    pub attempts: u32,
+    /// Why it was skipped, when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped_because: Option<String>,
+    /// The structured error of the last attempt (`{code, message, hint?, …}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+    /// The step its `fallback_id` jumped to after it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+/// The whole run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunReport {
+    /// The flow's name (file name, or `inline`).
+    pub flow: String,
+    /// `passed`, `failed`, or `recovered` (it reached its end, but only because a failed
+    /// step's `fallback_id` took over: not a pass).
+    pub status: &'static str,
+    /// The execution id (names the event pipe and the records).
+    pub execution_id: String,
+    /// Milliseconds for the whole run.
+    pub duration_ms: u64,
+    /// Each step in the order it ran (a step run again after a jump appears again).
+    pub steps: Vec<StepReport>,
+    /// The failing step's structured error (also on that step), or the run's own error (a
+    /// script that does not compile, a child that could not start), when the run failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+    /// Where the per-step records were written, when they were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub records: Option<String>,
+}
+
+impl RunReport {
+    /// A report with no steps yet.
+    pub fn new(flow: impl Into<String>, execution_id: impl Into<String>) -> Self {
+        Self {
+            flow: flow.into(),
+            status: "passed",
+            execution_id: execution_id.into(),
+            duration_ms: 0,
+            steps: Vec::new(),
+            error: None,
+            records: None,
+        }
+    }
+
+    /// Whether the run passed (a `recovered` run did not).
+    pub fn passed(&self) -> bool {
+        self.status == "passed"
+    }
+
+    /// Marks the run failed with this error. The first failure is kept, except that a real
+    /// failure replaces the error of a step a fallback took over.
+    pub fn fail(&mut self, error: Value) {
+        if self.error.is_none() || self.status == "recovered" {
+            self.error = Some(error);
+        }
+        self.status = "failed";
+    }
+
+    /// A step failed and its `fallback_id` took over: the run is `recovered` (unless it has
+    /// already failed) and its error is that step's, until a real failure replaces it.
+    pub fn recover(&mut self, error: Value) {
+        if self.status == "passed" {
+            self.status = "recovered";
+            self.error = Some(error);
+        }
+    }
+
+    /// `(passed, failed, skipped)` step counts.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        self.steps
+            .iter()
+            .fold((0, 0, 0), |(p, f, s), step| match step.status {
+                StepStatus::Passed => (p + 1, f, s),
+                StepStatus::Failed | StepStatus::Unfinished => (p, f + 1, s),
+                StepStatus::Skipped => (p, f, s + 1),
+            })
+    }
+
+    /// The report as JSON.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// An error object in the kit's shape, for failures of the runner itself.
+pub fn runner_error(code: ErrorCode, message: impl Into<String>, hint: &str) -> Value {
+    serde_json::json!({"code": code.as_str(), "message": message.into(), "hint": hint})
+}
+
+/// An op error's candidates as one line a person reads in a run's output: the nodes by role,
+/// name and value (their references mean nothing once the run is over), then the hint.
+pub fn candidates_line(error: &Value) -> Option<String> {
+    let candidates = error.get("candidates")?.as_array()?;
+    if candidates.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = candidates
+        .iter()
+        .map(|c| {
+            let role = c.get("role").and_then(Value::as_str).unwrap_or("node");
+            let mut text = role.to_string();
+            if let Some(l) = c.get("label").and_then(Value::as_str) {
+                text.push_str(&format!(" {l:?}"));
+            }
+            if let Some(v) = c.get("value").and_then(Value::as_str) {
+                text.push_str(&format!(" = {v:?}"));
+            }
+            text
+        })
+        .collect();
+    let mut line = format!("candidates: {}", named.join(", "));
+    if let Some(hint) = error.get("hint").and_then(Value::as_str) {
+        line.push_str(&format!("; hint: {hint}"));
+    }
+    Some(line)
+}
+
+/// Where an error happened in the submitted script, from its `location` (and `error_line`):
+/// `save.ts:8:3: await expect(field).toHaveValue('Bob');`, or `None` when it has none.
+pub fn where_line(error: &Value) -> Option<String> {
+    let loc = error.get("location")?;
+    let file = loc.get("file")?.as_str()?;
+    let line = loc.get("line")?.as_u64()?;
+    let mut at = format!("{file}:{line}");
+    if let Some(c) = loc.get("column").and_then(Value::as_u64) {
+        at.push_str(&format!(":{c}"));
+    }
+    if let Some(src) = error
+        .get("error_line")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        at.push_str(&format!(": {src}"));
+    }
+    Some(at)
+}
+
+/// What a person needs under a failed flow's verdict, one line each: the error (its code or
+/// type, and message) unless it was `shown` already, where (`at file:line:col: source`; an
+/// error placed in the flow's source with no file, the TypeScript gate's, is in `flow`), the
+/// field and value it is about (what it expected is in its message), the candidates, and the
+/// fix.
+pub fn failure_lines(error: &Value, flow: &str, shown: bool) -> Vec<String> {
+    let text = |k: &str| error.get(k).and_then(Value::as_str).map(str::trim);
+    let mut lines = Vec::new();
+    if !shown {
+        let message = text("message").unwrap_or("the run failed");
+        lines.push(match text("code").or(text("error_type")) {
+            Some(kind) => format!("{kind}: {message}"),
+            None => message.to_string(),
+        });
+    }
+    let gate = error
+        .get("location")
+        .is_some_and(|l| l.get("file").is_none())
+        && error.get("field").is_none()
+        && error.get("code").is_none();
+    let at = if gate {
+        let mut placed = error.clone();
+        if let Some(Value::Object(loc)) = placed.get_mut("location") {
+            loc.insert("file".into(), Value::from(flow));
+        }
+        where_line(&placed)
+    } else {
+        where_line(error)
+    };
+    if let Some(at) = at {
+        lines.push(format!("at {at}"));
+    }
+    if let (Some(field), Some(value)) =
+        (text("field"), error.get("condition").or(error.get("value")))
+    {
+        lines.push(format!("field: {field} = {value}"));
+    }
+    let candidates = candidates_line(error);
+    let has_candidates = candidates.is_some();
+    lines.extend(candidates);
+    // `fix` is the transpiler's and the condition language's; `hint` the kit's (the
+    // candidates line carries it when there is one).
+    if let Some(fix) = text("fix").or(text("hint").filter(|_| !has_candidates)) {
+        lines.push(format!("fix: {fix}"));
+    }
+    lines
+}

@@ -1,0 +1,796 @@
+//! The steps engine: conditions, `{{expr}}` arguments, retries, fallbacks, `start_from_step`,
+//! `stop_on_error`; every call through the [`Router`] a direct MCP call uses.
+//!
+//! Progress is the count of finished step executions (a retry adds a fraction below the next
+//! whole number), so it only grows, across retries and jumps alike.
+//!
+//! A run is bounded ([`super::budget`]): at most [`MAX_STEP_RUNS`] step executions and
+//! [`MAX_TRIES`] tries, and it ends at its [`Deadline`] (checked between steps and tries, and
+//! during a retry's pause; the op running then is stopped through the run's cancel flag by
+//! the caller). Reaching one ends the run with `BUDGET_EXCEEDED` or `RUN_TIMEOUT`, whatever
+//! `continue_on_error` or a fallback would have done.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use automation_core::ErrorCode;
+use automation_session::tools::Outcome;
+use automation_transpile::expr::Expr;
+use automation_wire::events::{EventKind, LogLevel};
+use serde_json::{Map, Value, json};
+
+use super::budget::{self, Deadline, MAX_STEP_RUNS, MAX_TRIES};
+use super::events::{CallRecord, RunEvent, Sink};
+use super::flow::{Sequence, Step, resolve_inputs};
+use super::notes;
+use super::report::{RunReport, StepReport, StepStatus};
+use super::router::Router;
+use super::template::substitute_map;
+
+/// Pause between tries when a step gives no `retry_delay_ms`.
+pub const DEFAULT_RETRY_DELAY: Duration = Duration::from_millis(500);
+
+/// At most this many step executions per step in the sequence (fallback loops end).
+const MAX_RUNS_PER_STEP: usize = 20;
+
+/// What a run may still spend.
+struct Limits<'a> {
+    deadline: &'a Deadline,
+    tries: usize,
+    /// Set when a limit was reached: the run's error; the run stops.
+    stopped: Option<Value>,
+}
+
+impl Limits<'_> {
+    /// Counts one try; false (and `stopped` set) when the run may not make it.
+    fn try_one(&mut self, at: &str) -> bool {
+        if self.deadline.passed() {
+            self.stopped = Some(self.deadline.error());
+            return false;
+        }
+        self.tries += 1;
+        if self.tries > MAX_TRIES {
+            self.stopped = Some(budget::exceeded(
+                "tries",
+                MAX_TRIES,
+                at,
+                format!(
+                    "the run made {MAX_TRIES} tries (tool calls, retries included) and was stopped before another"
+                ),
+                "retry fewer times, or wait for the state with wait_for_condition",
+            ));
+            return false;
+        }
+        true
+    }
+}
+
+/// Runs a sequence; pushes its events into `sink` and its steps into `report`.
+/// `cancelled` is polled between steps and tries; `deadline` ends it with `RUN_TIMEOUT`.
+pub fn run(
+    seq: &Sequence,
+    given_inputs: &Map<String, Value>,
+    router: &mut dyn Router,
+    sink: &mut dyn Sink,
+    report: &mut RunReport,
+    cancelled: &dyn Fn() -> bool,
+    deadline: &Deadline,
+) {
+    let inputs = resolve_inputs(&seq.inputs, given_inputs);
+    // One variables object for the whole run, read in place by conditions and templates (no
+    // copy a step: it holds every earlier step's result).
+    let mut vars = Value::Object(inputs.clone());
+    set(&mut vars, "inputs".into(), Value::Object(inputs));
+    let total = seq.steps.len();
+    let mut progress = Progress { finished: 0, total };
+    let mut index = match &seq.start_from_step {
+        Some(start) => seq
+            .steps
+            .iter()
+            .position(|s| s.id.as_deref() == Some(start))
+            .unwrap_or(0),
+        None => 0,
+    };
+    for (i, step) in seq.steps.iter().enumerate().take(index) {
+        let id = step.report_id(i);
+        set(&mut vars, format!("{id}_status"), json!("skipped"));
+        report
+            .steps
+            .push(skipped(step, &id, "before start_from_step"));
+    }
+    let loop_budget = total.saturating_mul(MAX_RUNS_PER_STEP).max(1);
+    let mut runs = 0usize;
+    let mut limits = Limits {
+        deadline,
+        tries: 0,
+        stopped: None,
+    };
+    while let Some(step) = seq.steps.get(index) {
+        if deadline.passed() {
+            let mut err = deadline.error();
+            if let Value::Object(m) = &mut err {
+                m.insert("step".into(), json!(step.report_id(index)));
+            }
+            report.fail(err);
+            return;
+        }
+        if cancelled() {
+            report.fail(json!({"code": ErrorCode::Cancelled.as_str(), "message": format!("the run was cancelled before step {}", step.report_id(index)), "step": step.report_id(index)}));
+            return;
+        }
+        runs += 1;
+        if runs > MAX_STEP_RUNS {
+            report.fail(budget::exceeded(
+                "step_runs",
+                MAX_STEP_RUNS,
+                &step.report_id(index),
+                format!("the run executed {MAX_STEP_RUNS} steps and was stopped before another"),
+                "split the flow, or end its loops sooner",
+            ));
+            return;
+        }
+        if runs > loop_budget {
+            report.fail(json!({
+                "code": ErrorCode::BadRequest.as_str(),
+                "message": format!("the sequence ran {loop_budget} steps without ending: a fallback_id loop"),
+                "hint": "make the fallback step succeed or end the loop with a condition on <id>_status",
+            }));
+            return;
+        }
+        let id = step.report_id(index);
+        let name = step.name.clone().unwrap_or_else(|| default_name(step));
+        if let Some(cond) = &step.condition {
+            let parsed = Expr::parse(cond).map(|expr| {
+                let out = expr.evaluate_with_warnings(&vars);
+                notes::missing_in_condition(&id, cond, &out.warnings, sink);
+                out.value
+            });
+            match parsed {
+                Ok(false) => {
+                    set(&mut vars, format!("{id}_status"), json!("skipped"));
+                    report
+                        .steps
+                        .push(skipped(step, &id, &format!("condition `{cond}` is false")));
+                    progress.step_done(sink, &format!("skipped {name}"));
+                    index += 1;
+                    continue;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    let err = notes::condition_error(&e, &id, index, cond);
+                    started(sink, &id, &name, index, total);
+                    let outcome = Failure {
+                        error: err,
+                        attempts: 0,
+                        duration: Duration::ZERO,
+                    };
+                    match after_failure(seq, step, &id, &name, outcome, &mut vars, sink, report) {
+                        Next::Jump(to) => index = to,
+                        Next::Continue => index += 1,
+                        Next::Stop => return,
+                    }
+                    progress.step_done(sink, &format!("✗ {name}"));
+                    continue;
+                }
+            }
+        }
+        started(sink, &id, &name, index, total);
+        let result = attempt_all(
+            step,
+            &id,
+            &mut vars,
+            router,
+            sink,
+            &mut progress,
+            cancelled,
+            &mut limits,
+        );
+        if let (Err(failure), Some(stop)) = (&result, limits.stopped.take()) {
+            // A limit, not the step: the step is reported as it ended, the run stops here.
+            report.steps.push(StepReport {
+                id: id.clone(),
+                name: name.clone(),
+                status: StepStatus::Failed,
+                duration_ms: failure.duration.as_millis().try_into().unwrap_or(u64::MAX),
+                attempts: failure.attempts,
+                skipped_because: None,
+                error: Some(stop.clone()),
+                fallback: None,
+            });
+            sink.event(&RunEvent::Event(EventKind::StepFailed {
+                step_id: id.clone(),
+                step_name: name,
+                error: Some(one_line(&stop)),
+                duration: Some(ms(failure.duration)),
+            }));
+            let mut err = stop;
+            if let Value::Object(m) = &mut err {
+                m.insert("step".into(), json!(id));
+            }
+            report.fail(err);
+            return;
+        }
+        match result {
+            Ok((value, attempts, duration)) => {
+                if step.tool == automation_session::tools::ASSERT_SCREENSHOT {
+                    notes::baseline_note(&value, sink);
+                }
+                set(&mut vars, format!("{id}_result"), value);
+                set(&mut vars, format!("{id}_status"), json!("success"));
+                sink.event(&RunEvent::Event(EventKind::StepCompleted {
+                    step_id: id.clone(),
+                    step_name: name.clone(),
+                    duration: Some(ms(duration)),
+                    step_index: i64::try_from(index).ok(),
+                    total_steps: i64::try_from(total).ok(),
+                }));
+                report.steps.push(StepReport {
+                    id,
+                    name: name.clone(),
+                    status: StepStatus::Passed,
+                    duration_ms: duration.as_millis().try_into().unwrap_or(u64::MAX),
+                    attempts,
+                    skipped_because: None,
+                    error: None,
+                    fallback: None,
+                });
+                progress.step_done(sink, &format!("✓ {name}"));
+                index += 1;
+            }
+            Err(failure) => {
+                let next = after_failure(seq, step, &id, &name, failure, &mut vars, sink, report);
+                progress.step_done(sink, &format!("✗ {name}"));
+                match next {
+                    Next::Jump(to) => index = to,
+                    Next::Continue => index += 1,
+                    Next::Stop => return,
+                }
+            }
+        }
+    }
+}
+
+/// Sets one run variable (`vars` is always an object).
+fn set(vars: &mut Value, key: String, value: Value) {
+    if let Value::Object(m) = vars {
+        m.insert(key, value);
+    }
+}
+
+struct Progress {
+    finished: usize,
+    total: usize,
+}
+
+impl Progress {
+    fn step_done(&mut self, sink: &mut dyn Sink, message: &str) {
+        self.finished += 1;
+        self.emit(sink, self.finished as f64, message);
+    }
+
+    fn emit(&self, sink: &mut dyn Sink, current: f64, message: &str) {
+        sink.event(&RunEvent::Event(EventKind::Progress {
+            current,
+            total: Some(self.total.max(self.finished) as f64),
+            message: Some(message.to_string()),
+        }));
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn started(sink: &mut dyn Sink, id: &str, name: &str, index: usize, total: usize) {
+    sink.event(&RunEvent::Event(EventKind::StepStarted {
+        step_id: id.to_string(),
+        step_name: name.to_string(),
+        step_index: i64::try_from(index).ok(),
+        total_steps: i64::try_from(total).ok(),
+    }));
+}
+
+/// `id (tool)`, or the tool alone for a step without an id.
+fn default_name(step: &Step) -> String {
+    match &step.id {
+        Some(id) => format!("{id} ({})", step.tool),
+        None => step.tool.clone(),
+    }
+}
+
+fn skipped(step: &Step, id: &str, why: &str) -> StepReport {
+    StepReport {
+        id: id.to_string(),
+        name: step.name.clone().unwrap_or_else(|| default_name(step)),
+        status: StepStatus::Skipped,
+        duration_ms: 0,
+        attempts: 0,
+        skipped_because: Some(why.to_string()),
+        error: None,
+        fallback: None,
+    }
+}
+
+struct Failure {
+    error: Value,
+    attempts: u32,
+    duration: Duration,
+}
+
+enum Next {
+    Jump(usize),
+    Continue,
+    Stop,
+}
+
+/// Records a failed step and decides where to go: the fallback, the next step, or stop.
+#[allow(clippy::too_many_arguments)]
+fn after_failure(
+    seq: &Sequence,
+    step: &Step,
+    id: &str,
+    name: &str,
+    failure: Failure,
+    vars: &mut Value,
+    sink: &mut dyn Sink,
+    report: &mut RunReport,
+) -> Next {
+    set(vars, format!("{id}_result"), failure.error.clone());
+    set(vars, format!("{id}_status"), json!("error"));
+    sink.event(&RunEvent::Event(EventKind::StepFailed {
+        step_id: id.to_string(),
+        step_name: name.to_string(),
+        error: Some(one_line(&failure.error)),
+        duration: Some(ms(failure.duration)),
+    }));
+    let fallback = step.fallback_id.as_ref().and_then(|to| {
+        Some((
+            to,
+            seq.steps.iter().position(|s| s.id.as_deref() == Some(to))?,
+        ))
+    });
+    report.steps.push(StepReport {
+        id: id.to_string(),
+        name: name.to_string(),
+        status: StepStatus::Failed,
+        duration_ms: failure.duration.as_millis().try_into().unwrap_or(u64::MAX),
+        attempts: failure.attempts,
+        skipped_because: None,
+        error: Some(failure.error.clone()),
+        fallback: fallback.map(|(to, _)| to.clone()),
+    });
+    let mut err = failure.error;
+    if let Value::Object(m) = &mut err {
+        m.insert("step".into(), json!(id));
+    }
+    if let Some((to, pos)) = fallback {
+        sink.event(&RunEvent::Event(EventKind::Log {
+            level: LogLevel::Warn,
+            message: format!("step {id} failed; jumping to its fallback {to}"),
+            data: None,
+        }));
+        // A fallback recovers the run's path, not its verdict: the run is `recovered`, which
+        // is not a pass (the step stays failed in the report and in JUnit).
+        if let Value::Object(m) = &mut err {
+            m.insert("fallback".into(), json!(to));
+        }
+        report.recover(err);
+        return Next::Jump(pos);
+    }
+    if step.continue_on_error || !seq.stop_on_error {
+        return Next::Continue;
+    }
+    report.fail(err);
+    Next::Stop
+}
+
+/// Sleeps `delay` in short slices, so a cancelled run (it holds the target thread) stops
+/// within one; true when it was cancelled.
+fn pause(delay: Duration, cancelled: &dyn Fn() -> bool) -> bool {
+    const SLICE: Duration = Duration::from_millis(20);
+    let until = Instant::now() + delay;
+    loop {
+        if cancelled() {
+            return true;
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        std::thread::sleep(left.min(SLICE));
+    }
+}
+
+/// Runs `f` with `vars.key` set to `value`, then restores what `key` held before.
+fn with_var<T>(vars: &mut Value, key: &str, value: Value, f: impl FnOnce(&Value) -> T) -> T {
+    let before = match vars {
+        Value::Object(m) => m.insert(key.to_string(), value),
+        _ => None,
+    };
+    let out = f(vars);
+    if let Value::Object(m) = vars {
+        match before {
+            Some(v) => m.insert(key.to_string(), v),
+            None => m.remove(key),
+        };
+    }
+    out
+}
+
+/// `CODE: message` for the event and the display.
+pub fn one_line(error: &Value) -> String {
+    let code = error.get("code").and_then(Value::as_str);
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| error.to_string());
+    match code {
+        Some(c) => format!("{c}: {message}"),
+        None => message,
+    }
+}
+
+/// Every try of one step; the value on success, with tries and time taken. A try the run's
+/// limits forbid is not made: the failure then comes with `limits.stopped` set.
+#[allow(clippy::too_many_arguments)]
+fn attempt_all(
+    step: &Step,
+    id: &str,
+    vars: &mut Value,
+    router: &mut dyn Router,
+    sink: &mut dyn Sink,
+    progress: &mut Progress,
+    cancelled: &dyn Fn() -> bool,
+    limits: &mut Limits<'_>,
+) -> Result<(Value, u32, Duration), Failure> {
+    let begun = Instant::now();
+    let tries = step.retries.saturating_add(1);
+    let delay = step
+        .retry_delay_ms
+        .map(Duration::from_millis)
+        .unwrap_or(DEFAULT_RETRY_DELAY);
+    let mut last = Value::Null;
+    for attempt in 1..=tries {
+        if !limits.try_one(id) {
+            return Err(Failure {
+                error: limits.stopped.clone().unwrap_or(Value::Null),
+                attempts: attempt - 1,
+                duration: begun.elapsed(),
+            });
+        }
+        // `runtime.attempt` (1-based) and `runtime.last_error` (the previous try's error:
+        // its hint and candidates) are visible to this try's `{{expr}}` arguments only: set
+        // for the substitution, then the variable it shadowed (if any) is put back.
+        let runtime =
+            json!({"attempt": attempt, "attempts": attempt, "tries": tries, "last_error": last});
+        let args = with_var(vars, "runtime", runtime, |vars| {
+            substitute_map(&step.args, vars, "args")
+        });
+        let args = match args {
+            Ok(m) => m,
+            Err(e) => {
+                return Err(Failure {
+                    error: e,
+                    attempts: attempt - 1,
+                    duration: begun.elapsed(),
+                });
+            }
+        };
+        let t = Instant::now();
+        // A call record copies the arguments and the result: made only for a sink that
+        // reads calls (records, a forwarded stream).
+        let asked = automation_session::tools::asks_selector(&args);
+        let (call_args, recorded) = if sink.wants_calls() {
+            (args.clone(), Some(args))
+        } else {
+            (args, None)
+        };
+        let out = router.call(&step.tool, call_args);
+        let is_error = out.is_error();
+        let (mut value, image) = match out {
+            Outcome::Image(i) => (Value::Object(i.meta), Some(Arc::new(i.png))),
+            other => (other.into_value(), None),
+        };
+        if let Some(args) = recorded {
+            // The record keeps the node's durable selector (its replay snippet uses it).
+            sink.event(&RunEvent::Call(CallRecord {
+                step_id: id.to_string(),
+                tool: step.tool.clone(),
+                args: Value::Object(args),
+                result: value.clone(),
+                is_error,
+                duration_ms: ms(t.elapsed()),
+                image: image.clone(),
+                evidence: router.take_evidence(),
+            }));
+        }
+        if !asked {
+            automation_session::tools::strip_selector(&mut value);
+        }
+        if let Some(png) = image {
+            sink.event(&RunEvent::Image(png));
+            sink.event(&RunEvent::Event(EventKind::Screenshot {
+                path: None,
+                base64: None,
+                annotation: Some(format!("step {id}")),
+                element: None,
+            }));
+        }
+        if !is_error {
+            return Ok((value, attempt, begun.elapsed()));
+        }
+        last = value;
+        if limits.deadline.passed() {
+            // The op was stopped by the deadline (or failed right at it): the run's time is up.
+            limits.stopped = Some(limits.deadline.error());
+            break;
+        }
+        if attempt < tries {
+            sink.event(&RunEvent::Event(EventKind::Log {
+                level: LogLevel::Warn,
+                message: format!(
+                    "step {id}: try {attempt} of {tries} failed ({}); retrying in {} ms",
+                    one_line(&last),
+                    delay.as_millis()
+                ),
+                data: None,
+            }));
+            // Below the next whole number: progress still only grows.
+            let frac = f64::from(attempt) / f64::from(tries);
+            progress.emit(
+                sink,
+                progress.finished as f64 + frac,
+                &format!("retrying {id} ({attempt}/{tries} failed)"),
+            );
+            let stopped = pause(delay.min(limits.deadline.left()), cancelled);
+            if limits.deadline.passed() {
+                limits.stopped = Some(limits.deadline.error());
+                break;
+            }
+            if stopped {
+                break;
+            }
+        }
+    }
+    Err(Failure {
+        error: last,
+        attempts: tries,
+        duration: begun.elapsed(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::Collect;
+    use crate::flow::steps_from_value;
+    use std::sync::Mutex;
+
+    /// A router that fails `flaky` once, then answers every call with its arguments.
+    struct Echo {
+        calls: Mutex<Vec<String>>,
+    }
+
+    impl Router for Echo {
+        fn call(&mut self, tool: &str, args: Map<String, Value>) -> Outcome {
+            let mut calls = self.calls.lock().unwrap();
+            calls.push(tool.to_string());
+            let failed_before = calls.iter().filter(|c| *c == "flaky").count() > 1;
+            if tool == "fails" || (tool == "flaky" && !failed_before) {
+                Outcome::Failed(automation_core::OpError::new(
+                    automation_core::ErrorCode::NotFound,
+                    "no such node",
+                ))
+            } else {
+                Outcome::Data(Value::Object(args))
+            }
+        }
+    }
+
+    fn run_json(doc: Value) -> (RunReport, Vec<String>, Collect) {
+        let mut sink = Collect::default();
+        let (report, calls) = run_into(doc, &mut sink);
+        (report, calls, sink)
+    }
+
+    /// Runs `doc` against [`Echo`] into `sink`: the report and the tools called.
+    fn run_into(doc: Value, sink: &mut dyn Sink) -> (RunReport, Vec<String>) {
+        let seq = steps_from_value(doc, "t").unwrap();
+        let mut router = Echo {
+            calls: Mutex::new(Vec::new()),
+        };
+        let mut report = RunReport::new("t", "x");
+        let deadline = Deadline::after(budget::DEFAULT_RUN_TIMEOUT, "default");
+        run(
+            &seq,
+            &Map::new(),
+            &mut router,
+            sink,
+            &mut report,
+            &|| false,
+            &deadline,
+        );
+        (report, router.calls.into_inner().unwrap())
+    }
+
+    /// Keeps every item; reads calls only when `calls`.
+    struct Keeps {
+        items: Vec<RunEvent>,
+        calls: bool,
+    }
+
+    impl Sink for Keeps {
+        fn event(&mut self, event: &RunEvent) {
+            self.items.push(event.clone());
+        }
+
+        fn wants_calls(&self) -> bool {
+            self.calls
+        }
+    }
+
+    #[test]
+    fn call_records_are_made_only_for_a_sink_that_reads_them() {
+        let is_call = |e: &RunEvent| matches!(e, RunEvent::Call(_));
+        for wants in [true, false] {
+            let mut sink = Keeps {
+                items: Vec::new(),
+                calls: wants,
+            };
+            let (report, _) = run_into(json!([{"id": "a", "tool": "find"}]), &mut sink);
+            let items = sink.items;
+            assert!(report.passed(), "{:#}", report.to_json());
+            assert_eq!(items.iter().any(is_call), wants, "{items:?}");
+        }
+    }
+
+    #[test]
+    fn conditions_results_retries_and_fallbacks() {
+        let (report, calls, sink) = run_json(json!({
+            "inputs": {"who": {"default": "Ada"}},
+            "steps": [
+                {"id": "a", "tool": "echo", "args": {"text": "hi {{who}}"}},
+                {"id": "b", "tool": "echo", "if": "a_result.text == 'nope'"},
+                {"id": "c", "tool": "flaky", "retries": 2, "retry_delay_ms": 1},
+                {"id": "d", "tool": "fails", "fallback_id": "f"},
+                {"id": "e", "tool": "echo"},
+                {"id": "f", "tool": "echo", "args": {"saw": "{{d_status}}", "b": "{{b_status}}"}}
+            ]
+        }));
+        // The fallback took the run to its end, but a step failed: recovered, not passed.
+        assert!(!report.passed(), "{report:?}");
+        assert_eq!(report.status, "recovered");
+        let err = report.error.as_ref().unwrap();
+        assert_eq!(
+            (err["step"].as_str(), err["fallback"].as_str()),
+            (Some("d"), Some("f"))
+        );
+        assert_eq!(report.steps[3].fallback.as_deref(), Some("f"));
+        assert_eq!(calls, ["echo", "flaky", "flaky", "fails", "echo"]);
+        let st: Vec<_> = report
+            .steps
+            .iter()
+            .map(|s| (s.id.as_str(), s.status))
+            .collect();
+        assert_eq!(
+            st,
+            [
+                ("a", StepStatus::Passed),
+                ("b", StepStatus::Skipped),
+                ("c", StepStatus::Passed),
+                ("d", StepStatus::Failed),
+                ("f", StepStatus::Passed)
+            ]
+        );
+        assert_eq!(report.steps[2].attempts, 2);
+        // Progress only grows.
+        let p: Vec<f64> = sink
+            .items
+            .iter()
+            .filter_map(|e| match e {
+                RunEvent::Event(EventKind::Progress { current, .. }) => Some(*current),
+                _ => None,
+            })
+            .collect();
+        assert!(p.windows(2).all(|w| w[1] > w[0]), "{p:?}");
+        let f = sink.items.iter().rev().find_map(|e| match e {
+            RunEvent::Call(c) if c.step_id == "f" => Some(c.args.clone()),
+            _ => None,
+        });
+        assert_eq!(f, Some(json!({"saw": "error", "b": "skipped"})));
+    }
+
+    #[test]
+    fn a_broken_condition_fails_its_step_with_the_parse_error() {
+        let (report, calls, _) = run_json(json!([{"id": "a", "tool": "echo", "if": "a ==="}]));
+        assert!(!report.passed());
+        assert!(calls.is_empty());
+        let e = report.error.unwrap();
+        assert_eq!(e["error_type"], "syntax_error");
+        assert_eq!(e["field"], "steps[0].if");
+        assert_eq!(e["step"], "a");
+    }
+
+    #[test]
+    fn stop_on_error_and_start_from_step() {
+        let (report, calls, _) = run_json(json!([{"tool": "fails"}, {"tool": "echo"}]));
+        assert!(!report.passed());
+        assert_eq!(calls, ["fails"]);
+        assert_eq!(report.error.unwrap()["code"], "NOT_FOUND");
+        let (report, calls, _) = run_json(
+            json!({"stop_on_error": false, "steps": [{"tool": "fails"}, {"tool": "echo"}]}),
+        );
+        assert_eq!(calls, ["fails", "echo"]);
+        assert!(report.passed());
+        let (report, calls, _) = run_json(json!({"start_from_step": "b",
+            "steps": [{"id": "a", "tool": "fails"}, {"id": "b", "tool": "echo"}]}));
+        assert_eq!(calls, ["echo"]);
+        assert_eq!(report.steps[0].status, StepStatus::Skipped);
+    }
+
+    #[test]
+    fn a_fallback_loop_ends() {
+        let (report, _, _) = run_json(json!([{"id": "a", "tool": "fails", "fallback_id": "a"}]));
+        assert!(!report.passed());
+        assert!(
+            report.error.unwrap()["message"]
+                .as_str()
+                .unwrap()
+                .contains("loop")
+        );
+    }
+
+    #[test]
+    fn a_run_stops_at_its_tries_budget_whatever_continue_on_error_says() {
+        let steps: Vec<Value> = (0..120)
+            .map(|i| json!({"id": format!("s{i}"), "tool": "fails", "retries": 100, "retry_delay_ms": 0, "continue_on_error": true}))
+            .collect();
+        let started = Instant::now();
+        let (report, calls, _) = run_json(json!(steps));
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(calls.len(), MAX_TRIES);
+        let e = report.error.clone().unwrap();
+        assert_eq!(
+            (e["code"].as_str(), e["budget"].as_str()),
+            (Some("BUDGET_EXCEEDED"), Some("tries"))
+        );
+        assert_eq!(e["limit"], MAX_TRIES);
+        assert!(!report.passed());
+        // The step it stopped in is reported with the budget's error; nothing ran after.
+        let last = report.steps.last().unwrap();
+        assert_eq!(last.error.as_ref().unwrap()["code"], "BUDGET_EXCEEDED");
+        assert_eq!(report.steps.len(), MAX_TRIES / 101 + 1);
+    }
+
+    #[test]
+    fn a_run_ends_at_its_deadline_even_in_a_long_retry_pause() {
+        let seq = steps_from_value(
+            json!([{"id": "a", "tool": "fails", "retries": 5, "retry_delay_ms": 60000}, {"id": "b", "tool": "echo"}]),
+            "t",
+        )
+        .unwrap();
+        let mut router = Echo {
+            calls: Mutex::new(Vec::new()),
+        };
+        let mut report = RunReport::new("t", "x");
+        let deadline = Deadline::after(Duration::from_millis(200), "--timeout");
+        let started = Instant::now();
+        run(
+            &seq,
+            &Map::new(),
+            &mut router,
+            &mut Collect::default(),
+            &mut report,
+            &|| false,
+            &deadline,
+        );
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(2), "{took:?}");
+        let e = report.error.unwrap();
+        assert_eq!(e["code"], "RUN_TIMEOUT");
+        assert_eq!(e["set_by"], "--timeout");
+        assert_eq!(e["step"], "a");
+        assert_eq!(router.calls.into_inner().unwrap(), ["fails"]);
+    }
+}

@@ -1,0 +1,328 @@
+//! A script's verdict, once it has ended: the steps it reported, its crash report, its exit
+//! status and whether the run stopped it, made into the run's report — each failure located
+//! in the submitted source (through the source map) where a frame of the entry file says
+//! where. A step the script started and never finished fails the run
+//! (`SCRIPT_EXITED_EARLY`), unless the run stopped the script itself (its time, a budget, a
+//! cancel), whose own error then says why.
+
+use std::path::Path;
+
+use automation_core::ErrorCode;
+use serde_json::{Value, json};
+
+use super::flow::Script;
+use super::report::{RunReport, StepReport, StepStatus, runner_error};
+use super::sourcemap::Mapped;
+use super::steps::one_line;
+
+/// How a script ended.
+pub(super) struct Ended {
+    /// The steps it reported (unfinished ones included).
+    pub steps: Vec<StepReport>,
+    /// Its crash report, if it sent one.
+    pub crash: Option<Value>,
+    /// The last lines of its stderr.
+    pub stderr_tail: Vec<String>,
+    /// Its exit status.
+    pub status: std::io::Result<std::process::ExitStatus>,
+    /// The run was cancelled.
+    pub cancelled: bool,
+    /// The run stopped it (time, budget, cancel).
+    pub stopped: bool,
+}
+
+/// A `{file, line, column}` in the entry file (a frame the JS client reports), mapped to the
+/// submitted source; `None` for another file or a malformed frame.
+fn entry_frame(loc: &Value, entry: &Path, mapped: &Mapped) -> Option<(u32, u32)> {
+    let file = loc.get("file")?.as_str()?;
+    (Path::new(file) == entry).then_some(())?;
+    let line = u32::try_from(loc.get("line")?.as_u64()?).ok()?;
+    let column = u32::try_from(loc.get("column")?.as_u64()?).ok()?;
+    mapped.original(line, column)
+}
+
+/// Where the script's own positions are: the file node ran (`entry`, in the run's private
+/// directory) and its map back to the submitted source. Whatever the run passes on (a step's
+/// error, a log line, the child's output) points into the user's file, never the temp copy.
+#[derive(Clone, Copy)]
+pub(super) struct Places<'a> {
+    pub entry: &'a Path,
+    pub mapped: &'a Mapped,
+    pub script: &'a Script,
+}
+
+impl Places<'_> {
+    /// An error's `location` in the entry file, made the submitted file's (with its
+    /// `error_line`); `false` when it was elsewhere (a module it imports) or absent.
+    pub fn error(&self, e: &mut serde_json::Map<String, Value>) -> bool {
+        let Some((line, column)) = e
+            .get("location")
+            .and_then(|loc| entry_frame(loc, self.entry, self.mapped))
+        else {
+            return false;
+        };
+        e.insert(
+            "location".into(),
+            json!({"file": self.script.file_name, "line": line, "column": column}),
+        );
+        let source = self
+            .script
+            .source
+            .lines()
+            .nth(line.saturating_sub(1) as usize)
+            .unwrap_or_default();
+        e.insert("error_line".into(), json!(source));
+        true
+    }
+
+    /// `text` with every `…<entry>:L:C` (a stack frame, `file://` or not) made
+    /// `<file>:l:c` in the submitted source.
+    pub fn text(&self, text: &str) -> String {
+        let plain = self.entry.display().to_string();
+        if plain.is_empty() || !text.contains(&plain) {
+            return text.to_string();
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find(&plain) {
+            let head = &rest[..at];
+            let head = head.strip_suffix("file://").unwrap_or(head);
+            out.push_str(head);
+            let after = &rest[at + plain.len()..];
+            let (line, column, len) = line_column(after);
+            // A frame without a column is placed at its line's start.
+            let mapped = line.and_then(|l| self.mapped.original(l, column.unwrap_or(1)));
+            out.push_str(&self.script.file_name);
+            match mapped {
+                Some((l, c)) if column.is_some() => out.push_str(&format!(":{l}:{c}")),
+                Some((l, _)) => out.push_str(&format!(":{l}")),
+                // Not placed: the generated numbers would name the wrong line, so none.
+                None => {}
+            }
+            rest = &after[len..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// `:L:C` (or `:L`) at the start of `s`: the numbers, and how many bytes they took.
+fn line_column(s: &str) -> (Option<u32>, Option<u32>, usize) {
+    let number = |s: &str| -> Option<(u32, usize)> {
+        let digits = s.strip_prefix(':')?;
+        let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+        Some((digits[..n].parse().ok()?, n + 1))
+    };
+    let Some((line, a)) = number(s) else {
+        return (None, None, 0);
+    };
+    match number(&s[a..]) {
+        Some((column, b)) => (Some(line), Some(column), a + b),
+        None => (Some(line), None, a),
+    }
+}
+
+/// A stack frame `…<path>:L:C` of the entry file, mapped to the submitted source.
+fn locate(text: &str, entry: &Path, mapped: &Mapped) -> Option<(u32, u32)> {
+    let plain = entry.display().to_string();
+    for line in text.lines() {
+        let Some(at) = line.find(&plain) else {
+            continue;
+        };
+        let rest = &line[at + plain.len()..];
+        let mut nums = rest
+            .trim_start_matches(':')
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse::<u32>().ok());
+        if let (Some(Some(l)), Some(Some(c))) = (nums.next(), nums.next()) {
+            return mapped.original(l, c);
+        }
+    }
+    None
+}
+
+/// Sets the report from how the script ended (see the module doc).
+pub(super) fn finish(
+    report: &mut RunReport,
+    ended: Ended,
+    mapped: &Mapped,
+    entry: &Path,
+    script: &Script,
+) {
+    let Ended {
+        steps,
+        crash,
+        stderr_tail,
+        status,
+        cancelled,
+        stopped,
+    } = ended;
+    let mut steps = steps;
+    // A step the script started and never ended: the script exited in the middle of it
+    // (`process.exit` in a step, a step never awaited). Never a pass. (When the run stopped
+    // the script — its time, a budget, a cancel — the run's own error says why instead.)
+    let mut exited_early = None;
+    for s in &mut steps {
+        if s.status == StepStatus::Unfinished && stopped {
+            s.error = report.error.clone().or_else(|| {
+                Some(json!({"code": ErrorCode::Cancelled.as_str(), "message": "the run was cancelled during this step"}))
+            });
+        } else if s.status == StepStatus::Unfinished {
+            let err = json!({
+                "code": ErrorCode::ScriptExitedEarly.as_str(),
+                "message": format!("the script exited during step {:?}; the step never finished", s.name),
+                "step": s.id,
+                "hint": "let every step's function return before the script ends: await it, and do not call process.exit inside a step",
+            });
+            exited_early.get_or_insert_with(|| err.clone());
+            s.error = Some(err);
+        }
+    }
+    let source_line = |line: u32| {
+        script
+            .source
+            .lines()
+            .nth(line.saturating_sub(1) as usize)
+            .unwrap_or_default()
+            .to_string()
+    };
+    // Where in the submitted source a failed step threw: the frame its error carries (the JS
+    // client adds it), else the crash's when the crash was that step's.
+    let crash_frame = crash.as_ref().and_then(|crash| {
+        let step = crash.pointer("/step/stepId")?.as_str()?.to_string();
+        Some((step, entry_frame(crash.get("location")?, entry, mapped)?))
+    });
+    for s in steps.iter_mut().filter(|s| s.status == StepStatus::Failed) {
+        let Some(Value::Object(e)) = &mut s.error else {
+            continue;
+        };
+        let own = e
+            .get("location")
+            .and_then(|loc| entry_frame(loc, entry, mapped));
+        let frame = own.or_else(|| {
+            crash_frame
+                .as_ref()
+                .filter(|(step, _)| *step == s.id)
+                .map(|(_, f)| *f)
+        });
+        if let Some((line, column)) = frame {
+            e.insert(
+                "location".into(),
+                json!({"file": script.file_name, "line": line, "column": column}),
+            );
+            e.insert("error_line".into(), json!(source_line(line)));
+        }
+        // Else a location the client gave stays as it is: a module the script imports, a
+        // real file.
+    }
+    let failed_step = steps
+        .iter()
+        .find(|s| s.status == StepStatus::Failed)
+        .and_then(|s| s.error.clone());
+    report.steps = steps;
+    if let Some(crash) = &crash {
+        let frame = crash
+            .get("location")
+            .and_then(|loc| entry_frame(loc, entry, mapped))
+            .or_else(|| {
+                crash
+                    .get("stack")
+                    .and_then(Value::as_str)
+                    .and_then(|s| locate(s, entry, mapped))
+            });
+        let kit = crash.get("error").cloned();
+        let message = crash
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("uncaught exception");
+        // A kit error's class name (`AutomationError`) is the client's plumbing, and its code
+        // already says what kind of failure it is; a plain JS error keeps its `TypeError: `.
+        let message = if matches!(kit, Some(Value::Object(_))) {
+            message.to_string()
+        } else {
+            format!(
+                "{}: {message}",
+                crash.get("name").and_then(Value::as_str).unwrap_or("Error")
+            )
+        };
+        let mut err = json!({
+            "code": crash.get("code").and_then(Value::as_str).unwrap_or(ErrorCode::ScriptError.as_str()),
+            "message": message,
+            "hint": "fix the script at that line and run it again",
+        });
+        if let Value::Object(m) = &mut err {
+            if let Some((line, column)) = frame {
+                m.insert(
+                    "location".into(),
+                    json!({"file": script.file_name, "line": line, "column": column}),
+                );
+                m.insert("error_line".into(), json!(source_line(line)));
+            }
+            if let Some(step) = crash.get("step").filter(|s| !s.is_null()) {
+                m.insert(
+                    "step".into(),
+                    step.get("stepId").cloned().unwrap_or_else(|| step.clone()),
+                );
+            }
+            if let Some(Value::Object(k)) = kit {
+                for key in ["hint", "candidates", "actual", "expected", "op"] {
+                    if let Some(v) = k.get(key) {
+                        m.insert(key.into(), v.clone());
+                    }
+                }
+            }
+        }
+        report.fail(err);
+    }
+    if let Some(e) = failed_step {
+        report.fail(e);
+    }
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => {
+            let tail = stderr_tail.join("\n");
+            let mut err = runner_error(
+                if cancelled {
+                    ErrorCode::Cancelled
+                } else {
+                    ErrorCode::ScriptError
+                },
+                if cancelled {
+                    "the run was cancelled; the script was stopped".to_string()
+                } else {
+                    format!("the script exited with {s}")
+                },
+                "the script's stderr is below; fix the script and run it again",
+            );
+            if let (Value::Object(m), Some((line, column))) =
+                (&mut err, locate(&tail, entry, mapped))
+            {
+                m.insert(
+                    "location".into(),
+                    json!({"file": script.file_name, "line": line, "column": column}),
+                );
+                m.insert("error_line".into(), json!(source_line(line)));
+            }
+            if let Value::Object(m) = &mut err
+                && !tail.is_empty()
+            {
+                m.insert("stderr".into(), json!(tail));
+            }
+            report.fail(err);
+        }
+        Err(e) => report.fail(runner_error(
+            ErrorCode::TargetFailed,
+            format!("waiting for the script failed: {e}"),
+            "retry",
+        )),
+    }
+    if let Some(e) = exited_early {
+        report.fail(e);
+    }
+    if !report.passed()
+        && let Some(e) = &report.error
+    {
+        tracing::debug!(error = %one_line(e), "script failed");
+    }
+}

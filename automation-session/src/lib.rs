@@ -1,0 +1,9 @@
+#![doc = include_str!("../README.md")]
+
+#[cfg(feature = "atspi")]
+pub mod atspi_mode;
+pub mod backend;
+pub mod files;
+pub mod mode;
+pub mod tools;
+pub mod watchdog;
