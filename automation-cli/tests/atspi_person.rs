@@ -198,7 +198,7 @@ fn swing_pointer_clicks_land_on_their_own_widgets() {
 }
 
 const FIREFOX: (&str, &str) = ("firefox-esr", "firefox-esr");
-const WRITER: (&str, &str) = ("soffice", "libreoffice-writer");
+const WRITER: (&str, &str) = ("lowriter", "libreoffice-writer");
 
 #[test]
 fn firefox_check_box_is_found_by_the_name_a_person_reads() {
@@ -297,5 +297,15 @@ fn writer_type_text_works_into_every_editable_field() {
         WRITER.0,
         WRITER.1,
         "type_text_works_into_every_editable_field",
+    );
+}
+
+#[test]
+fn writer_check_item_taken_in_its_menu_counts_though_the_item_reads_unchecked() {
+    case(
+        "writer",
+        WRITER.0,
+        WRITER.1,
+        "writer_check_item_taken_in_its_menu_counts_though_the_item_reads_unchecked",
     );
 }

@@ -515,13 +515,35 @@ async def writer_bold_is_judged_by_the_document_text(c):
     await c.until("pyatspi reads paragraph 1's text not bold after set_value 0", not_bold)
 
 
+async def writer_check_item_taken_in_its_menu_counts_though_the_item_reads_unchecked(c):
+    """View > Formatting Marks clicked in its open menu: the marks turn on (the toolbar's
+    twin reads checked), while LibreOffice keeps the closed menu's item unchecked."""
+    twin = {"role": "toggle button", "name": "Formatting Marks"}
+    check(not await c.oracle_has("checked", **twin), "the marks are on before the test")
+    view = await c.o.q(cmd="find", spec={"role": "menu", "name": "View", "within": {"role": "menu bar"}})
+    check(view.get("ok"), "pyatspi finds no View menu")
+    await c.o.q(cmd="do_action", h=view["h"], name="click")  # set-up: the menu opens
+    item = {"role": "check menu item", "name": "Formatting Marks", "states": ["showing"]}
+
+    async def shown():
+        return await c.oracle_read(**item)
+    await c.until("View's Formatting Marks shows", shown)
+    node = await c.ref(role="MenuItemCheckBox", label="Formatting Marks")
+    await c.ok("invoke_action", {"node": node, "action": "click"})
+
+    async def marks_on():
+        return await c.oracle_has("checked", **twin)
+    await c.until("pyatspi reads the toolbar's Formatting Marks checked", marks_on)
+
+
 async def writer_actions_are_read_per_index(c):
     await _actions_per_index(c, {"role": "toggle button", "name": "Bold"}, {"role": "Button", "label": "Bold"},
                              "click")
 
 
 WRITER = [writer_snapshot_shows_the_document, writer_actions_are_read_per_index,
-          writer_bold_is_judged_by_the_document_text, type_text_works_into_every_editable_field]
+          writer_bold_is_judged_by_the_document_text, type_text_works_into_every_editable_field,
+          writer_check_item_taken_in_its_menu_counts_though_the_item_reads_unchecked]
 
 
 # ------------------------------------------------------------------------------------------
