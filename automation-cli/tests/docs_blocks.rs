@@ -509,6 +509,9 @@ fn run_server(
     }
 }
 
+/// How a block's `ready:` command that never succeeded is told.
+const NOT_READY: &str = "did not succeed within 60 s";
+
 fn run_block(block: &Block, marker: &Marker) -> Result<(), String> {
     let mut sb = Sandbox::new(marker);
     for (n, setup) in marker.setup.iter().enumerate() {
@@ -523,7 +526,7 @@ fn run_block(block: &Block, marker: &Marker) -> Result<(), String> {
         let deadline = Instant::now() + Duration::from_secs(60);
         while run_command(&mut sb, marker, "ready", ready, None, 0).is_err() {
             if Instant::now() > deadline {
-                return Err(format!("`{ready}` did not succeed within 60 s"));
+                return Err(format!("`{ready}` {NOT_READY}"));
             }
             std::thread::sleep(Duration::from_millis(500));
         }
@@ -680,7 +683,18 @@ fn every_example_block_runs_or_says_why_not() {
             continue;
         }
         let t = Instant::now();
-        match run_block(block, marker) {
+        // An app a block starts in the background that never comes up (a desktop app that
+        // now and then never reaches its new accessibility bus) gets the whole block once
+        // more in a new sandbox, as the matrix does: what is judged is the page, not the
+        // app's start.
+        let outcome = match run_block(block, marker) {
+            Err(e) if e.contains(NOT_READY) => {
+                eprintln!("note: {}: {e}; once more in a new sandbox", block.at);
+                run_block(block, marker)
+            }
+            other => other,
+        };
+        match outcome {
             Ok(()) => {
                 ran += 1;
                 eprintln!("ran {} ({} ms)", block.at, t.elapsed().as_millis());
