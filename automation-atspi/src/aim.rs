@@ -42,6 +42,9 @@ struct Shows {
 
 /// Where a node's window is: the corner its extents are placed from (the toolkit's frame, or
 /// a GTK 4 popover's surface), the toolkit's frame corner, and the X window that shows it.
+/// A rectangle within a window: x, y, width, height.
+pub(crate) type WindowRect = (i32, i32, u32, u32);
+
 struct Place {
     corner: (i32, i32),
     frame_corner: (i32, i32),
@@ -96,7 +99,7 @@ impl AtspiTarget {
         let Some(pid) = self.app().pid else {
             return Ok(None);
         };
-        let mut wins = self.x11_conn()?.popups_of(pid).map_err(TargetError::Ipc)?;
+        let mut wins = self.desk()?.popups_of(pid).map_err(TargetError::Ipc)?;
         wins.extend(self.x_windows()?);
         let tree = self.tree();
         Ok(tree.ancestors(path).iter().find_map(|a| {
@@ -169,8 +172,25 @@ impl AtspiTarget {
         path: &str,
         aim: Aim,
     ) -> Result<Result<Reachable, String>, TargetError> {
-        let chain = self.ancestors(path);
+        // On Wayland the window is placed first: placing it may maximize it (Super+Up),
+        // which moves every node; the node's extents are read once they hold still.
         let in_popup = self.popup_of(path).is_some();
+        if self.session() == crate::desk::Session::Wayland {
+            // A menu, popover or combo list is a surface of its own there, placed by the
+            // compositor where it sees fit and never told: no point in it can be known.
+            if in_popup {
+                return Err(TargetError::Unsupported(
+                    "pointer input into a popup on Wayland (GNOME's Mutter): a menu, popover \
+                     or combo list is a surface of its own, which the compositor places \
+                     without telling where, so no point in it can be known (use \
+                     invoke_action, set_value or the keys; the kit does so for a click)"
+                        .into(),
+                ));
+            }
+            self.main_window()?;
+            self.settle_after_maximize(path);
+        }
+        let chain = self.ancestors(path);
         let window = self.tree().window_of(path);
         let (states, (own, (frame, above))) = {
             let reader = self.reader();
@@ -185,17 +205,7 @@ impl AtspiTarget {
                     .await
                     .ok()
             };
-            let frame = async {
-                match &window {
-                    Some(w) => {
-                        let role = self.tree().nodes.get(w).and_then(|n| n.role);
-                        reader
-                            .window_extents(w, role.unwrap_or(atspi::Role::Frame))
-                            .await
-                    }
-                    None => None,
-                }
-            };
+            let frame = self.frame_extents(window.as_deref());
             block_on(async {
                 let states = reader.call::<_, Vec<u32>>(path, ACCESSIBLE, "GetState", &());
                 let own = extents(path.to_string());
@@ -300,6 +310,46 @@ impl AtspiTarget {
         }))
     }
 
+    /// The toolkit's extents of accessible window `window` (none without one).
+    async fn frame_extents(&self, window: Option<&str>) -> Option<(i32, i32, i32, i32)> {
+        let w = window?;
+        let role = self.tree().nodes.get(w).and_then(|n| n.role);
+        self.reader()
+            .window_extents(w, role.unwrap_or(atspi::Role::Frame))
+            .await
+    }
+
+    /// The X window that shows `path`, and the node's rectangle within it (its extents read
+    /// now): what a screenshot of the node captures, whichever of the app's windows it is in.
+    /// `None` when the node has no extents on screen.
+    pub(crate) fn node_on_its_window(
+        &mut self,
+        path: &str,
+    ) -> Result<Option<(XWindow, WindowRect)>, TargetError> {
+        let window = self.tree().window_of(path);
+        let (own, frame) = {
+            let reader = self.reader();
+            let own = reader.call::<_, (i32, i32, i32, i32)>(
+                path,
+                COMPONENT,
+                "GetExtents",
+                &(CoordType::Screen as u32),
+            );
+            let frame = self.frame_extents(window.as_deref());
+            block_on(futures_lite::future::zip(own, frame))
+        };
+        let Some((x, y, w, h)) = own
+            .ok()
+            .filter(|(x, _, w, h)| *w > 0 && *h > 0 && *x > i32::MIN)
+        else {
+            return Ok(None);
+        };
+        let place = self.place_of(path, frame)?;
+        let (rx, ry) = (x - place.corner.0, y - place.corner.1);
+        let size = |v: i32| u32::try_from(v).unwrap_or(0);
+        Ok(Some((place.win, (rx, ry, size(w), size(h)))))
+    }
+
     /// Where a node's window is: the X window that shows it, and the toolkit's corner of
     /// that window (`frame`, as the toolkit reports it), which node extents are placed from.
     fn place_of(
@@ -385,10 +435,7 @@ impl AtspiTarget {
         if !in_window && !shows.in_popup {
             return Ok(Err(outside));
         }
-        let mut on_top = self
-            .x11_conn()?
-            .toplevel_at(sx, sy)
-            .map_err(TargetError::Ipc)?;
+        let mut on_top = self.desk()?.toplevel_at(sx, sy).map_err(TargetError::Ipc)?;
         let mut own_popup = self.is_own_popup(shows, place, on_top)?;
         if first && on_top != Some(win.id) && !own_popup {
             on_top = self.transient_cover_leaves(sx, sy, on_top)?;
@@ -398,12 +445,12 @@ impl AtspiTarget {
             return Ok(Err(outside));
         }
         if on_top != Some(win.id) && !own_popup {
-            let x11 = self.x11_conn()?;
+            let desk = self.desk()?;
             let what = on_top.map_or_else(
                 || "no window".to_string(),
                 |top| {
-                    let title = x11.title(top).unwrap_or_default();
-                    match x11.geometry(top) {
+                    let title = desk.title(top).unwrap_or_default();
+                    match desk.geometry(top) {
                         Ok(g) => format!("{title:?} ({}×{} at {},{})", g.width, g.height, g.x, g.y),
                         Err(_) => format!("{title:?}"),
                     }
@@ -430,14 +477,14 @@ impl AtspiTarget {
         let Some(top) = top.filter(|t| shows.in_popup && *t != win.id) else {
             return Ok(false);
         };
-        let x11 = self.x11_conn()?;
-        let g = x11.geometry(top).map_err(TargetError::Ipc)?;
+        let desk = self.desk()?;
+        let g = desk.geometry(top).map_err(TargetError::Ipc)?;
         let slack = POPUP_SLACK_PX;
         let (fx, fy) = place.frame_corner;
         let (left, top_edge, right, bottom) = shows.part;
         let (l, t) = (win.x + (left - fx), win.y + (top_edge - fy));
         let (r, b) = (win.x + (right - fx), win.y + (bottom - fy));
-        Ok(x11.is_override_redirect(top).map_err(TargetError::Ipc)?
+        Ok(desk.is_override_redirect(top).map_err(TargetError::Ipc)?
             && g.x - slack <= l
             && g.y - slack <= t
             && i64::from(r) <= i64::from(g.x) + i64::from(g.width) + i64::from(slack)
@@ -454,18 +501,18 @@ impl AtspiTarget {
         sy: i32,
         on_top: Option<u32>,
     ) -> Result<Option<u32>, TargetError> {
-        let x11 = self.x11_conn()?;
+        let desk = self.desk()?;
         let transient = match on_top {
-            Some(top) => x11.is_override_redirect(top).map_err(TargetError::Ipc)?,
+            Some(top) => desk.is_override_redirect(top).map_err(TargetError::Ipc)?,
             None => false,
         };
         if !transient {
             return Ok(on_top);
         }
-        x11.motion(sx, sy).map_err(TargetError::Ipc)?;
+        desk.motion(sx, sy).map_err(TargetError::Ipc)?;
         let until = std::time::Instant::now() + COVER_LEAVES_WITHIN;
         loop {
-            let now_on_top = x11.toplevel_at(sx, sy).map_err(TargetError::Ipc)?;
+            let now_on_top = desk.toplevel_at(sx, sy).map_err(TargetError::Ipc)?;
             if now_on_top != on_top || std::time::Instant::now() >= until {
                 return Ok(now_on_top);
             }

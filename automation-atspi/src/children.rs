@@ -5,7 +5,8 @@
 //! sheet counts 2³¹−1 children; asked for them it grew past 2 GB and answered nothing more.
 //! Such an object shows a bounded window instead:
 //! - a table ([`Interface::Table`]): the headers of its first [`TABLE_COLS`] columns
-//!   (`Table.GetColumnHeader`), then its first [`TABLE_ROWS`] × [`TABLE_COLS`] cells, each
+//!   (`Table.GetColumnHeader`), then its first [`TABLE_ROWS`] × [`TABLE_COLS`] cells (all its
+//!   rows when they hold at most [`SMALL_TABLE_CELLS`] cells), each
 //!   from `Table.GetAccessibleAt`, under the key `"{table}#{row},{col}"`. Calc hands out a new
 //!   object for a cell on every call, so the object path cannot name the cell for a session;
 //!   the key does. A call on a key goes to the cell's current object, asked for again when
@@ -33,6 +34,21 @@ pub const CHILD_WINDOW: i32 = 200;
 pub const TABLE_ROWS: i32 = 10;
 /// Columns of a large table's window of cells.
 pub const TABLE_COLS: i32 = 6;
+/// Cells of a table (within its first [`TABLE_COLS`] columns) up to which it is read whole: a
+/// GTK 3 tree view manages its descendants however few rows it has (gtk3-demo's list of 24),
+/// and a row past a ten-row window could not be found.
+pub const SMALL_TABLE_CELLS: i32 = 600;
+
+/// The rows and columns of a `rows` × `cols` table that are read.
+pub fn table_window(rows: i32, cols: i32) -> (i32, i32) {
+    let cols = cols.clamp(0, TABLE_COLS);
+    let rows = rows.max(0);
+    if rows.saturating_mul(cols) <= SMALL_TABLE_CELLS {
+        (rows, cols)
+    } else {
+        (rows.min(TABLE_ROWS), cols)
+    }
+}
 
 const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 const TABLE: &str = "org.a11y.atspi.Table";
@@ -139,7 +155,8 @@ impl Reader {
         .await;
         let rows = i32::try_from(&rows?).unwrap_or(0);
         let cols = i32::try_from(&cols?).unwrap_or(0);
-        let headers = (0..cols.clamp(0, TABLE_COLS)).map(|c| async move {
+        let (read_rows, read_cols) = table_window(rows, cols);
+        let headers = (0..read_cols).map(|c| async move {
             self.call::<_, WireRef>(table, TABLE, "GetColumnHeader", &(c,))
                 .await
                 .ok()
@@ -147,8 +164,8 @@ impl Reader {
         });
         let headers: Vec<Option<String>> =
             stream::iter(headers).buffered(CONCURRENCY).collect().await;
-        let keys: Vec<String> = (0..rows.clamp(0, TABLE_ROWS))
-            .flat_map(|r| (0..cols.clamp(0, TABLE_COLS)).map(move |c| cell_key(table, r, c)))
+        let keys: Vec<String> = (0..read_rows)
+            .flat_map(|r| (0..read_cols).map(move |c| cell_key(table, r, c)))
             .collect();
         // Asked afresh: the table was re-read because something in it changed.
         let calls = keys
@@ -167,6 +184,15 @@ impl Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_small_table_is_read_whole_and_a_large_one_in_a_window() {
+        assert_eq!(table_window(24, 2), (24, 2));
+        assert_eq!(table_window(100, 6), (100, 6));
+        assert_eq!(table_window(101, 6), (TABLE_ROWS, 6));
+        assert_eq!(table_window(1 << 20, 1024), (TABLE_ROWS, TABLE_COLS));
+        assert_eq!(table_window(-1, 3), (0, 3));
+    }
 
     #[test]
     fn cell_keys_round_trip_and_are_never_object_paths() {

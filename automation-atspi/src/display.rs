@@ -23,6 +23,35 @@ pub const DEFAULT_DISPLAYS: std::ops::RangeInclusive<u32> = 100..=199;
 /// The variable that narrows the display numbers tried (`90-93`).
 pub const DISPLAYS_ENV: &str = "AUTOMATION_VIRTUAL_DISPLAYS";
 
+/// The variable that picks the kind of private display [`VirtualDisplay::start`] starts:
+/// `x11` (Xvfb; the default) or `wayland` (a headless GNOME compositor, see
+/// [`VirtualDisplay::start_wayland`]).
+pub const KIND_ENV: &str = "AUTOMATION_VIRTUAL_DISPLAY";
+
+/// The kinds of private display [`VirtualDisplay::start_kind`] starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Xvfb.
+    X11,
+    /// A headless GNOME compositor ([`VirtualDisplay::start_wayland`]).
+    Wayland,
+}
+
+impl Kind {
+    /// The kind [`KIND_ENV`] names (X11 when unset); an unknown value is an error naming the
+    /// known ones.
+    pub fn from_environment() -> Result<Self, String> {
+        match std::env::var(KIND_ENV).ok().as_deref().map(str::trim) {
+            None | Some("") | Some("x11") | Some("X11") => Ok(Self::X11),
+            Some("wayland") | Some("Wayland") => Ok(Self::Wayland),
+            Some(other) => Err(format!(
+                "{KIND_ENV}={other:?}: the kinds of virtual display are x11 (Xvfb) and wayland \
+                 (a headless GNOME compositor)"
+            )),
+        }
+    }
+}
+
 /// The virtual screen's size: larger than the windows apps open (gtk3-widget-factory's is
 /// 1366 px wide), since the X server has no pixels for the part of a window off the screen.
 pub const SCREEN: (u32, u32) = (2560, 1600);
@@ -56,7 +85,7 @@ pub struct VirtualDisplay {
     pub pgid: i32,
     /// The screen's size in pixels.
     pub screen: (u32, u32),
-    children: Vec<Child>,
+    pub(crate) children: Vec<Child>,
 }
 
 fn display_range() -> std::ops::RangeInclusive<u32> {
@@ -77,7 +106,7 @@ const DIR_PREFIX: &str = "automation-vd-";
 /// A fresh private directory, 0700 from its creation (`mkdir`'s own mode). Directories of
 /// this kind left by processes that have ended (killed before they could clean up) are
 /// removed first: only ours (owned by our uid, a real directory) whose pid is gone.
-fn private_dir() -> Result<PathBuf, String> {
+pub(crate) fn private_dir() -> Result<PathBuf, String> {
     use std::os::unix::fs::DirBuilderExt as _;
     let base = std::env::temp_dir();
     sweep_stale(&base);
@@ -126,7 +155,7 @@ fn sweep_stale(base: &std::path::Path) {
     }
 }
 
-fn wait_until(what: &str, mut ready: impl FnMut() -> bool) -> Result<(), String> {
+pub(crate) fn wait_until(what: &str, mut ready: impl FnMut() -> bool) -> Result<(), String> {
     let deadline = Instant::now() + START_TIMEOUT;
     while !ready() {
         if Instant::now() >= deadline {
@@ -140,10 +169,32 @@ fn wait_until(what: &str, mut ready: impl FnMut() -> bool) -> Result<(), String>
     Ok(())
 }
 
+/// Waits until the accessibility bus at session `addr` answers and its registry lists apps.
+pub(crate) fn accessibility_bus_up(addr: &str) -> Result<(), String> {
+    let mut last = String::new();
+    wait_until(
+        "the accessibility bus and its registry",
+        || match crate::bus::Bus::connect(Some(addr)) {
+            Ok(bus) => match bus.apps() {
+                Ok(_) => true,
+                Err(e) => {
+                    last = e.to_string();
+                    false
+                }
+            },
+            Err(e) => {
+                last = e.to_string();
+                false
+            }
+        },
+    )
+    .map_err(|e| format!("{e}: {last}"))
+}
+
 /// The first line `program` prints (empty when it exits first), within `limit`: a server that
 /// hangs before it says it is up fails the start instead of holding it forever (the reading
 /// thread ends when the server is killed and its pipe closes).
-fn first_line(
+pub(crate) fn first_line(
     out: std::process::ChildStdout,
     program: &str,
     limit: Duration,
@@ -158,7 +209,7 @@ fn first_line(
         .map_err(|_| format!("{program} printed nothing within {} s", limit.as_secs()))
 }
 
-fn which(program: &str) -> Option<PathBuf> {
+pub(crate) fn which(program: &str) -> Option<PathBuf> {
     if program.contains('/') {
         return Some(PathBuf::from(program));
     }
@@ -200,9 +251,19 @@ pub fn missing_tools() -> Vec<&'static str> {
 
 impl VirtualDisplay {
     /// Starts Xvfb on the first free display number, a session bus and the accessibility
-    /// bus, and switches assistive technology on.
+    /// bus, and switches assistive technology on — or, with [`KIND_ENV`]`=wayland`, a
+    /// headless GNOME compositor ([`VirtualDisplay::start_wayland`]).
     pub fn start() -> Result<Self, String> {
-        Self::start_in(display_range())
+        Self::start_kind(Kind::from_environment()?)
+    }
+
+    /// A private display of `kind`: Xvfb on the first free display number, or a headless
+    /// GNOME compositor.
+    pub fn start_kind(kind: Kind) -> Result<Self, String> {
+        match kind {
+            Kind::X11 => Self::start_in(display_range()),
+            Kind::Wayland => Self::start_wayland(),
+        }
     }
 
     /// [`VirtualDisplay::start`] on the first free display number in `range`.
@@ -280,7 +341,51 @@ impl VirtualDisplay {
         Ok(false)
     }
 
-    fn spawn(&mut self, mut cmd: Command) -> Result<&mut Child, String> {
+    /// Starts the accessibility bus (its launcher, at once) in this display's environment.
+    pub(crate) fn start_accessibility_bus(&mut self) -> Result<(), String> {
+        let launcher = bus_launcher().ok_or_else(|| "at-spi-bus-launcher not found".to_string())?;
+        let mut a11y = Command::new(launcher);
+        a11y.args(["--launch-immediately", "--a11y=1"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        self.env_into(&mut a11y);
+        self.spawn(a11y)?;
+        Ok(())
+    }
+
+    /// Starts the private session bus on a socket in this display's directory, with
+    /// `XDG_RUNTIME_DIR` set to `runtime` and `env` giving the display's own variables (what
+    /// the services it activates inherit), and keeps its address.
+    pub(crate) fn start_session_bus(
+        &mut self,
+        runtime: &std::path::Path,
+        env: impl FnOnce(&mut Command),
+    ) -> Result<(), String> {
+        let socket = self.dir.join("session-bus");
+        let mut bus = Command::new("dbus-daemon");
+        bus.args(["--session", "--nofork", "--print-address=1"])
+            .arg(format!("--address=unix:path={}", socket.display()))
+            .env("XDG_RUNTIME_DIR", runtime)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        env(&mut bus);
+        let child = self.spawn(bus)?;
+        let out = child
+            .stdout
+            .take()
+            .ok_or_else(|| "dbus-daemon gave no stdout".to_string())?;
+        self.session_address = first_line(out, "dbus-daemon", START_TIMEOUT)?
+            .trim()
+            .to_string();
+        if self.session_address.is_empty() {
+            return Err("dbus-daemon printed no address".into());
+        }
+        Ok(())
+    }
+
+    pub(crate) fn spawn(&mut self, mut cmd: Command) -> Result<&mut Child, String> {
         cmd.process_group(self.pgid);
         let name = format!("{:?}", cmd.get_program());
         let child = cmd
@@ -323,68 +428,30 @@ impl VirtualDisplay {
             std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
                 .map_err(|e| e.to_string())?;
         }
-        let socket = self.dir.join("session-bus");
-        let mut bus = Command::new("dbus-daemon");
         // A service the bus activates gets the daemon's environment: the accessibility bus
         // launcher, activated by a call that comes before ours owns the name, names its socket
         // after DISPLAY under XDG_RUNTIME_DIR. With the caller's, it took the caller's own
         // accessibility bus socket, and removed it on exit.
-        bus.args(["--session", "--nofork", "--print-address=1"])
-            .arg(format!("--address=unix:path={}", socket.display()))
-            .env("DISPLAY", &self.display)
-            .env("XDG_RUNTIME_DIR", &runtime)
-            .env_remove("WAYLAND_DISPLAY")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        let child = self.spawn(bus)?;
-        let out = child
-            .stdout
-            .take()
-            .ok_or_else(|| "dbus-daemon gave no stdout".to_string())?;
-        self.session_address = first_line(out, "dbus-daemon", START_TIMEOUT)?
-            .trim()
-            .to_string();
-        if self.session_address.is_empty() {
-            return Err("dbus-daemon printed no address".into());
-        }
+        let display = self.display.clone();
+        self.start_session_bus(&runtime, |bus| {
+            bus.env("DISPLAY", &display).env_remove("WAYLAND_DISPLAY");
+        })?;
 
-        let launcher = bus_launcher().ok_or_else(|| "at-spi-bus-launcher not found".to_string())?;
-        let mut a11y = Command::new(launcher);
-        a11y.args(["--launch-immediately", "--a11y=1"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        self.env_into(&mut a11y);
-        self.spawn(a11y)?;
+        self.start_accessibility_bus()?;
         let addr = self.session_address.clone();
-        let mut last = String::new();
         // Up, and its registry answering: the registry starts by D-Bus activation on the
         // first call, and an app whose registration meets a registry still starting may never
         // register (seen with a Qt 5 example under load: never on the bus).
-        wait_until(
-            "the accessibility bus and its registry",
-            || match crate::bus::Bus::connect(Some(&addr)) {
-                Ok(bus) => match bus.apps() {
-                    Ok(_) => true,
-                    Err(e) => {
-                        last = e.to_string();
-                        false
-                    }
-                },
-                Err(e) => {
-                    last = e.to_string();
-                    false
-                }
-            },
-        )
-        .map_err(|e| format!("{e}: {last}"))?;
-        Ok(())
+        accessibility_bus_up(&addr)
     }
 
     /// Puts this display's environment into `cmd` (display, buses, runtime dir, and
     /// [`APP_ENV`]), and `cmd` into the display's process group.
     pub fn env_into(&self, cmd: &mut Command) {
+        if self.is_wayland() {
+            self.wayland_env_into(cmd);
+            return;
+        }
         cmd.env("DISPLAY", &self.display)
             .env("DBUS_SESSION_BUS_ADDRESS", &self.session_address)
             .env("XDG_RUNTIME_DIR", self.dir.join("runtime"))

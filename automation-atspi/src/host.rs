@@ -1,4 +1,5 @@
-//! [`AtspiHost`]: the windows and pixels of an AT-SPI app, read from the X server.
+//! [`AtspiHost`]: the windows and pixels of an AT-SPI app, read from the X server (on
+//! Wayland: the windows from AT-SPI alone, and no pixels yet).
 
 use atspi::State;
 use automation_core::{
@@ -29,9 +30,9 @@ impl Host<AtspiTarget> for AtspiHost {
     fn list_windows(&mut self, target: &mut AtspiTarget) -> OpResult<Vec<WindowInfo>> {
         let xwins = match target.app().pid {
             Some(pid) => target
-                .x11_conn()
+                .desk()
                 .ok()
-                .and_then(|x| x.windows_of(pid).ok())
+                .and_then(|d| d.windows_of(pid).ok())
                 .unwrap_or_default(),
             None => Vec::new(),
         };
@@ -43,12 +44,33 @@ impl Host<AtspiTarget> for AtspiHost {
             .collect();
         let unnamed = shown_names.iter().filter(|n| n.is_empty()).count();
         let mut out = Vec::new();
+        let mut claimed: Vec<u32> = Vec::new();
         for (i, (path, name, states)) in windows.into_iter().enumerate() {
             // A window that is neither showing nor visible is closed, or not yet open.
             if !crate::node::shows(&states) {
                 continue;
             }
-            let (xid, title) = match xwins.iter().find(|x| x.title == name) {
+            // Two windows may share a title (gtk3-demo titles its main window after the demo
+            // it opened): the one of this window's size, else one not yet given out.
+            let size = target
+                .tree()
+                .nodes
+                .get(&path)
+                .and_then(|n| n.extents)
+                .map(|(_, _, w, h)| (i64::from(w), i64::from(h)));
+            let titled: Vec<&crate::x11::XWindow> = xwins
+                .iter()
+                .filter(|x| x.title == name && !claimed.contains(&x.id))
+                .collect();
+            let same = titled
+                .iter()
+                .find(|x| size == Some((i64::from(x.width), i64::from(x.height))))
+                .or(titled.first())
+                .copied();
+            if let Some(x) = same {
+                claimed.push(x.id);
+            }
+            let (xid, title) = match same {
                 Some(x) => (Some(x.id), name),
                 // A window whose accessible name is empty (GTK 3 with a header bar) is titled
                 // as its X window is, when that is the app's one window no other names.
@@ -72,6 +94,12 @@ impl Host<AtspiTarget> for AtspiHost {
     }
 
     fn screenshot(&mut self, target: &mut AtspiTarget, crop: Option<Bounds>) -> OpResult<Image> {
+        if target.session() == crate::desk::Session::Wayland {
+            return Err(OpError::new(
+                ErrorCode::Unsupported,
+                crate::desk::SCREENSHOT_ON_WAYLAND,
+            ));
+        }
         let win = target.main_window().map_err(OpError::from)?;
         let crop = crop.map(|b| {
             (
@@ -81,10 +109,42 @@ impl Host<AtspiTarget> for AtspiHost {
                 b.height.ceil().max(0.0) as u32,
             )
         });
-        let x11 = target.x11_conn().map_err(OpError::from)?;
+        capture(target, win, crop)
+    }
+
+    fn screenshot_node(
+        &mut self,
+        target: &mut AtspiTarget,
+        id: accesskit::NodeId,
+        bounds: Bounds,
+    ) -> OpResult<Image> {
+        if target.session() == crate::desk::Session::Wayland {
+            return self.screenshot(target, Some(bounds));
+        }
+        // The node's own window: a dialog's node at the main window's place is not the main
+        // window's pixels there.
+        let Some(path) = target.tree().path(id).map(str::to_string) else {
+            return self.screenshot(target, Some(bounds));
+        };
+        match target.node_on_its_window(&path).map_err(OpError::from)? {
+            Some((win, rect)) => capture(target, win, Some(rect)),
+            None => self.screenshot(target, Some(bounds)),
+        }
+    }
+}
+
+/// `win`'s pixels (X11 `GetImage`, through the desk), cropped to `crop` (window
+/// coordinates), as a PNG.
+fn capture(
+    target: &mut AtspiTarget,
+    win: crate::x11::XWindow,
+    crop: Option<(i32, i32, u32, u32)>,
+) -> OpResult<Image> {
+    {
+        let desk = target.desk().map_err(OpError::from)?;
         // An X11 failure is the environment's (the window unmapped, the server gone), not a
         // GPU's: nothing here renders.
-        let shot = x11.capture(win.id, crop).map_err(|e| {
+        let shot = desk.capture(win.id, crop).map_err(|e| {
             OpError::new(ErrorCode::TargetFailed, format!("reading the window's pixels from the X server: {e}"))
                 .with_hint("check the app's window is still open (list_windows); the crop must overlap the window")
         })?;

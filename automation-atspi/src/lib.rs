@@ -13,6 +13,8 @@ pub mod exit;
 pub mod map;
 // `RawNode`: one accessible object as the app reports it.
 pub mod node;
+// Widgets a person sees as one, drawn by other objects (LibreOffice's drop-down).
+pub mod face;
 // Lenient decoding of AT-SPI replies (roles, states, interfaces, object references).
 pub mod wire;
 
@@ -31,7 +33,7 @@ pub mod fetch;
 // Reading a whole tree or subtree: seeded by the app's cache, showing objects first, bounded.
 pub mod walk;
 
-// `AtspiHost`: the app's windows and screenshots, from the X server.
+// `AtspiHost`: the app's windows and screenshots, from the session's desk.
 pub mod host;
 // How input reaches a node: X input focus, focus that lands, pointer clicks on buttons.
 pub mod reach;
@@ -51,11 +53,19 @@ pub mod sync;
 pub mod tree;
 // Keys, pointer and pixels through the X server (XTEST, `GetImage`).
 pub mod x11;
+// Keys and pointer through GNOME's compositor (Mutter's remote-desktop and screen-cast APIs).
+pub mod mutter;
+// `Desk`: the session's keys, pointer, windows and pixels — X11, or Mutter on Wayland.
+pub mod desk;
+// Where an app's window is on Wayland: placed on the monitor it is maximized on.
+pub mod wayland;
 
 // Teardown of launched apps and virtual displays that survives SIGTERM, SIGINT, SIGHUP.
 pub mod cleanup;
 // `VirtualDisplay`: a private Xvfb, session bus and accessibility bus.
 pub mod display;
+// `VirtualDisplay::start_wayland`: a private headless Mutter, PipeWire and the buses.
+pub mod display_wayland;
 // `launch()`: starting an app and attaching to it; `Launched` ends it when dropped.
 pub mod launch;
 // Process groups: members, signals, ending one.

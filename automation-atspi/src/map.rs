@@ -422,6 +422,14 @@ pub const MEANS: &[MeansRow] = &[
         why: "LibreOffice's action on a drop-down list's entry closes the list and the entry does not take it (the Character dialog's Size: 14 pt): a person's click picks it",
     },
     MeansRow {
+        toolkits: &[Toolkit::LibreOffice],
+        roles: &[R::ComboBox],
+        intents: &[Intent::Expand, Intent::Collapse],
+        in_menu_bar: None,
+        means: &[Means::Pointer, Means::Keys, Means::Action],
+        why: "LibreOffice's drop-down list is opened by its arrow: the combo box that names it is never shown and its `press` does nothing, so a click goes to the arrow a person clicks",
+    },
+    MeansRow {
         toolkits: &[Toolkit::Qt],
         roles: BUTTONS,
         intents: &[Intent::Activate],

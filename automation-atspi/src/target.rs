@@ -21,13 +21,13 @@ use zbus::Connection;
 
 use crate::bus::{self, App, AppSelector, Bus};
 use crate::dbus::{self, CALL_TIMEOUT};
+use crate::desk::{Desk, Session};
 use crate::events::Events;
 use crate::exit::ExitWatch;
 use crate::fetch::{Bulk, Reader};
 use crate::map;
 use crate::node::RawNode;
 use crate::tree::AppTree;
-use crate::x11::X11;
 
 /// Pixels one wheel notch scrolls, for pixel deltas turned into notches.
 pub const PIXELS_PER_NOTCH: f64 = 50.0;
@@ -39,7 +39,8 @@ pub const EXIT_GRACE: Duration = Duration::from_secs(1);
 /// How long after the exit the output it wrote last may take to be read from the pipes.
 pub const OUTPUT_GRACE: Duration = Duration::from_millis(500);
 
-/// A running app, driven over AT-SPI (tree, actions, values, focus) and X11 (keys, pointer).
+/// A running app, driven over AT-SPI (tree, actions, values, focus) and its desktop session's
+/// [`Desk`] (keys, pointer: X11, or GNOME's compositor on Wayland).
 pub struct AtspiTarget {
     conn: Connection,
     pub(crate) reader: Reader,
@@ -51,7 +52,13 @@ pub struct AtspiTarget {
     just_updated: bool,
     primed: Option<TreeUpdate>,
     display: Option<String>,
-    x11: Option<X11>,
+    /// The session bus (where a Wayland compositor's D-Bus APIs are).
+    session_bus: Connection,
+    desk: Option<Desk>,
+    /// Windows Super+Up was sent for on Wayland (once each: see `wayland.rs`).
+    pub(crate) wayland_maximized: Vec<String>,
+    /// A window was just maximized on Wayland: its children may still be moving.
+    pub(crate) wayland_relaid: bool,
     /// The X window the keyboard focus was given to (or found in) last.
     pub(crate) x_focus: Option<u32>,
     /// The app's exit, when this process launched it.
@@ -85,7 +92,8 @@ impl std::fmt::Debug for AtspiTarget {
 
 impl AtspiTarget {
     /// Drives `app`, found on the accessibility bus behind `session` (see [`bus::Bus::connect`]).
-    /// `display` is the X display its windows are on (`None`: `$DISPLAY`).
+    /// `display` is the X display (or Wayland socket name) its windows are on (`None`: the
+    /// environment's session, see [`Session::detect`]).
     pub fn new(session: &bus::Bus, app: App, display: Option<String>) -> Result<Self, TargetError> {
         let events_conn = block_on(session.a11y_connection()).map_err(ipc("connect"))?;
         let events =
@@ -119,7 +127,10 @@ impl AtspiTarget {
             just_updated: false,
             primed: None,
             display,
-            x11: None,
+            session_bus: session.session().clone(),
+            desk: None,
+            wayland_maximized: Vec::new(),
+            wayland_relaid: false,
             x_focus: None,
             exit: None,
             toolkit,
@@ -228,31 +239,43 @@ impl AtspiTarget {
         classify(&self.events, &self.conn, &self.app, e, what)
     }
 
-    fn x11(&mut self) -> Result<&mut X11, TargetError> {
-        if self.x11.is_none() {
-            self.x11 = Some(X11::connect(self.display.as_deref()).map_err(TargetError::Ipc)?);
+    /// The desktop session's keys, pointer and windows, opened on first use.
+    pub(crate) fn desk(&mut self) -> Result<&mut Desk, TargetError> {
+        if self.desk.is_none() {
+            let gtk = matches!(self.toolkit_kind(), map::Toolkit::Gtk)
+                || self.toolkit.eq_ignore_ascii_case("gtk");
+            self.desk = Some(Desk::open(
+                &self.session(),
+                self.display.as_deref(),
+                &self.session_bus,
+                gtk,
+            )?);
         }
-        self.x11
+        self.desk
             .as_mut()
-            .ok_or_else(|| TargetError::Ipc("no X11 connection".into()))
+            .ok_or_else(|| TargetError::Ipc("no desktop session".into()))
     }
 
-    /// The app's main X window (the largest mapped one with its pid).
+    /// The kind of desktop session the app is on.
+    pub fn session(&self) -> Session {
+        Session::detect(self.display.as_deref())
+    }
+
+    /// The app's main window (the largest mapped one with its pid; on Wayland, the one the
+    /// app has, placed on the monitor it is maximized on).
     pub fn main_window(&mut self) -> Result<crate::x11::XWindow, TargetError> {
+        if self.session() == Session::Wayland {
+            return self.wayland_window();
+        }
         let pid = self.app.pid.ok_or_else(|| {
             TargetError::Unsupported("X11 input: the app's process id is unknown".into())
         })?;
-        let wins = self.x11()?.windows_of(pid).map_err(TargetError::Ipc)?;
+        let wins = self.desk()?.windows_of(pid).map_err(TargetError::Ipc)?;
         wins.into_iter().next().ok_or_else(|| {
             TargetError::Ipc(format!(
                 "the app (pid {pid}) has no mapped X11 window (is it on this display, or on Wayland?)"
             ))
         })
-    }
-
-    /// The X connection, for the host (screenshots, window list).
-    pub(crate) fn x11_conn(&mut self) -> Result<&mut X11, TargetError> {
-        self.x11()
     }
 
     /// The node id of an object path, when the tree has shown it.
@@ -468,8 +491,21 @@ impl Target for AtspiTarget {
             }
             Action::ScrollIntoView if raw.has(Interface::Component) => {
                 let how = ScrollType::Anywhere as u32;
-                let done =
+                let mut done =
                     self.call_bool(&path, COMPONENT, "ScrollTo", &(how,), "scrolling into view")?;
+                // GTK 3 scrolls no list row that way (it answers false): the row the keyboard
+                // cursor moves to is scrolled to, as a person's arrow keys bring it into view.
+                if !done
+                    && matches!(
+                        raw.role,
+                        Some(
+                            atspi::Role::TableCell | atspi::Role::ListItem | atspi::Role::TreeItem
+                        )
+                    )
+                    && raw.states.contains(atspi::State::Focusable)
+                {
+                    done = self.call_bool(&path, COMPONENT, "GrabFocus", &(), "grabbing focus")?;
+                }
                 // Browsers send no event for a scroll: everything in what scrolled moved.
                 let region = self.scroll_region(&path);
                 self.events.touch_subtree(&region);
@@ -527,13 +563,24 @@ impl Target for AtspiTarget {
             .nodes
             .values()
             .filter_map(|n| {
-                let total = usize::try_from(n.children_total?).ok()?;
-                if n.children.len() >= total {
+                // A table read in a window: its cells read, of all it has.
+                let (listed, total) = match (n.table, n.children_total) {
+                    (Some((rows, cols)), _) => {
+                        let (r, c) = crate::children::table_window(rows, cols);
+                        let cells = |r: i32, c: i32| {
+                            usize::try_from(i64::from(r) * i64::from(c)).unwrap_or(usize::MAX)
+                        };
+                        (cells(r, c), cells(rows.max(0), cols.max(0)))
+                    }
+                    (None, Some(total)) => (n.children.len(), usize::try_from(total).ok()?),
+                    (None, None) => return None,
+                };
+                if listed >= total {
                     return None;
                 }
                 Some(automation_core::PartialChildren {
                     id: self.tree.known_id(&n.path)?,
-                    listed: n.children.len(),
+                    listed,
                     total,
                 })
             })
@@ -610,20 +657,20 @@ impl Target for AtspiTarget {
     fn pointer(&mut self, event: &PointerEvent) -> Result<(), TargetError> {
         self.alive()?;
         let (x, y) = self.screen_point(event.position.x, event.position.y)?;
-        let x11 = self.x11()?;
-        x11.motion(x, y).map_err(TargetError::Ipc)?;
+        let desk = self.desk()?;
+        desk.motion(x, y).map_err(TargetError::Ipc)?;
         let button = event.button.unwrap_or_default();
         if event.phase == PointerPhase::Down {
             self.ensure_x_focus(None)?;
         }
-        let x11 = self.x11()?;
+        let desk = self.desk()?;
         match event.phase {
-            PointerPhase::Down => x11.button(button, true),
-            PointerPhase::Up => x11.button(button, false),
+            PointerPhase::Down => desk.button(button, true),
+            PointerPhase::Up => desk.button(button, false),
             PointerPhase::Move => Ok(()),
             PointerPhase::Cancel => {
                 for b in &event.buttons_held {
-                    x11.button(*b, false).map_err(TargetError::Ipc)?;
+                    desk.button(*b, false).map_err(TargetError::Ipc)?;
                 }
                 Ok(())
             }
@@ -634,7 +681,7 @@ impl Target for AtspiTarget {
     fn key(&mut self, event: &KeyEvent) -> Result<(), TargetError> {
         self.alive()?;
         self.ensure_x_focus(None)?;
-        self.x11()?.key(event).map_err(TargetError::Ipc)
+        self.desk()?.key(event).map_err(TargetError::Ipc)
     }
 
     fn scroll(&mut self, event: &ScrollEvent) -> Result<(), TargetError> {
@@ -653,9 +700,9 @@ impl Target for AtspiTarget {
             }
         };
         let (dx, dy) = (notches(event.dx), notches(event.dy));
-        let x11 = self.x11()?;
-        x11.motion(x, y).map_err(TargetError::Ipc)?;
-        x11.wheel(dx, dy).map_err(TargetError::Ipc)?;
+        let desk = self.desk()?;
+        desk.motion(x, y).map_err(TargetError::Ipc)?;
+        desk.wheel(dx, dy).map_err(TargetError::Ipc)?;
         // Browsers send no event for a scroll: a page's every position moved.
         if matches!(
             self.toolkit_kind(),

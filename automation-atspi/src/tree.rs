@@ -243,6 +243,18 @@ impl AppTree {
         Some(seen)
     }
 
+    /// What draws `path` when other objects do (see [`crate::face`]).
+    pub fn face_of(&self, path: &str) -> Option<crate::face::Face> {
+        let node = self.nodes.get(path)?;
+        // Only a combo box has a face: a click on anything else is not asked for its parent
+        // (which takes a walk over every object).
+        if node.role != Some(atspi::Role::ComboBox) {
+            return None;
+        }
+        let parent = self.ancestors(path).into_iter().next()?;
+        crate::face::of(&self.nodes, &parent, node)
+    }
+
     /// The objects above `path`, nearest first, up to the root (as last read).
     pub fn ancestors(&self, path: &str) -> Vec<String> {
         let parent: HashMap<&str, &str> = self
@@ -378,10 +390,14 @@ impl AppTree {
         } else {
             HashMap::new()
         };
+        let faces = crate::face::all(&self.nodes, &layout.children);
         for p in &layout.order {
-            let Some(raw) = self.nodes.get(p).cloned() else {
+            let Some(mut raw) = self.nodes.get(p).cloned() else {
                 continue;
             };
+            if let Some(face) = faces.get(p) {
+                raw = crate::face::dress(&self.nodes, &raw, face);
+            }
             let children = layout.children.get(p).map(Vec::as_slice).unwrap_or(&[]);
             let parent = parent_of.get(p.as_str()).copied();
             let shift =

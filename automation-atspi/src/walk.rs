@@ -101,6 +101,11 @@ impl Reader {
         };
         if lite && !crate::node::shows(&raw.states) {
             raw.lite = true;
+            // LibreOffice never shows the combo box that names its drop-down (its label is
+            // on this one alone): it is read whole, for the face that draws it (`face`).
+            if raw.role == Some(atspi::Role::ComboBox) {
+                self.details(&mut raw).await;
+            }
         } else {
             self.details(&mut raw).await;
         }

@@ -56,7 +56,8 @@ def describe(obj, ident):
     )
     try:
         t = obj.queryText()
-        out["text"] = t.getText(0, -1)[:TEXT_CAP]
+        # To the count, not -1: GTK 4.8 answers "" for an end of -1.
+        out["text"] = t.getText(0, t.characterCount)[:TEXT_CAP]
     except NotImplementedError:
         out["text"] = None
     except Exception:
@@ -190,7 +191,8 @@ def screen(obj):
 
 def text(obj):
     try:
-        return obj.queryText().getText(0, -1)[:TEXT_CAP]
+        t = obj.queryText()
+        return t.getText(0, t.characterCount)[:TEXT_CAP]
     except Exception:
         return None
 

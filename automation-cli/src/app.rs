@@ -35,7 +35,13 @@ where
     // A verb that drives no app still refuses a mode line that makes no sense.
     if !matches!(
         cli.verb,
-        None | Some(Verb::Op { .. } | Verb::Run { .. } | Verb::Inspect { .. } | Verb::Serve { .. })
+        None | Some(
+            Verb::Op { .. }
+                | Verb::Audit { .. }
+                | Verb::Run { .. }
+                | Verb::Inspect { .. }
+                | Verb::Serve { .. }
+        )
     ) && let Err(e) = resolve_target(&cli.target, None)
     {
         return emit(&usage(&e));
@@ -54,21 +60,38 @@ where
             out,
             overwrite,
         }) => {
-            let (mode, wait) = match verb_mode(&cli.target, "op", &target) {
-                Ok(m) => m,
-                Err(e) => return emit(&usage(&e)),
-            };
-            let target = match mode::resolve_with_wait(&mode, wait)
-                .and_then(|r| TargetHandle::spawn(r.factory))
-            {
+            let target = match verb_target(&cli.target, "op", &target) {
                 Ok(t) => t,
-                Err(e) => return emit(&Outcome::error(1, format!("error: {e}"))),
+                Err(o) => return emit(&o),
             };
             let save = verbs::SaveTo {
                 path: out,
                 overwrite,
             };
             emit(&verbs::op(&target, &op, args.as_deref(), &save))
+        }
+        Some(Verb::Audit {
+            target,
+            format,
+            out,
+            rules,
+            baseline,
+            write_baseline,
+            no_keyboard,
+        }) => {
+            let target = match verb_target(&cli.target, "audit", &target) {
+                Ok(t) => t,
+                Err(o) => return emit(&o),
+            };
+            let how = crate::audit::How {
+                format,
+                out,
+                rules,
+                baseline,
+                write_baseline,
+                keyboard: !no_keyboard,
+            };
+            emit(&crate::audit::run(&target, &how))
         }
         Some(Verb::Tools { full }) => emit(&verbs::tools(full)),
         Some(Verb::Eval { expr, vars, strict }) => {
@@ -285,6 +308,19 @@ fn verb_mode(
         Mode::List => Err(format!("--list cannot be combined with `{verb}`")),
         mode => Ok((mode, wait)),
     }
+}
+
+/// The app a one-shot verb drives, on its target thread: a mode line that makes no sense is a
+/// usage error (2), an app that does not start a failure (1).
+fn verb_target(
+    top: &crate::cli::TargetArgs,
+    verb: &str,
+    after: &crate::cli::TargetArgs,
+) -> Result<TargetHandle, Outcome> {
+    let (mode, wait) = verb_mode(top, verb, after).map_err(|e| usage(&e))?;
+    mode::resolve_with_wait(&mode, wait)
+        .and_then(|r| TargetHandle::spawn(r.factory))
+        .map_err(|e| Outcome::error(1, format!("error: {e}")))
 }
 
 /// Where an MCP server (stdio or HTTP) keeps `assert_screenshot` baselines.

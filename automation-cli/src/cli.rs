@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use automation_session::mode::Mode;
+use automation_session::mode::{DisplayKind, Mode};
 
 /// Drive desktop apps through their accessibility tree: an MCP server over stdio (the default),
 /// one-shot verbs for scripts, and a runner for any test command's events.
@@ -66,15 +66,22 @@ pub struct TargetArgs {
 
 impl TargetArgs {
     /// Whether `--virtual-display` was given.
-    #[cfg(feature = "atspi")]
     pub fn virtual_display(&self) -> bool {
-        self.display.virtual_display
+        self.display_kind().is_some()
     }
 
-    /// Whether `--virtual-display` was given (never, without the `atspi` feature).
+    /// `--virtual-display[=KIND]`: the kind of private display asked for, when one was.
+    #[cfg(feature = "atspi")]
+    pub fn display_kind(&self) -> Option<DisplayKind> {
+        self.display
+            .virtual_display
+            .map(|kind| kind.unwrap_or_default())
+    }
+
+    /// Never, without the `atspi` feature.
     #[cfg(not(feature = "atspi"))]
-    pub fn virtual_display(&self) -> bool {
-        false
+    pub fn display_kind(&self) -> Option<DisplayKind> {
+        None
     }
 }
 
@@ -105,10 +112,10 @@ pub fn resolve_target(
     if token.token.is_some() && !matches!(mode, Some(Mode::Connect { .. })) {
         return Err("--token goes with --connect ENDPOINT".into());
     }
-    let display = top.virtual_display() || after.virtual_display();
+    let display = after.display_kind().or(top.display_kind());
     let mode = match mode {
         Some(m) => Some(with_virtual_display(m, display)?),
-        None if display => return Err("--virtual-display goes with --launch".into()),
+        None if display.is_some() => return Err("--virtual-display goes with --launch".into()),
         None => None,
     };
     Ok((mode, after.wait.wait.or(top.wait.wait)))
@@ -154,10 +161,12 @@ pub struct ModeArgs {
 #[cfg(feature = "atspi")]
 #[derive(Debug, Clone, Default, Args)]
 pub struct VirtualDisplayArg {
-    /// With --launch: run the app on a private Xvfb with its own session and accessibility
-    /// buses, all torn down on exit (for machines without a display, like CI).
-    #[arg(long)]
-    pub virtual_display: bool,
+    /// With --launch: run the app on a private display with its own session and
+    /// accessibility buses, all torn down on exit (for machines without a display, like CI).
+    /// KIND: x11 (Xvfb) or wayland (a headless GNOME compositor) [default: the kind
+    /// $AUTOMATION_VIRTUAL_DISPLAY names, else x11].
+    #[arg(long, value_name = "KIND", num_args = 0..=1, require_equals = true)]
+    pub virtual_display: Option<Option<DisplayKind>>,
 }
 
 /// The token for `--connect` (outside the mode group: it goes with `--connect`).
@@ -219,6 +228,7 @@ impl ModeArgs {
             Some(Mode::Launch {
                 command: command.clone(),
                 virtual_display: false,
+                display: DisplayKind::default(),
             })
         } else {
             self.atspi.clone().map(Mode::Atspi)
@@ -231,14 +241,15 @@ impl ModeArgs {
     }
 }
 
-/// `--virtual-display` applied to a mode: only `--launch` takes it.
-fn with_virtual_display(mode: Mode, on: bool) -> Result<Mode, String> {
-    match mode {
-        Mode::Launch { command, .. } => Ok(Mode::Launch {
+/// `--virtual-display[=KIND]` applied to a mode: only `--launch` takes it.
+fn with_virtual_display(mode: Mode, display: Option<DisplayKind>) -> Result<Mode, String> {
+    match (mode, display) {
+        (Mode::Launch { command, .. }, display) => Ok(Mode::Launch {
             command,
-            virtual_display: on,
+            virtual_display: display.is_some(),
+            display: display.unwrap_or_default(),
         }),
-        other if !on => Ok(other),
+        (other, None) => Ok(other),
         _ => Err("--virtual-display goes with --launch".into()),
     }
 }
@@ -293,6 +304,19 @@ impl ReachArgs {
     }
 }
 
+/// How `audit` prints its report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuditFormat {
+    /// Lines for a terminal.
+    Text,
+    /// The whole report as JSON.
+    Json,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// JUnit: one case per rule, failing with its findings.
+    Junit,
+}
+
 /// The verbs.
 #[derive(Debug, Subcommand)]
 pub enum Verb {
@@ -318,6 +342,35 @@ pub enum Verb {
         /// With --out: replace an existing regular file.
         #[arg(long, requires = "out")]
         overwrite: bool,
+    },
+    /// Audit the app's accessibility: what a screen-reader or keyboard user cannot do there.
+    ///
+    /// Reads the whole tree, runs the rules (docs/audit.md) and walks the app with real Tab
+    /// presses. Exit 0 when no finding is left outside the baseline, 1 when one is, 2 on
+    /// usage. Needs-review items never fail the audit.
+    Audit {
+        /// Which app (the same modes as the server, before or after `audit`).
+        #[command(flatten)]
+        target: TargetArgs,
+        /// text (for a terminal), json (the whole report), sarif (SARIF 2.1.0) or junit (a case
+        /// per rule).
+        #[arg(long, value_enum, default_value_t = AuditFormat::Text)]
+        format: AuditFormat,
+        /// Write the report to this file instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<std::path::PathBuf>,
+        /// Run only these rules (ids, comma-separated).
+        #[arg(long, value_name = "IDS", value_delimiter = ',')]
+        rules: Option<Vec<String>>,
+        /// Accepted findings (a file `--write-baseline` wrote): matched by rule and selector.
+        #[arg(long, value_name = "FILE")]
+        baseline: Option<std::path::PathBuf>,
+        /// Write every finding of this run to FILE as a baseline that accepts them.
+        #[arg(long, value_name = "FILE")]
+        write_baseline: Option<std::path::PathBuf>,
+        /// Skip the Tab walk and the keyboard rules (it presses keys in the app).
+        #[arg(long)]
+        no_keyboard: bool,
     },
     /// Print the op catalog as JSON: every op, whatever its cap, with the input schema the
     /// MCP server sends.
@@ -514,6 +567,9 @@ mod tests {
         let cli = Cli::try_parse_from(args).map_err(|e| e.to_string())?;
         match &cli.verb {
             Some(Verb::Op { target, .. }) => resolve_target(&cli.target, Some(("op", target))),
+            Some(Verb::Audit { target, .. }) => {
+                resolve_target(&cli.target, Some(("audit", target)))
+            }
             Some(Verb::Run { target, .. }) => resolve_target(&cli.target, Some(("run", target))),
             Some(Verb::Inspect { target, .. }) => {
                 resolve_target(&cli.target, Some(("inspect", target)))
@@ -559,7 +615,79 @@ mod tests {
                 driving.push(sub.get_name().to_string());
             }
         }
-        assert_eq!(driving, ["op", "run", "inspect", "serve"]);
+        assert_eq!(driving, ["op", "audit", "run", "inspect", "serve"]);
+    }
+
+    #[cfg(feature = "atspi")]
+    #[test]
+    fn virtual_display_takes_a_kind_after_an_equals_sign() {
+        let launch = |display| {
+            Ok((
+                Some(Mode::Launch {
+                    command: "zenity".into(),
+                    virtual_display: true,
+                    display,
+                }),
+                None,
+            ))
+        };
+        for (flag, kind) in [
+            ("--virtual-display=wayland", DisplayKind::Wayland),
+            ("--virtual-display=x11", DisplayKind::X11),
+            ("--virtual-display", DisplayKind::FromEnvironment),
+        ] {
+            let line = [
+                "automation",
+                "--launch",
+                "zenity",
+                flag,
+                "op",
+                "snapshot_tree",
+            ];
+            assert_eq!(resolved(&line), launch(kind), "{line:?}");
+            // After the verb, the verb's flag wins.
+            let line = [
+                "automation",
+                "--virtual-display=x11",
+                "op",
+                "--launch",
+                "zenity",
+                flag,
+                "snapshot_tree",
+            ];
+            assert_eq!(resolved(&line), launch(kind), "{line:?}");
+        }
+        // An unknown kind names the known ones; without `=`, the word is no kind (it is read
+        // as the verb).
+        let bad = resolved(&[
+            "automation",
+            "--launch",
+            "zenity",
+            "--virtual-display=wl",
+            "op",
+        ]);
+        assert!(
+            bad.as_ref()
+                .is_err_and(|e| e.contains("x11") && e.contains("wayland")),
+            "{bad:?}"
+        );
+        let spaced = resolved(&[
+            "automation",
+            "--launch",
+            "zenity",
+            "--virtual-display",
+            "wayland",
+            "op",
+        ]);
+        assert!(spaced.is_err(), "{spaced:?}");
+        // Without --launch, still refused.
+        let alone = resolved(&[
+            "automation",
+            "--virtual-display=wayland",
+            "op",
+            "snapshot_tree",
+        ]);
+        assert_eq!(alone, Err("--virtual-display goes with --launch".into()));
     }
 
     #[test]
@@ -599,7 +727,8 @@ mod tests {
                 Ok((
                     Some(Mode::Launch {
                         command: "zenity".into(),
-                        virtual_display: true
+                        virtual_display: true,
+                        display: DisplayKind::FromEnvironment,
                     }),
                     None
                 ))

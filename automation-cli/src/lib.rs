@@ -13,9 +13,11 @@
 //!   generated from the catalog, `execute_sequence` and its progress notifications), over
 //!   stdio and over streamable HTTP (`automation serve --http`, [`mcp::http`]).
 //! - [`verbs`]: `op`, `tools`, `eval`, `transpile`.
+//! - [`audit`]: `audit`, over `automation-audit`.
 //! - [`docs`]: the generated part of `docs/mcp.md`.
 
 pub mod app;
+pub mod audit;
 pub mod cli;
 pub mod docs;
 pub mod mcp;

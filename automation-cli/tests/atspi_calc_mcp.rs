@@ -6,7 +6,7 @@
 
 use std::process::{Command, Stdio};
 
-use automation_testkit::require::{on_path, require};
+use automation_testkit::require::{on_path, require, require_tools};
 
 /// Not a first run (no "what's new" bar), no tip of the day (a dialog over the sheet).
 const SETTINGS: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -29,19 +29,18 @@ fn mcp_answers_calc_within_2_s_and_a_typed_cell_reads_back() {
         "python-mcp",
         !python.is_empty(),
         "AUTOMATION_PYTHON is not set (scripts/test sets up a venv with `mcp`)",
-    ) || !require(
-        "dbus",
-        automation_atspi::display::missing_tools().is_empty(),
-        "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core)",
-    ) || !require(
-        "pyatspi",
-        pyatspi,
-        "/usr/bin/python3 cannot import pyatspi (Debian: python3-pyatspi)",
-    ) || !require(
-        "libreoffice",
-        on_path("localc"),
-        "localc is not installed (Debian: libreoffice-calc libreoffice-gtk3)",
-    ) {
+    ) || !require_tools("dbus", &automation_atspi::display::missing_tools())
+        || !require(
+            "pyatspi",
+            pyatspi,
+            "/usr/bin/python3 cannot import pyatspi (Debian: python3-pyatspi)",
+        )
+        || !require(
+            "libreoffice",
+            on_path("localc"),
+            "localc is not installed (Debian: libreoffice-calc libreoffice-gtk3)",
+        )
+    {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -1,8 +1,8 @@
 //! The oracle-judged conformance matrix (issue 22): the real `automation` binary, as an MCP
 //! server attached over AT-SPI (`--atspi PID`), drives real apps — gtk3-widget-factory (its
 //! three pages), gtk4-widget-factory, the Qt 5 calculator and widget gallery, zenity dialogs,
-//! the stock eframe app (release), LibreOffice Calc, KDE's kcalc, mousepad, GNOME Text Editor
-//! and a web page in
+//! the stock eframe app (release), LibreOffice Calc and Writer, KDE's kcalc, mousepad, GNOME
+//! Text Editor, a Swing form and a web page in
 //! Firefox and in Chromium (`tests/fixtures/web/form.html`) — widget by widget and op by op; an
 //! independent reader on the same bus (pyatspi, `tests/python/atspi_oracle.py`; for zenity the
 //! dialog's exit status and output) reads each widget before and after. A reply that says ok
@@ -326,6 +326,7 @@ fn snapshot_budget(app: &str) -> u64 {
         "qt5-gallery" => 2_700,
         "swing" => 2_900,
         "text-editor" => 4_100,
+        "writer" => 11_400,
         _ => 0,
     }
 }
@@ -419,6 +420,21 @@ fn libreoffice_calc() {
         &[
             ("localc", "libreoffice-calc"),
             // Without its GTK3 plug-in LibreOffice draws with plain X11 and exposes no tree.
+            (
+                "/usr/lib/libreoffice/program/libvclplug_gtk3lo.so",
+                "libreoffice-gtk3",
+            ),
+        ],
+        None,
+    );
+}
+
+#[test]
+fn libreoffice_writer() {
+    run(
+        "writer",
+        &[
+            ("lowriter", "libreoffice-writer"),
             (
                 "/usr/lib/libreoffice/program/libvclplug_gtk3lo.so",
                 "libreoffice-gtk3",

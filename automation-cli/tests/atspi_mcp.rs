@@ -6,7 +6,7 @@
 
 use std::process::{Command, Stdio};
 
-use automation_testkit::require::require;
+use automation_testkit::require::{require, require_tools};
 
 /// Our processes of a virtual display: anything whose command line names a private directory
 /// (`automation-vd-…`: the session bus) or an Xvfb on one of our display numbers.
@@ -48,16 +48,14 @@ fn run(scenario: &str, app: &str) {
         "python-mcp",
         !python.is_empty(),
         "AUTOMATION_PYTHON is not set (scripts/test sets up a venv with `mcp`)",
-    ) || !require(
-        "dbus",
-        automation_atspi::display::missing_tools().is_empty(),
-        "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core; scripts/test installs them)",
-    ) || !require(
-        "atspi-apps",
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-            .any(|d| d.join(app).is_file()),
-        &format!("{app} is not installed (scripts/test installs zenity gnome-calculator)"),
-    ) {
+    ) || !require_tools("dbus", &automation_atspi::display::missing_tools())
+        || !require(
+            "atspi-apps",
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+                .any(|d| d.join(app).is_file()),
+            &format!("{app} is not installed (scripts/test installs zenity gnome-calculator)"),
+        )
+    {
         return;
     }
     let before = leftovers();
@@ -143,16 +141,14 @@ fn stopped_by(signal: libc::c_int) {
     let _serial = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if !require(
-        "dbus",
-        automation_atspi::display::missing_tools().is_empty(),
-        "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core; scripts/test installs them)",
-    ) || !require(
-        "atspi-apps",
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-            .any(|d| d.join("zenity").is_file()),
-        "zenity is not installed (scripts/test installs it)",
-    ) {
+    if !require_tools("dbus", &automation_atspi::display::missing_tools())
+        || !require(
+            "atspi-apps",
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+                .any(|d| d.join("zenity").is_file()),
+            "zenity is not installed (scripts/test installs it)",
+        )
+    {
         return;
     }
     let before = leftovers();

@@ -168,6 +168,36 @@ fn gtk3_action_that_opens_a_modal_dialog_answers_and_the_dialog_is_driven() {
 }
 
 #[test]
+fn gtk3_row_whose_action_opens_a_window_answers_ok() {
+    case(
+        "gtk3-demo",
+        "gtk3-demo",
+        "gtk-3-examples",
+        "row_action_that_opens_a_window_is_ok",
+    );
+}
+
+#[test]
+fn gtk3_combo_option_filed_in_a_submenu_is_picked_by_name() {
+    case(
+        "gtk3-demo",
+        "gtk3-demo",
+        "gtk-3-examples",
+        "combo_option_in_a_submenu_is_picked_by_name",
+    );
+}
+
+#[test]
+fn gtk3_row_scrolled_out_of_its_list_is_found_and_taken() {
+    case(
+        "gtk3-demo",
+        "gtk3-demo",
+        "gtk-3-examples",
+        "row_scrolled_out_of_its_list_is_found_and_taken",
+    );
+}
+
+#[test]
 fn a_find_past_a_list_read_in_part_finds_it_or_says_the_list_was_cut() {
     case(
         "long-list",

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use automation_testkit::require::require;
+use automation_testkit::require::require_tools;
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
@@ -269,11 +269,7 @@ fn bridge_smoke() -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_same_script_runs_headless_and_over_atspi_with_the_same_results() {
-    if !require(
-        "dbus",
-        automation_atspi::display::missing_tools().is_empty(),
-        "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core; scripts/test installs them)",
-    ) {
+    if !require_tools("dbus", &automation_atspi::display::missing_tools()) {
         return;
     }
     let app = bridge_smoke();

@@ -5,7 +5,7 @@
 
 use std::process::{Command, Stdio};
 
-use automation_testkit::require::require;
+use automation_testkit::require::{require, require_tools};
 
 /// One app session at a time: they are heavy, and the machine has two cores.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -19,19 +19,17 @@ fn run(scenario: &str, app: &str) {
         "python-mcp",
         !python.is_empty(),
         "AUTOMATION_PYTHON is not set (scripts/test sets up a venv with `mcp`)",
-    ) || !require(
-        "dbus",
-        automation_atspi::display::missing_tools().is_empty(),
-        "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core; scripts/test installs them)",
-    ) || !require(
-        "atspi-apps",
-        std::path::Path::new("/usr/lib/python3/dist-packages/pyatspi").is_dir()
-            && std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-                .any(|d| d.join(app).is_file()),
-        &format!(
-            "{app} or pyatspi is not installed (Debian: gtk-3-examples python3-pyatspi; scripts/test installs them)"
-        ),
-    ) {
+    ) || !require_tools("dbus", &automation_atspi::display::missing_tools())
+        || !require(
+            "atspi-apps",
+            std::path::Path::new("/usr/lib/python3/dist-packages/pyatspi").is_dir()
+                && std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+                    .any(|d| d.join(app).is_file()),
+            &format!(
+                "{app} or pyatspi is not installed (Debian: gtk-3-examples python3-pyatspi; scripts/test installs them)"
+            ),
+        )
+    {
         return;
     }
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/truth_apps.py");

@@ -17,7 +17,7 @@ mod common;
 
 use std::process::{Command, Stdio};
 
-use automation_testkit::require::{on_path, require};
+use automation_testkit::require::{on_path, require, require_tools};
 use serde_json::{Value, json};
 
 /// One app session at a time: they are heavy, and the machine has two cores.
@@ -39,15 +39,13 @@ fn run(scenario: &str) -> Option<Value> {
         "python-mcp",
         !python.is_empty(),
         "AUTOMATION_PYTHON is not set (scripts/test sets up a venv with `mcp`)",
-    ) || !require(
-        "dbus",
-        automation_atspi::display::missing_tools().is_empty(),
-        "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core)",
-    ) || !require(
-        "atspi-apps",
-        on_path("gtk3-widget-factory") && gtk,
-        "gtk3-widget-factory or PyGObject's GTK 3 is missing (Debian: gtk-3-examples python3-gi gir1.2-gtk-3.0)",
-    ) {
+    ) || !require_tools("dbus", &automation_atspi::display::missing_tools())
+        || !require(
+            "atspi-apps",
+            on_path("gtk3-widget-factory") && gtk,
+            "gtk3-widget-factory or PyGObject's GTK 3 is missing (Debian: gtk-3-examples python3-gi gir1.2-gtk-3.0)",
+        )
+    {
         return None;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -14,6 +14,17 @@ fn mcp_doc_tables_match_the_catalog() {
     );
 }
 
+/// `docs/audit.md`'s rule table is generated from the audit's one declaration of its rules.
+#[test]
+fn audit_doc_table_matches_the_rules() {
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/audit.md"));
+    automation_testkit::docs::check_page(
+        path,
+        &[("audit-rules", automation_audit::format::rules_table())],
+        "cargo test -p automation-cli --test docs",
+    );
+}
+
 /// `docs/cli.md`'s verb table (every verb and flag) and the `tools` fields come from the
 /// binary (issue 39: `export` was missing from the page, `reply` from the fields).
 #[test]

@@ -13,7 +13,7 @@ mod hostile;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use automation_testkit::require::{on_path, require};
+use automation_testkit::require::{on_path, require, require_tools};
 use serde_json::{Value, json};
 
 /// One flow run at a time: each starts a demo (or an app) and node.
@@ -331,11 +331,7 @@ fn mcp_assert_screenshot_keeps_baselines_in_the_snapshots_dir() {
 #[test]
 fn gtk3_widget_factory_matches_its_own_baseline_on_a_fresh_launch() {
     if !hostile::node_present()
-        || !require(
-            "dbus",
-            automation_atspi::display::missing_tools().is_empty(),
-            "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core)",
-        )
+        || !require_tools("dbus", &automation_atspi::display::missing_tools())
         || !require(
             "atspi-apps",
             on_path("gtk3-widget-factory"),

@@ -571,6 +571,19 @@ fn each_crate_links_only_what_its_row_allows() {
     for banned in ["tokio", "egui", "automation-wire", "automation-egui"] {
         assert!(!atspi.contains(banned), "automation-atspi links {banned}");
     }
+    // The audit: rules over core's records and a driver; no I/O stack, no toolkit.
+    let audit = linked_packages("automation-audit", &[]);
+    for banned in [
+        "tokio",
+        "egui",
+        "zbus",
+        "automation-wire",
+        "automation-session",
+        "rmcp",
+        "axum",
+    ] {
+        assert!(!audit.contains(banned), "automation-audit links {banned}");
+    }
     let golden = linked_packages("automation-golden", &[]);
     assert!(
         golden

@@ -122,7 +122,7 @@ fn node_unit_tests_pass() {
     let mut cmd = node_cmd(&["--test", "--test-reporter=tap"]);
     cmd.args(test_files("test/unit"));
     cmd.env("XDG_RUNTIME_DIR", empty.path());
-    node_test(&mut cmd, 33);
+    node_test(&mut cmd, 34);
 }
 
 #[test]

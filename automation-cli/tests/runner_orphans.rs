@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use automation_testkit::require::require;
+use automation_testkit::require::{on_path, require, require_tools};
 use hostile::{BOUND, Proc, descendants, entries, node_present, still_alive, until_empty};
 use serde_json::json;
 
@@ -219,16 +219,13 @@ fn sigterm_of_the_mcp_server_leaves_nothing() {
 #[test]
 fn sigkill_of_launch_on_a_virtual_display_leaves_nothing() {
     let _s = serial();
-    if !require(
-        "dbus",
-        automation_atspi::display::missing_tools().is_empty(),
-        "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core; scripts/test installs them)",
-    ) || !require(
-        "atspi-apps",
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-            .any(|d| d.join("zenity").is_file()),
-        "zenity is not installed (scripts/test installs it)",
-    ) {
+    if !require_tools("dbus", &automation_atspi::display::missing_tools())
+        || !require(
+            "atspi-apps",
+            on_path("zenity"),
+            "zenity is not installed (scripts/test installs it)",
+        )
+    {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -314,6 +311,99 @@ fn sigkill_of_launch_on_a_virtual_display_leaves_nothing() {
         gone.is_empty(),
         "display :{display} is still served or its socket stayed: {gone:?}"
     );
+}
+
+/// `--launch gtk4-widget-factory --virtual-display=wayland` (a private headless mutter,
+/// PipeWire, WirePlumber and both buses; with a normal exit, a bare `--virtual-display` and
+/// `AUTOMATION_VIRTUAL_DISPLAY=wayland`, the other way to ask), ended by `signal` or, with
+/// `None`, by a normal exit (stdin closed): nothing it started is left, and no directory of it.
+fn wayland_launch_ended_by(signal: Option<i32>, name: &str) {
+    let _s = serial();
+    let missing = automation_atspi::display_wayland::missing_tools();
+    if !require_tools("wayland", &missing)
+        || !require(
+            "atspi-apps",
+            on_path("gtk4-widget-factory"),
+            "gtk4-widget-factory is not installed (Debian gtk-4-examples; scripts/test installs it)",
+        )
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let (flag, kind) = match signal {
+        Some(_) => ("--virtual-display=wayland", "x11"),
+        None => ("--virtual-display", "wayland"),
+    };
+    let mut s = common::Server::start_env(
+        &["--launch", "gtk4-widget-factory", flag],
+        dir.path(),
+        &[
+            ("TMPDIR", tmp.to_str().unwrap()),
+            ("AUTOMATION_VIRTUAL_DISPLAY", kind),
+        ],
+    );
+    // A key through the compositor: the remote-desktop session is up too.
+    let r = s.call(1, "inject_key", json!({"key": "Shift"}));
+    assert_ne!(r["result"]["isError"], json!(true), "{r}");
+    let want = [
+        "mutter --headless",
+        "pipewire",
+        "wireplumber",
+        "dbus-daemon --session",
+        "gtk4-widget-factory",
+    ];
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (procs, _) = started_by(s.child.id());
+        let missing: Vec<&str> = want
+            .iter()
+            .copied()
+            .filter(|w| !procs.iter().any(|p| p.cmd.contains(w)))
+            .collect();
+        if missing.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < until, "{missing:?} not among {procs:#?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let what = format!("--launch --virtual-display (wayland), {name}");
+    match signal {
+        Some(signal) => {
+            let child = std::mem::replace(&mut s.child, Command::new("true").spawn().unwrap());
+            stop_and_check(child, signal, &tmp, &what);
+        }
+        None => {
+            let pid = s.child.id();
+            let (procs, groups) = started_by(pid);
+            drop(s);
+            let pids: Vec<u32> = procs.iter().map(|p| p.pid).collect();
+            let left = until_empty(BOUND, || still_alive(&pids, &groups, pid));
+            assert!(left.is_empty(), "{what}: left: {left:#?}");
+            let dirs = until_empty(BOUND, || leftover_dirs(&tmp));
+            assert!(
+                dirs.is_empty(),
+                "{what}: left in {}: {dirs:?}",
+                tmp.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn sigkill_of_launch_on_a_wayland_virtual_display_leaves_nothing() {
+    wayland_launch_ended_by(Some(libc::SIGKILL), "SIGKILL");
+}
+
+#[test]
+fn sigterm_of_launch_on_a_wayland_virtual_display_leaves_nothing() {
+    wayland_launch_ended_by(Some(libc::SIGTERM), "SIGTERM");
+}
+
+#[test]
+fn exit_of_launch_on_a_wayland_virtual_display_leaves_nothing() {
+    wayland_launch_ended_by(None, "a normal exit");
 }
 
 /// Whether an X server takes connections on `:display`'s abstract socket.

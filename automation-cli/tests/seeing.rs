@@ -12,7 +12,7 @@ mod wd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use automation_testkit::require::{on_path, require};
+use automation_testkit::require::{on_path, require, require_tools};
 use serde_json::Value;
 
 /// One browser at a time: Chromium and an app on a two-core machine.
@@ -284,15 +284,13 @@ fn the_inspector_over_gtk3_widget_factory_in_chromium() {
     let Some(python) = browser_python() else {
         return;
     };
-    if !require(
-        "dbus",
-        automation_atspi::display::missing_tools().is_empty(),
-        "Xvfb, dbus-daemon or at-spi-bus-launcher is missing (Debian: xvfb dbus at-spi2-core)",
-    ) || !require(
-        "atspi-apps",
-        on_path("gtk3-widget-factory"),
-        "gtk3-widget-factory is missing (Debian: gtk-3-examples)",
-    ) {
+    if !require_tools("dbus", &automation_atspi::display::missing_tools())
+        || !require(
+            "atspi-apps",
+            on_path("gtk3-widget-factory"),
+            "gtk3-widget-factory is missing (Debian: gtk-3-examples)",
+        )
+    {
         return;
     }
     let _one = serial();
@@ -308,4 +306,32 @@ fn the_inspector_over_gtk3_widget_factory_in_chromium() {
         ],
     );
     assert!(seen["update_s"].as_f64().unwrap() <= 1.0, "{seen}");
+}
+
+/// Issue 37: an audit step in a reported run shows the window with each finding's node
+/// outlined and numbered where its bounds are, and the findings listed (headless Chromium,
+/// offline).
+#[test]
+fn an_audit_in_the_report_outlines_each_finding() {
+    let Some(python) = browser_python() else {
+        return;
+    };
+    let _one = serial();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("audit.yaml"),
+        "steps:\n  - id: audit\n    tool: audit_app\n    args: { rules: [target-size], keyboard: false }\n",
+    )
+    .unwrap();
+    let out = automation(&["run", "audit.yaml", "--report", "report"], dir.path());
+    assert!(out.status.success(), "{out:?}");
+    let seen = browse(
+        &python,
+        "report_audit_browser.py",
+        &[dir.path().join("report").to_str().unwrap()],
+    );
+    eprintln!("the audit in Chromium: {seen}");
+    // The headless demo's 22 stacked 20 px buttons are listed; those on its window outlined.
+    assert_eq!(seen["listed"], 22, "{seen}");
+    assert!(seen["boxes"].as_u64().unwrap() >= 5, "{seen}");
 }

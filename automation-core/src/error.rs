@@ -192,6 +192,28 @@ error_codes! {
     /// Reading or writing a file failed (permissions, a full disk).
     FileIo = "FILE_IO", Retry,
         "reading or writing a file failed (permissions, a full disk)";
+
+    // The HTTP edge's refusals (WebDriver, MCP over HTTP, the inspector, `show-report`): who
+    // is asking, checked before any request is served.
+
+    /// A request whose `Host` header is not the server's loopback address (DNS rebinding).
+    HostRefused = "HOST_REFUSED", Request,
+        "the HTTP edge: the Host header is not the server's loopback address; call it at the address it printed";
+    /// A loopback connection that belongs to another local user.
+    PeerRefused = "PEER_REFUSED", Request,
+        "the HTTP edge: the connection belongs to another local user; each user starts their own server";
+    /// A request a web page sent (its `Origin` is not allowed).
+    OriginRefused = "ORIGIN_REFUSED", Request,
+        "the HTTP edge: a web page sent it (its Origin is not allowed); allow it with --allow-origin where that is meant";
+    /// A browser's cross-site request that named no origin (`Sec-Fetch-Site`).
+    CrossSiteRefused = "CROSS_SITE_REFUSED", Request,
+        "the HTTP edge: a browser's cross-site request that named no origin";
+    /// No token, or another one, where the server needs its token.
+    TokenRequired = "TOKEN_REQUIRED", Request,
+        "the HTTP edge: the request had no token or another one; send the token the server printed";
+    /// A POST body that is not `application/json`.
+    ContentTypeRefused = "CONTENT_TYPE_REFUSED", Request,
+        "the HTTP edge: a POST body that is not application/json";
 }
 
 impl ErrorCode {

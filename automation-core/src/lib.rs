@@ -13,6 +13,7 @@ pub mod mirror;
 pub mod node_ref;
 pub mod ops;
 pub mod refs;
+pub mod replies;
 pub mod request;
 pub mod settle;
 pub mod snapshot;

@@ -308,6 +308,21 @@ impl fmt::Display for NodeTarget {
     }
 }
 
+/// A node named by a string: a reference (`"e12"`) or a raw id (`"4294967297"`); the error
+/// says what a reference looks like.
+impl std::str::FromStr for NodeTarget {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        if let Ok(key) = s.parse::<RefKey>() {
+            return Ok(Self::Ref(key));
+        }
+        key_from_value::<serde_json::Error>(&serde_json::Value::String(s.to_string()))
+            .map(Self::Id)
+            .map_err(|e| e.to_string())
+    }
+}
+
 impl Serialize for NodeTarget {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {

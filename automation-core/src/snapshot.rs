@@ -1,14 +1,17 @@
-//! `SemanticNode`: what a reply says about one node.
+//! `SemanticNode`: what a reply says about one node. It is `read_node`'s declared reply type
+//! (and `find_node`'s record), so it reads back from its JSON as well as it writes it.
+
+use std::borrow::Cow;
 
 use accesskit::{Action, Role, Toggled};
 use accesskit_consumer::NodeRef;
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::announce::politeness;
 use crate::refs::{RefKey, Refs};
 
 /// A node's bounds in window-logical px, ancestor transforms composed.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Bounds {
     /// Left.
     pub x: f64,
@@ -28,7 +31,7 @@ impl Bounds {
 }
 
 /// Text a node carries as runs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TextInfo {
     /// Number of text runs (visual lines).
     pub run_count: usize,
@@ -37,80 +40,103 @@ pub struct TextInfo {
     /// Every run has bounds.
     pub has_geometry: bool,
     /// Writing direction.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub direction: Option<&'static str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Cow<'static, str>>,
 }
 
 /// The JSON form of `toggled`: `true`, `false` or `"mixed"`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ToggledState {
     /// On or off.
     Bool(bool),
     /// Indeterminate (`"mixed"`).
-    Mixed(&'static str),
+    Mixed,
+}
+
+impl Serialize for ToggledState {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Bool(b) => s.serialize_bool(*b),
+            Self::Mixed => s.serialize_str("mixed"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ToggledState {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Bool(b) => Ok(Self::Bool(b)),
+            serde_json::Value::String(s) if s == "mixed" => Ok(Self::Mixed),
+            other => Err(serde::de::Error::custom(format!(
+                "toggled is true, false or \"mixed\", not {other}"
+            ))),
+        }
+    }
 }
 
 /// One node as replies describe it. Optional fields are omitted when absent.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SemanticNode {
     /// Node reference (`"e12"`), bound to this node's role and label.
     pub id: RefKey,
     /// AccessKit role name.
     pub role: String,
     /// Name as an adapter would announce it (through `labelled_by`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     /// The raw label property, only when it differs from `label`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_label: Option<String>,
     /// Value.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
     /// Accessible description (tooltips live here).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Toggle state.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub toggled: Option<ToggledState>,
     /// Expanded state.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expanded: Option<bool>,
     /// Selected state.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selected: Option<bool>,
     /// Tree-row depth (1-based).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<usize>,
     /// Disabled.
     pub disabled: bool,
     /// Not shown (the toolkit says it is hidden); acting on it is refused `NOT_VISIBLE`.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hidden: bool,
     /// Has keyboard focus.
     pub focused: bool,
+    /// Read-only: its text or value shows, and a person cannot change it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
     /// Live politeness (own or inherited).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub live: Option<&'static str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live: Option<Cow<'static, str>>,
     /// Numeric value (sliders).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub numeric_value: Option<f64>,
     /// Bounds.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bounds: Option<Bounds>,
     /// Supported actions, snake_case.
-    pub actions: Vec<&'static str>,
+    pub actions: Vec<Cow<'static, str>>,
     /// Child references (text runs excluded).
     pub children: Vec<RefKey>,
     /// Author-supplied stable id.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author_id: Option<String>,
     /// Text runs summary.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<TextInfo>,
     /// Fields a snapshot cut to [`SNAPSHOT_TEXT_BYTES`] (`read_node` gives them whole).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub cut: Vec<&'static str>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cut: Vec<Cow<'static, str>>,
 }
 
 /// How many bytes of one string field a snapshot shows before cutting it.
@@ -141,14 +167,14 @@ impl SemanticNode {
         ] {
             if let Some(short) = field.as_deref().and_then(|t| cut_text(t, max)) {
                 *field = Some(short);
-                cut.push(name);
+                cut.push(Cow::Borrowed(name));
             }
         }
         if let Some(text) = &mut self.text
             && let Some(short) = cut_text(&text.document_text, max)
         {
             text.document_text = short;
-            cut.push("text.document_text");
+            cut.push(Cow::Borrowed("text.document_text"));
         }
         self.cut = cut;
     }
@@ -255,11 +281,13 @@ pub fn text_info(node: &NodeRef) -> Option<TextInfo> {
         run_count: runs.len(),
         document_text: node.document_range().text(),
         has_geometry: !runs.is_empty() && runs.iter().all(|r| r.raw_bounds().is_some()),
-        direction: node.data().text_direction().map(|d| match d {
-            accesskit::TextDirection::LeftToRight => "left_to_right",
-            accesskit::TextDirection::RightToLeft => "right_to_left",
-            accesskit::TextDirection::TopToBottom => "top_to_bottom",
-            accesskit::TextDirection::BottomToTop => "bottom_to_top",
+        direction: node.data().text_direction().map(|d| {
+            Cow::Borrowed(match d {
+                accesskit::TextDirection::LeftToRight => "left_to_right",
+                accesskit::TextDirection::RightToLeft => "right_to_left",
+                accesskit::TextDirection::TopToBottom => "top_to_bottom",
+                accesskit::TextDirection::BottomToTop => "bottom_to_top",
+            })
         }),
     })
 }
@@ -289,7 +317,7 @@ pub fn semantic_node(node: &NodeRef, refs: &Refs) -> SemanticNode {
         toggled: node.toggled().map(|t| match t {
             Toggled::True => ToggledState::Bool(true),
             Toggled::False => ToggledState::Bool(false),
-            Toggled::Mixed => ToggledState::Mixed("mixed"),
+            Toggled::Mixed => ToggledState::Mixed,
         }),
         expanded: data.is_expanded(),
         selected: node.is_selected(),
@@ -297,13 +325,14 @@ pub fn semantic_node(node: &NodeRef, refs: &Refs) -> SemanticNode {
         disabled: node.is_disabled(),
         hidden: node.data().is_hidden(),
         focused: node.is_focused(),
-        live: politeness(node.live()),
+        read_only: data.is_read_only(),
+        live: politeness(node.live()).map(Cow::Borrowed),
         numeric_value: node.numeric_value(),
         bounds: bounds_of(node),
         actions: ACTIONS
             .iter()
             .filter(|(a, _)| data.supports_action(*a))
-            .map(|(_, n)| *n)
+            .map(|(_, n)| Cow::Borrowed(*n))
             .collect(),
         children: node
             .children()

@@ -357,6 +357,18 @@ pub trait Host<T: Target + ?Sized> {
     /// A PNG of the window, or of `crop` (window-logical px) within it, as bytes with its
     /// size and scale ([`Image`]; `serve` answers it as [`Reply::Image`](crate::Reply::Image)).
     fn screenshot(&mut self, target: &mut T, crop: Option<Bounds>) -> OpResult<Image>;
+
+    /// A PNG of node `id` (its `bounds` as the mirror has them): by default the window's
+    /// pixels at those bounds; a host whose app has several windows captures the one that
+    /// shows the node (a dialog over the main window is not the main window's pixels there).
+    fn screenshot_node(
+        &mut self,
+        target: &mut T,
+        _id: accesskit::NodeId,
+        bounds: Bounds,
+    ) -> OpResult<Image> {
+        self.screenshot(target, Some(bounds))
+    }
 }
 
 /// A host with one window and no renderer: `list_windows` lists the app's root window,
@@ -380,7 +392,7 @@ impl<T: Target + ?Sized> Host<T> for NoHost {
 }
 
 /// A window the host knows about.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct WindowInfo {
     /// Id (decimal string on the wire).
     pub id: crate::WindowId,
@@ -389,7 +401,7 @@ pub struct WindowInfo {
     /// Has focus.
     pub focused: bool,
     /// The window's node in the accessibility tree (pass it as `snapshot_tree`'s root).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<crate::NodeKey>,
 }
 

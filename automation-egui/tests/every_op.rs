@@ -457,3 +457,54 @@ fn copy_and_paste_through_the_keyboard() {
     r.ok(json!({"op": {"inject_key": {"key": "v", "command": true}}}));
     assert_eq!(r.node(json!({"role": "TextInput"}))["value"], "AdaAda");
 }
+
+/// The typed ops' replies (`automation_core::replies`) read back from the wire's JSON into
+/// their declared types and write the same JSON again: every node's `read_node`, and
+/// `find_node` with a match and without one.
+#[test]
+fn typed_replies_read_back_what_the_wire_says() {
+    use automation_core::Reply;
+    use automation_core::replies::{FindNode, ListWindows, ReadNode, SnapshotTree, TypedOp};
+    let mut r = rig();
+    // Toggled, mixed and value-carrying nodes as well as plain ones.
+    r.ok(json!({"op": {"invoke_action": {"node": {"label": "Remember me"}, "action": "click"}}}));
+    let snap = r.ok(json!({"op": {"snapshot_tree": {"format": "json", "max_nodes": 500}}}));
+    let ids: Vec<String> = snap["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap().to_string())
+        .collect();
+    assert!(ids.len() > 20, "{snap}");
+    for id in ids {
+        let wire = r.ok(json!({"op": {"read_node": {"node": id}}}));
+        let typed = ReadNode::decode(Reply::Ok(wire.clone())).unwrap();
+        assert_eq!(serde_json::to_value(&typed).unwrap(), wire, "{id}");
+    }
+    for selector in [
+        json!({"role": "Button", "label": "Save"}),
+        json!({"role": "Button", "label": "Svae"}),
+    ] {
+        let wire = r.ok(json!({"op": {"find_node": selector}}));
+        let typed = FindNode::decode(Reply::Ok(wire.clone())).unwrap();
+        assert_eq!(serde_json::to_value(&typed).unwrap(), wire, "{selector}");
+        assert_eq!(typed.node.is_some(), typed.record.is_some());
+        assert_eq!(typed.node.is_none(), typed.candidates.is_some());
+    }
+    // snapshot_tree in both formats, whole and cut by its budget.
+    for args in [
+        json!({"format": "json", "max_nodes": 500}),
+        json!({"format": "json", "max_nodes": 3}),
+        json!({"format": "text"}),
+        json!({"format": "text", "max_nodes": 3, "include_hidden": true}),
+    ] {
+        let wire = r.ok(json!({"op": {"snapshot_tree": args}}));
+        let typed = SnapshotTree::decode(Reply::Ok(wire.clone())).unwrap();
+        assert_eq!(serde_json::to_value(&typed).unwrap(), wire, "{args}");
+        assert_eq!(typed.nodes.is_empty(), typed.tree.is_some(), "{args}");
+    }
+    let wire = r.ok(json!({"op": "list_windows"}));
+    let typed = ListWindows::decode(Reply::Ok(wire.clone())).unwrap();
+    assert!(!typed.windows.is_empty(), "{wire}");
+    assert_eq!(serde_json::to_value(&typed).unwrap(), wire);
+}

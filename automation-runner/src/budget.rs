@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 use automation_core::ErrorCode;
 use serde_json::{Value, json};
 
+use super::error::RunnerError;
+
 /// Most steps in one sequence (a flow file or `execute_sequence`'s `steps`), and most steps a
 /// script may start in one run.
 pub const MAX_STEPS: usize = 5_000;
@@ -41,15 +43,20 @@ pub const MAX_RUN_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 
 /// The run's error when it reached `budget` (`steps`, `step_runs`, `tries`, `events`,
 /// `rendered_bytes`, `yaml_depth`): `BUDGET_EXCEEDED`, the limit, and `at` (a field or a step).
-pub fn exceeded(budget: &str, limit: usize, at: &str, message: String, hint: &str) -> Value {
-    json!({
-        "code": ErrorCode::BudgetExceeded.as_str(),
-        "budget": budget,
-        "limit": limit,
-        "at": at,
-        "message": message,
-        "hint": hint,
-    })
+pub fn exceeded(
+    budget: &'static str,
+    limit: usize,
+    at: &str,
+    message: String,
+    hint: &str,
+) -> RunnerError {
+    RunnerError::Budget {
+        budget,
+        limit,
+        at: at.to_string(),
+        message,
+        hint: hint.to_string(),
+    }
 }
 
 /// Parses a time limit in seconds (`--timeout`, `AUTOMATION_SCRIPT_TIMEOUT`): a finite number

@@ -53,6 +53,12 @@ pub fn after_action(
     Some(shot)
 }
 
+/// The window as it is, for a call about the whole app (an audit: its findings are outlined
+/// on it).
+pub fn window(backend: &mut Box<dyn Backend>, cancel: &Cancel) -> Option<Evidence> {
+    capture(&mut |r| serve_caught(backend, r, cancel))
+}
+
 /// The app when a flow failed: its window and the tree's outline.
 pub fn at_failure(target: &TargetHandle) -> Option<Evidence> {
     let tree = target

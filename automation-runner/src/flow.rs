@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use automation_core::ErrorCode;
 use automation_session::tools::{DEFAULT_SNAPSHOTS_DIR, Snapshots};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -25,7 +24,7 @@ impl Flow {
             .unwrap_or_else(|| Snapshots::new(DEFAULT_SNAPSHOTS_DIR, false))
     }
 }
-use super::report::runner_error;
+use super::error::RunnerError;
 
 /// One flow.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,8 +129,8 @@ impl Step {
     }
 }
 
-fn bad(message: impl Into<String>, hint: &str) -> Value {
-    runner_error(ErrorCode::BadRequest, message, hint)
+fn bad(message: impl Into<String>, hint: &str) -> RunnerError {
+    RunnerError::bad(message, hint)
 }
 
 /// Script file extensions.
@@ -152,7 +151,7 @@ pub enum FileKind {
 
 impl FileKind {
     /// The kind of `path` by its extension (lower-cased), or the error naming it.
-    pub fn of(path: &Path) -> Result<Self, Value> {
+    pub fn of(path: &Path) -> Result<Self, RunnerError> {
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
@@ -175,12 +174,11 @@ impl FileKind {
 
 /// Reads a flow file: a script, or steps in JSON or YAML. The extension is checked before
 /// the file is opened; see the module doc for how it is read.
-pub fn from_file(path: &Path) -> Result<Flow, Value> {
+pub fn from_file(path: &Path) -> Result<Flow, RunnerError> {
     let shown = path.display().to_string();
     let kind = FileKind::of(path)?;
     let text =
-        automation_session::files::read_text(path, automation_session::files::MAX_FLOW_BYTES)
-            .map_err(|e| e.to_json())?;
+        automation_session::files::read_text(path, automation_session::files::MAX_FLOW_BYTES)?;
     let mut flow = from_text(kind, text, &shown)?;
     flow.snapshots = Some(Snapshots::beside(path, false));
     if let FlowBody::Script(s) = &mut flow.body {
@@ -200,7 +198,7 @@ pub fn from_file(path: &Path) -> Result<Flow, Value> {
 
 /// A flow from the text of a file of `kind` named `name` (what [`from_file`] parses once it
 /// has read the file): YAML is checked for depth first, then parsed; steps are validated.
-pub fn from_text(kind: FileKind, text: String, name: &str) -> Result<Flow, Value> {
+pub fn from_text(kind: FileKind, text: String, name: &str) -> Result<Flow, RunnerError> {
     let body = match kind {
         FileKind::Script => FlowBody::Script(Script {
             source: text,
@@ -251,7 +249,7 @@ pub fn from_text(kind: FileKind, text: String, name: &str) -> Result<Flow, Value
 
 /// Steps from a document: `{steps: […], inputs?, stop_on_error?, start_from_step?}` or a bare
 /// array of steps.
-pub fn steps_from_value(value: Value, what: &str) -> Result<Sequence, Value> {
+pub fn steps_from_value(value: Value, what: &str) -> Result<Sequence, RunnerError> {
     let value = match value {
         Value::Array(steps) => serde_json::json!({ "steps": steps }),
         other => other,
@@ -272,7 +270,7 @@ pub const MAX_RETRIES: u32 = 100;
 /// Longest pause between tries, ms (the steps run on the target thread: a pause holds it).
 pub const MAX_RETRY_DELAY_MS: u64 = 60_000;
 
-fn validate(seq: &Sequence, what: &str) -> Result<(), Value> {
+fn validate(seq: &Sequence, what: &str) -> Result<(), RunnerError> {
     if seq.steps.len() > budget::MAX_STEPS {
         return Err(budget::exceeded(
             "steps",
@@ -352,12 +350,12 @@ fn validate(seq: &Sequence, what: &str) -> Result<(), Value> {
 
 /// `execute_sequence`'s arguments: exactly one of `script`, `file`, `steps`; then `inputs`,
 /// `stop_on_error`, `start_from_step`.
-pub fn from_arguments(args: &Map<String, Value>) -> Result<Flow, Value> {
+pub fn from_arguments(args: &Map<String, Value>) -> Result<Flow, RunnerError> {
     from_owned_arguments(args.clone())
 }
 
 /// [`from_arguments`], taking the arguments (the steps move into the flow, uncopied).
-pub fn from_owned_arguments(mut args: Map<String, Value>) -> Result<Flow, Value> {
+pub fn from_owned_arguments(mut args: Map<String, Value>) -> Result<Flow, RunnerError> {
     const KNOWN: &[&str] = &[
         "script",
         "file",
@@ -517,7 +515,9 @@ mod tests {
     #[test]
     fn retries_and_their_pause_are_bounded() {
         let over = |step: Value| {
-            from_arguments(json!({"steps": [step]}).as_object().unwrap()).unwrap_err()["message"]
+            from_arguments(json!({"steps": [step]}).as_object().unwrap())
+                .unwrap_err()
+                .to_json()["message"]
                 .as_str()
                 .unwrap()
                 .to_string()
@@ -535,24 +535,32 @@ mod tests {
 
     #[test]
     fn one_of_script_file_steps() {
-        let e = from_arguments(json!({}).as_object().unwrap()).unwrap_err();
+        let e = from_arguments(json!({}).as_object().unwrap())
+            .unwrap_err()
+            .to_json();
         assert_eq!(e["code"], "BAD_REQUEST");
-        let e =
-            from_arguments(json!({"script": "1", "steps": []}).as_object().unwrap()).unwrap_err();
+        let e = from_arguments(json!({"script": "1", "steps": []}).as_object().unwrap())
+            .unwrap_err()
+            .to_json();
         assert!(e["message"].as_str().unwrap().contains("script, steps"));
-        let e = from_arguments(json!({"stepz": []}).as_object().unwrap()).unwrap_err();
+        let e = from_arguments(json!({"stepz": []}).as_object().unwrap())
+            .unwrap_err()
+            .to_json();
         assert!(e["message"].as_str().unwrap().contains("stepz"));
     }
 
     #[test]
     fn steps_validate_ids_and_fields() {
-        let e = steps_from_value(json!([{"tool": "settle", "retry": 2}]), "t").unwrap_err();
+        let e = steps_from_value(json!([{"tool": "settle", "retry": 2}]), "t")
+            .unwrap_err()
+            .to_json();
         assert!(e["message"].as_str().unwrap().contains("retry"), "{e}");
         let e = steps_from_value(
             json!([{"id": "a", "tool": "settle", "fallback_id": "zz"}]),
             "t",
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_json();
         assert!(e["message"].as_str().unwrap().contains("zz"));
         let s = steps_from_value(
             json!({"steps": [{"tool_name": "settle", "arguments": {}}], "stop_on_error": false}),

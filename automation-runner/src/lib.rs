@@ -3,6 +3,7 @@
 pub mod authoring;
 pub mod budget;
 pub mod child;
+pub mod error;
 pub mod events;
 pub mod evidence;
 pub mod exec;

@@ -4,6 +4,8 @@ use automation_core::ErrorCode;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::error::RunnerError;
+
 /// How a step ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -103,7 +105,8 @@ impl RunReport {
 
     /// Marks the run failed with this error. The first failure is kept, except that a real
     /// failure replaces the error of a step a fallback took over.
-    pub fn fail(&mut self, error: Value) {
+    pub fn fail(&mut self, error: impl Into<Value>) {
+        let error = error.into();
         if self.error.is_none() || self.status == "recovered" {
             self.error = Some(error);
         }
@@ -112,7 +115,8 @@ impl RunReport {
 
     /// A step failed and its `fallback_id` took over: the run is `recovered` (unless it has
     /// already failed) and its error is that step's, until a real failure replaces it.
-    pub fn recover(&mut self, error: Value) {
+    pub fn recover(&mut self, error: impl Into<Value>) {
+        let error = error.into();
         if self.status == "passed" {
             self.status = "recovered";
             self.error = Some(error);
@@ -137,8 +141,8 @@ impl RunReport {
 }
 
 /// An error object in the kit's shape, for failures of the runner itself.
-pub fn runner_error(code: ErrorCode, message: impl Into<String>, hint: &str) -> Value {
-    serde_json::json!({"code": code.as_str(), "message": message.into(), "hint": hint})
+pub fn runner_error(code: ErrorCode, message: impl Into<String>, hint: &str) -> RunnerError {
+    RunnerError::refused(code, message, hint)
 }
 
 /// An op error's candidates as one line a person reads in a run's output: the nodes by role,

@@ -139,6 +139,61 @@ pub struct CallEntry {
     /// A golden screenshot that did not match: its three images.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub golden: Option<Golden>,
+    /// An accessibility audit's findings, each outlined on the call's screenshot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit: Option<Vec<AuditBox>>,
+}
+
+/// One finding of an audit, as the report outlines it.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditBox {
+    /// The rule's id.
+    pub rule: String,
+    /// The node's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// What a person meets there.
+    pub message: String,
+    /// Where it is (window-logical px).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<Value>,
+}
+
+impl AuditBox {
+    /// The findings of an `audit_app` call's result: its reply, or its error's `actual` (an
+    /// `expect_pass` that failed holds the report there); a script's call keeps the reply's
+    /// envelope (`{status, data}`).
+    #[must_use]
+    pub fn of_result(result: &Value) -> Option<Vec<AuditBox>> {
+        let report = [
+            result.get("findings").map(|_| result),
+            result.get("actual"),
+            result.get("data"),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|r| r.get("findings").is_some_and(Value::is_array))?;
+        let findings = report.get("findings")?.as_array()?;
+        Some(
+            findings
+                .iter()
+                .map(|f| AuditBox {
+                    rule: f
+                        .get("rule")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                    name: f.get("name").and_then(Value::as_str).map(str::to_string),
+                    message: f
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                    bounds: f.get("bounds").cloned(),
+                })
+                .collect(),
+        )
+    }
 }
 
 /// A failed golden screenshot's images, relative to the page.

@@ -67,9 +67,13 @@ impl Router for OnTarget<'_> {
             }
             reply
         });
-        self.last = acted.and_then(|(request, reply)| {
-            evidence::after_action(backend, &request, &reply, cancel).map(Arc::new)
-        });
+        self.last = if wanted && tool == tools::audit::AUDIT_APP {
+            evidence::window(backend, cancel).map(Arc::new)
+        } else {
+            acted.and_then(|(request, reply)| {
+                evidence::after_action(backend, &request, &reply, cancel).map(Arc::new)
+            })
+        };
         outcome.unwrap_or_else(|unknown| {
             Outcome::Failed(
                 OpError::new(

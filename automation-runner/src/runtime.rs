@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use super::error::RunnerError;
 
 /// Env var: the node (or bun) executable to use.
 pub const NODE_ENV: &str = "AUTOMATION_NODE";
@@ -31,7 +33,7 @@ fn on_path(name: &str) -> Option<PathBuf> {
 }
 
 /// Finds node (or bun); the error is a `missing_tool` payload with what to install.
-pub fn find() -> Result<Runtime, Value> {
+pub fn find() -> Result<Runtime, RunnerError> {
     let explicit = std::env::var_os(NODE_ENV)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
@@ -50,13 +52,7 @@ pub fn find() -> Result<Runtime, Value> {
         .or_else(|| on_path("node").map(|p| (p, "node")))
         .or_else(|| on_path("bun").map(|p| (p, "bun")));
     let Some((program, kind)) = found else {
-        return Err(json!({
-            "error_type": "missing_tool",
-            "can_fix": false,
-            "message": "no JavaScript runtime to run the script: neither node nor bun is on PATH",
-            "fix": "Install Node.js (https://nodejs.org/), or set AUTOMATION_NODE to a node or bun executable, then run the script again",
-            "recovery": {"action": "install_tool", "tool": "node", "url": "https://nodejs.org/"},
-        }));
+        return Err(RunnerError::NoRuntime);
     };
     Ok(Runtime {
         program,

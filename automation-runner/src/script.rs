@@ -33,6 +33,7 @@ use serde_json::{Value, json};
 use super::budget::{self, Deadline, MAX_EVENTS, MAX_STEPS};
 use super::child::GroupChild;
 use super::child::{self, Line};
+use super::error::RunnerError;
 use super::events::{CallRecord, RunEvent, Sink};
 use super::flow::{Flow, Script, TYPESCRIPT_EXTS};
 use super::poll::Coalesce;
@@ -151,33 +152,28 @@ struct Prepared {
 /// The steps before the child: the limit, the gate (a script that does not compile answers
 /// with the transpiler's contract), the runtime, the run's directory, and the file node
 /// runs. Each failure is the run's error.
-fn prepare(script: &Script, execution_id: &str, deadline: Deadline) -> Result<Prepared, Value> {
+fn prepare(
+    script: &Script,
+    execution_id: &str,
+    deadline: Deadline,
+) -> Result<Prepared, RunnerError> {
     let deadline = match script_timeout() {
         Ok(Some(limit)) => deadline.min(Deadline::after(limit, TIMEOUT_ENV)),
         Ok(None) => deadline,
         Err(e) => {
-            let mut err = runner_error(
-                ErrorCode::BadRequest,
-                e,
-                "unset AUTOMATION_SCRIPT_TIMEOUT, or set it to a number of seconds",
-            );
-            if let Value::Object(m) = &mut err {
-                m.insert("field".into(), json!(TIMEOUT_ENV));
-            }
-            return Err(err);
+            return Err(RunnerError::Refused {
+                code: ErrorCode::BadRequest,
+                message: e,
+                hint: "unset AUTOMATION_SCRIPT_TIMEOUT, or set it to a number of seconds".into(),
+                field: Some(TIMEOUT_ENV.into()),
+            });
         }
     };
-    let gate = automation_transpile::transpile(&script.source).map_err(|e| e.to_json())?;
+    let gate = automation_transpile::transpile(&script.source)?;
     let runtime = runtime::find()?;
-    let run_dir = RunDir::create(execution_id).map_err(|e| {
-        let mut err = e.to_json();
-        if let Value::Object(m) = &mut err {
-            m.insert(
-                "message".into(),
-                json!(format!("cannot create the run's private directory: {e}")),
-            );
-        }
-        err
+    let run_dir = RunDir::create(execution_id).map_err(|e| RunnerError::File {
+        message: Some(format!("cannot create the run's private directory: {e}")),
+        error: Box::new(e),
     })?;
     let work = run_dir.path().join("work");
     std::fs::DirBuilder::new().create(&work).map_err(|e| {
@@ -228,7 +224,7 @@ impl Live {
     /// The event pipe and the private endpoint, for this run only, then the child. Each op
     /// the script sends is handed from the bridge's connection thread straight to the target
     /// thread, which serves it, files its record and answers (this thread is not on the way).
-    fn start(launch: &Launch, run_dir: RunDir, sink: &mut dyn Sink) -> Result<Live, Value> {
+    fn start(launch: &Launch, run_dir: RunDir, sink: &mut dyn Sink) -> Result<Live, RunnerError> {
         let (pipe, pipe_rx) = EventPipe::create_in(run_dir.path()).map_err(|e| {
             runner_error(
                 ErrorCode::BridgeIo,
@@ -410,8 +406,8 @@ fn entry_file(
     was_typescript: bool,
     gate_code: String,
     work: &Path,
-) -> Result<(PathBuf, Mapped), Value> {
-    let write = |name: &str, code: &str| -> Result<PathBuf, Value> {
+) -> Result<(PathBuf, Mapped), RunnerError> {
+    let write = |name: &str, code: &str| -> Result<PathBuf, RunnerError> {
         let path = work.join(name);
         std::fs::write(&path, code).map_err(|e| {
             runner_error(
@@ -548,16 +544,19 @@ impl State<'_> {
                     "the script put more than {MAX_EVENTS} items (events, log lines, output lines, op calls) on the stream and was stopped"
                 ),
                 "emit fewer events and log lines; report progress, not every item",
-            ));
+            ).to_json());
         }
         if self.started > MAX_STEPS {
-            return Some(budget::exceeded(
-                "steps",
-                MAX_STEPS,
-                &self.step_id(),
-                format!("the script started more than {MAX_STEPS} steps and was stopped"),
-                "group the work into fewer steps",
-            ));
+            return Some(
+                budget::exceeded(
+                    "steps",
+                    MAX_STEPS,
+                    &self.step_id(),
+                    format!("the script started more than {MAX_STEPS} steps and was stopped"),
+                    "group the work into fewer steps",
+                )
+                .to_json(),
+            );
         }
         None
     }
@@ -800,6 +799,19 @@ fn serve(
             serve_caught(backend, r, &cancel)
         })
         .map_or_else(Reply::Err, Reply::Ok)
+    } else if tool == automation_session::tools::audit::AUDIT_APP {
+        // Not an op either: the audit sends its own (`toPassAudit`).
+        let args = args.as_object().cloned().unwrap_or_default();
+        let cancel = Cancel::new();
+        let reply = automation_session::tools::audit::audit_app(args, &mut |r| {
+            serve_caught(backend, r, &cancel)
+        })
+        .map_or_else(Reply::Err, Reply::Ok);
+        // Its findings are outlined on the window in a report.
+        if wants.evidence {
+            shown = super::evidence::window(backend, &cancel).map(Arc::new);
+        }
+        reply
     } else {
         match Request::from_value(request) {
             Ok(mut req) => {

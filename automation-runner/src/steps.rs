@@ -58,7 +58,7 @@ impl Limits<'_> {
                     "the run made {MAX_TRIES} tries (tool calls, retries included) and was stopped before another"
                 ),
                 "retry fewer times, or wait for the state with wait_for_condition",
-            ));
+            ).to_json());
             return false;
         }
         true
@@ -82,171 +82,412 @@ pub fn run(
     let mut vars = Value::Object(inputs.clone());
     set(&mut vars, "inputs".into(), Value::Object(inputs));
     let total = seq.steps.len();
-    let mut progress = Progress { finished: 0, total };
-    let mut index = match &seq.start_from_step {
-        Some(start) => seq
-            .steps
-            .iter()
-            .position(|s| s.id.as_deref() == Some(start))
-            .unwrap_or(0),
-        None => 0,
+    let mut run = Run {
+        seq,
+        router,
+        sink,
+        report,
+        cancelled,
+        vars,
+        progress: Progress { finished: 0, total },
+        limits: Limits {
+            deadline,
+            tries: 0,
+            stopped: None,
+        },
+        runs: 0,
+        loop_budget: total.saturating_mul(MAX_RUNS_PER_STEP).max(1),
     };
-    for (i, step) in seq.steps.iter().enumerate().take(index) {
-        let id = step.report_id(i);
-        set(&mut vars, format!("{id}_status"), json!("skipped"));
-        report
-            .steps
-            .push(skipped(step, &id, "before start_from_step"));
-    }
-    let loop_budget = total.saturating_mul(MAX_RUNS_PER_STEP).max(1);
-    let mut runs = 0usize;
-    let mut limits = Limits {
-        deadline,
-        tries: 0,
-        stopped: None,
-    };
+    let mut index = run.skip_to_start();
     while let Some(step) = seq.steps.get(index) {
-        if deadline.passed() {
-            let mut err = deadline.error();
-            if let Value::Object(m) = &mut err {
-                m.insert("step".into(), json!(step.report_id(index)));
-            }
-            report.fail(err);
-            return;
+        match run.step(index, step) {
+            Next::Jump(to) => index = to,
+            Next::Continue => index += 1,
+            Next::Stop => return,
         }
-        if cancelled() {
-            report.fail(json!({"code": ErrorCode::Cancelled.as_str(), "message": format!("the run was cancelled before step {}", step.report_id(index)), "step": step.report_id(index)}));
-            return;
+    }
+}
+
+/// One run of a sequence: what its steps share, so each part of a step's life is one method
+/// (the way nextest keeps a dispatcher's state in one context).
+struct Run<'a> {
+    seq: &'a Sequence,
+    router: &'a mut dyn Router,
+    sink: &'a mut dyn Sink,
+    report: &'a mut RunReport,
+    cancelled: &'a dyn Fn() -> bool,
+    /// The run's variables: the inputs, and each step's `<id>_result` and `<id>_status`.
+    vars: Value,
+    progress: Progress,
+    limits: Limits<'a>,
+    /// Step executions so far.
+    runs: usize,
+    /// The most step executions before a `fallback_id` loop is called one.
+    loop_budget: usize,
+}
+
+impl Run<'_> {
+    /// `start_from_step`: the steps before it are reported skipped; where to begin.
+    fn skip_to_start(&mut self) -> usize {
+        let seq = self.seq;
+        let index = match &seq.start_from_step {
+            Some(start) => seq
+                .steps
+                .iter()
+                .position(|s| s.id.as_deref() == Some(start))
+                .unwrap_or(0),
+            None => 0,
+        };
+        for (i, step) in seq.steps.iter().enumerate().take(index) {
+            let id = step.report_id(i);
+            set(&mut self.vars, format!("{id}_status"), json!("skipped"));
+            self.report
+                .steps
+                .push(skipped(step, &id, "before start_from_step"));
         }
-        runs += 1;
-        if runs > MAX_STEP_RUNS {
-            report.fail(budget::exceeded(
-                "step_runs",
-                MAX_STEP_RUNS,
-                &step.report_id(index),
-                format!("the run executed {MAX_STEP_RUNS} steps and was stopped before another"),
-                "split the flow, or end its loops sooner",
-            ));
-            return;
-        }
-        if runs > loop_budget {
-            report.fail(json!({
-                "code": ErrorCode::BadRequest.as_str(),
-                "message": format!("the sequence ran {loop_budget} steps without ending: a fallback_id loop"),
-                "hint": "make the fallback step succeed or end the loop with a condition on <id>_status",
-            }));
-            return;
+        index
+    }
+
+    /// One step, start to end; where the run goes next.
+    fn step(&mut self, index: usize, step: &Step) -> Next {
+        if let Some(refused) = self.refusal(index, step) {
+            self.report.fail(refused);
+            return Next::Stop;
         }
         let id = step.report_id(index);
         let name = step.name.clone().unwrap_or_else(|| default_name(step));
-        if let Some(cond) = &step.condition {
-            let parsed = Expr::parse(cond).map(|expr| {
-                let out = expr.evaluate_with_warnings(&vars);
-                notes::missing_in_condition(&id, cond, &out.warnings, sink);
-                out.value
-            });
-            match parsed {
-                Ok(false) => {
-                    set(&mut vars, format!("{id}_status"), json!("skipped"));
-                    report
-                        .steps
-                        .push(skipped(step, &id, &format!("condition `{cond}` is false")));
-                    progress.step_done(sink, &format!("skipped {name}"));
-                    index += 1;
-                    continue;
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    let err = notes::condition_error(&e, &id, index, cond);
-                    started(sink, &id, &name, index, total);
-                    let outcome = Failure {
-                        error: err,
-                        attempts: 0,
-                        duration: Duration::ZERO,
-                    };
-                    match after_failure(seq, step, &id, &name, outcome, &mut vars, sink, report) {
-                        Next::Jump(to) => index = to,
-                        Next::Continue => index += 1,
-                        Next::Stop => return,
-                    }
-                    progress.step_done(sink, &format!("✗ {name}"));
-                    continue;
-                }
-            }
+        if let Some(cond) = &step.condition
+            && let Some(next) = self.condition(index, step, &id, &name, cond)
+        {
+            return next;
         }
-        started(sink, &id, &name, index, total);
-        let result = attempt_all(
-            step,
-            &id,
-            &mut vars,
-            router,
-            sink,
-            &mut progress,
-            cancelled,
-            &mut limits,
-        );
-        if let (Err(failure), Some(stop)) = (&result, limits.stopped.take()) {
-            // A limit, not the step: the step is reported as it ended, the run stops here.
-            report.steps.push(StepReport {
-                id: id.clone(),
-                name: name.clone(),
-                status: StepStatus::Failed,
-                duration_ms: failure.duration.as_millis().try_into().unwrap_or(u64::MAX),
-                attempts: failure.attempts,
-                skipped_because: None,
-                error: Some(stop.clone()),
-                fallback: None,
-            });
-            sink.event(&RunEvent::Event(EventKind::StepFailed {
-                step_id: id.clone(),
-                step_name: name,
-                error: Some(one_line(&stop)),
-                duration: Some(ms(failure.duration)),
-            }));
-            let mut err = stop;
-            if let Value::Object(m) = &mut err {
-                m.insert("step".into(), json!(id));
-            }
-            report.fail(err);
-            return;
+        started(self.sink, &id, &name, index, self.progress.total);
+        let result = self.attempt_all(step, &id);
+        if let (Err(failure), Some(stop)) = (&result, self.limits.stopped.take()) {
+            self.stopped_by_limit(&id, name, failure, stop);
+            return Next::Stop;
         }
         match result {
-            Ok((value, attempts, duration)) => {
-                if step.tool == automation_session::tools::ASSERT_SCREENSHOT {
-                    notes::baseline_note(&value, sink);
-                }
-                set(&mut vars, format!("{id}_result"), value);
-                set(&mut vars, format!("{id}_status"), json!("success"));
-                sink.event(&RunEvent::Event(EventKind::StepCompleted {
-                    step_id: id.clone(),
-                    step_name: name.clone(),
-                    duration: Some(ms(duration)),
-                    step_index: i64::try_from(index).ok(),
-                    total_steps: i64::try_from(total).ok(),
-                }));
-                report.steps.push(StepReport {
-                    id,
-                    name: name.clone(),
-                    status: StepStatus::Passed,
-                    duration_ms: duration.as_millis().try_into().unwrap_or(u64::MAX),
-                    attempts,
-                    skipped_because: None,
-                    error: None,
-                    fallback: None,
-                });
-                progress.step_done(sink, &format!("✓ {name}"));
-                index += 1;
+            Ok(done) => {
+                self.passed(index, step, id, &name, done);
+                Next::Continue
             }
             Err(failure) => {
-                let next = after_failure(seq, step, &id, &name, failure, &mut vars, sink, report);
-                progress.step_done(sink, &format!("✗ {name}"));
-                match next {
-                    Next::Jump(to) => index = to,
-                    Next::Continue => index += 1,
-                    Next::Stop => return,
+                let next = self.after_failure(step, &id, &name, failure);
+                self.progress.step_done(self.sink, &format!("✗ {name}"));
+                next
+            }
+        }
+    }
+
+    /// Why step `index` may not start (the deadline passed, the run was cancelled, a budget
+    /// is spent, a fallback loop), as the run's error.
+    fn refusal(&mut self, index: usize, step: &Step) -> Option<Value> {
+        let at = step.report_id(index);
+        if self.limits.deadline.passed() {
+            let mut err = self.limits.deadline.error();
+            if let Value::Object(m) = &mut err {
+                m.insert("step".into(), json!(at));
+            }
+            return Some(err);
+        }
+        if (self.cancelled)() {
+            return Some(
+                json!({"code": ErrorCode::Cancelled.as_str(), "message": format!("the run was cancelled before step {at}"), "step": at}),
+            );
+        }
+        self.runs += 1;
+        if self.runs > MAX_STEP_RUNS {
+            return Some(
+                budget::exceeded(
+                    "step_runs",
+                    MAX_STEP_RUNS,
+                    &at,
+                    format!(
+                        "the run executed {MAX_STEP_RUNS} steps and was stopped before another"
+                    ),
+                    "split the flow, or end its loops sooner",
+                )
+                .to_json(),
+            );
+        }
+        if self.runs > self.loop_budget {
+            return Some(json!({
+                "code": ErrorCode::BadRequest.as_str(),
+                "message": format!("the sequence ran {} steps without ending: a fallback_id loop", self.loop_budget),
+                "hint": "make the fallback step succeed or end the loop with a condition on <id>_status",
+            }));
+        }
+        None
+    }
+
+    /// A step's `if`: `None` when it holds (the step runs); else where the run goes, the
+    /// step skipped (false) or failed (an `if` that does not parse).
+    fn condition(
+        &mut self,
+        index: usize,
+        step: &Step,
+        id: &str,
+        name: &str,
+        cond: &str,
+    ) -> Option<Next> {
+        let parsed = Expr::parse(cond).map(|expr| {
+            let out = expr.evaluate_with_warnings(&self.vars);
+            notes::missing_in_condition(id, cond, &out.warnings, self.sink);
+            out.value
+        });
+        match parsed {
+            Ok(false) => {
+                set(&mut self.vars, format!("{id}_status"), json!("skipped"));
+                self.report
+                    .steps
+                    .push(skipped(step, id, &format!("condition `{cond}` is false")));
+                self.progress
+                    .step_done(self.sink, &format!("skipped {name}"));
+                Some(Next::Continue)
+            }
+            Ok(_) => None,
+            Err(e) => {
+                let error = notes::condition_error(&e, id, index, cond);
+                started(self.sink, id, name, index, self.progress.total);
+                let failure = Failure {
+                    error,
+                    attempts: 0,
+                    duration: Duration::ZERO,
+                };
+                let next = self.after_failure(step, id, name, failure);
+                self.progress.step_done(self.sink, &format!("✗ {name}"));
+                Some(next)
+            }
+        }
+    }
+
+    /// A step that passed (its value, tries and time): its result and status become
+    /// variables, its report and events.
+    fn passed(&mut self, index: usize, step: &Step, id: String, name: &str, done: Done) {
+        let (value, attempts, duration) = done;
+        if step.tool == automation_session::tools::ASSERT_SCREENSHOT {
+            notes::baseline_note(&value, self.sink);
+        }
+        set(&mut self.vars, format!("{id}_result"), value);
+        set(&mut self.vars, format!("{id}_status"), json!("success"));
+        self.sink.event(&RunEvent::Event(EventKind::StepCompleted {
+            step_id: id.clone(),
+            step_name: name.to_string(),
+            duration: Some(ms(duration)),
+            step_index: i64::try_from(index).ok(),
+            total_steps: i64::try_from(self.progress.total).ok(),
+        }));
+        self.report.steps.push(StepReport {
+            id,
+            name: name.to_string(),
+            status: StepStatus::Passed,
+            duration_ms: duration.as_millis().try_into().unwrap_or(u64::MAX),
+            attempts,
+            skipped_because: None,
+            error: None,
+            fallback: None,
+        });
+        self.progress.step_done(self.sink, &format!("✓ {name}"));
+    }
+
+    /// A limit of the run, not the step, ended it: the step is reported as it ended, and
+    /// the run fails with the limit's error.
+    fn stopped_by_limit(&mut self, id: &str, name: String, failure: &Failure, stop: Value) {
+        self.report.steps.push(StepReport {
+            id: id.to_string(),
+            name: name.clone(),
+            status: StepStatus::Failed,
+            duration_ms: failure.duration.as_millis().try_into().unwrap_or(u64::MAX),
+            attempts: failure.attempts,
+            skipped_because: None,
+            error: Some(stop.clone()),
+            fallback: None,
+        });
+        self.sink.event(&RunEvent::Event(EventKind::StepFailed {
+            step_id: id.to_string(),
+            step_name: name,
+            error: Some(one_line(&stop)),
+            duration: Some(ms(failure.duration)),
+        }));
+        let mut err = stop;
+        if let Value::Object(m) = &mut err {
+            m.insert("step".into(), json!(id));
+        }
+        self.report.fail(err);
+    }
+
+    /// Records a failed step and decides where to go: the fallback, the next step, or stop.
+    fn after_failure(&mut self, step: &Step, id: &str, name: &str, failure: Failure) -> Next {
+        let (seq, vars, sink, report) =
+            (self.seq, &mut self.vars, &mut *self.sink, &mut *self.report);
+        set(vars, format!("{id}_result"), failure.error.clone());
+        set(vars, format!("{id}_status"), json!("error"));
+        sink.event(&RunEvent::Event(EventKind::StepFailed {
+            step_id: id.to_string(),
+            step_name: name.to_string(),
+            error: Some(one_line(&failure.error)),
+            duration: Some(ms(failure.duration)),
+        }));
+        let fallback = step.fallback_id.as_ref().and_then(|to| {
+            Some((
+                to,
+                seq.steps.iter().position(|s| s.id.as_deref() == Some(to))?,
+            ))
+        });
+        report.steps.push(StepReport {
+            id: id.to_string(),
+            name: name.to_string(),
+            status: StepStatus::Failed,
+            duration_ms: failure.duration.as_millis().try_into().unwrap_or(u64::MAX),
+            attempts: failure.attempts,
+            skipped_because: None,
+            error: Some(failure.error.clone()),
+            fallback: fallback.map(|(to, _)| to.clone()),
+        });
+        let mut err = failure.error;
+        if let Value::Object(m) = &mut err {
+            m.insert("step".into(), json!(id));
+        }
+        if let Some((to, pos)) = fallback {
+            sink.event(&RunEvent::Event(EventKind::Log {
+                level: LogLevel::Warn,
+                message: format!("step {id} failed; jumping to its fallback {to}"),
+                data: None,
+            }));
+            // A fallback recovers the run's path, not its verdict: the run is `recovered`, which
+            // is not a pass (the step stays failed in the report and in JUnit).
+            if let Value::Object(m) = &mut err {
+                m.insert("fallback".into(), json!(to));
+            }
+            report.recover(err);
+            return Next::Jump(pos);
+        }
+        if step.continue_on_error || !seq.stop_on_error {
+            return Next::Continue;
+        }
+        report.fail(err);
+        Next::Stop
+    }
+
+    /// Every try of one step; the value on success, with tries and time taken. A try the
+    /// run's limits forbid is not made: the failure then comes with `limits.stopped` set.
+    fn attempt_all(&mut self, step: &Step, id: &str) -> Result<Done, Failure> {
+        let (vars, router, sink) = (&mut self.vars, &mut *self.router, &mut *self.sink);
+        let (progress, cancelled, limits) = (&mut self.progress, self.cancelled, &mut self.limits);
+        let begun = Instant::now();
+        let tries = step.retries.saturating_add(1);
+        let delay = step
+            .retry_delay_ms
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_RETRY_DELAY);
+        let mut last = Value::Null;
+        for attempt in 1..=tries {
+            if !limits.try_one(id) {
+                return Err(Failure {
+                    error: limits.stopped.clone().unwrap_or(Value::Null),
+                    attempts: attempt - 1,
+                    duration: begun.elapsed(),
+                });
+            }
+            // `runtime.attempt` (1-based) and `runtime.last_error` (the previous try's error:
+            // its hint and candidates) are visible to this try's `{{expr}}` arguments only: set
+            // for the substitution, then the variable it shadowed (if any) is put back.
+            let runtime = json!({"attempt": attempt, "attempts": attempt, "tries": tries, "last_error": last});
+            let args = with_var(vars, "runtime", runtime, |vars| {
+                substitute_map(&step.args, vars, "args")
+            });
+            let args = match args {
+                Ok(m) => m,
+                Err(e) => {
+                    return Err(Failure {
+                        error: e.to_json(),
+                        attempts: attempt - 1,
+                        duration: begun.elapsed(),
+                    });
+                }
+            };
+            let t = Instant::now();
+            // A call record copies the arguments and the result: made only for a sink that
+            // reads calls (records, a forwarded stream).
+            let asked = automation_session::tools::asks_selector(&args);
+            let (call_args, recorded) = if sink.wants_calls() {
+                (args.clone(), Some(args))
+            } else {
+                (args, None)
+            };
+            let out = router.call(&step.tool, call_args);
+            let is_error = out.is_error();
+            let (mut value, image) = match out {
+                Outcome::Image(i) => (Value::Object(i.meta), Some(Arc::new(i.png))),
+                other => (other.into_value(), None),
+            };
+            if let Some(args) = recorded {
+                // The record keeps the node's durable selector (its replay snippet uses it).
+                sink.event(&RunEvent::Call(CallRecord {
+                    step_id: id.to_string(),
+                    tool: step.tool.clone(),
+                    args: Value::Object(args),
+                    result: value.clone(),
+                    is_error,
+                    duration_ms: ms(t.elapsed()),
+                    image: image.clone(),
+                    evidence: router.take_evidence(),
+                }));
+            }
+            if !asked {
+                automation_session::tools::strip_selector(&mut value);
+            }
+            if let Some(png) = image {
+                sink.event(&RunEvent::Image(png));
+                sink.event(&RunEvent::Event(EventKind::Screenshot {
+                    path: None,
+                    base64: None,
+                    annotation: Some(format!("step {id}")),
+                    element: None,
+                }));
+            }
+            if !is_error {
+                return Ok((value, attempt, begun.elapsed()));
+            }
+            last = value;
+            if limits.deadline.passed() {
+                // The op was stopped by the deadline (or failed right at it): the run's time is up.
+                limits.stopped = Some(limits.deadline.error());
+                break;
+            }
+            if attempt < tries {
+                sink.event(&RunEvent::Event(EventKind::Log {
+                    level: LogLevel::Warn,
+                    message: format!(
+                        "step {id}: try {attempt} of {tries} failed ({}); retrying in {} ms",
+                        one_line(&last),
+                        delay.as_millis()
+                    ),
+                    data: None,
+                }));
+                // Below the next whole number: progress still only grows.
+                let frac = f64::from(attempt) / f64::from(tries);
+                progress.emit(
+                    sink,
+                    progress.finished as f64 + frac,
+                    &format!("retrying {id} ({attempt}/{tries} failed)"),
+                );
+                let stopped = pause(delay.min(limits.deadline.left()), cancelled);
+                if limits.deadline.passed() {
+                    limits.stopped = Some(limits.deadline.error());
+                    break;
+                }
+                if stopped {
+                    break;
                 }
             }
         }
+        Err(Failure {
+            error: last,
+            attempts: tries,
+            duration: begun.elapsed(),
+        })
     }
 }
 
@@ -311,6 +552,9 @@ fn skipped(step: &Step, id: &str, why: &str) -> StepReport {
     }
 }
 
+/// A step's success: its value, its tries and its time.
+type Done = (Value, u32, Duration);
+
 struct Failure {
     error: Value,
     attempts: u32,
@@ -321,67 +565,6 @@ enum Next {
     Jump(usize),
     Continue,
     Stop,
-}
-
-/// Records a failed step and decides where to go: the fallback, the next step, or stop.
-#[allow(clippy::too_many_arguments)]
-fn after_failure(
-    seq: &Sequence,
-    step: &Step,
-    id: &str,
-    name: &str,
-    failure: Failure,
-    vars: &mut Value,
-    sink: &mut dyn Sink,
-    report: &mut RunReport,
-) -> Next {
-    set(vars, format!("{id}_result"), failure.error.clone());
-    set(vars, format!("{id}_status"), json!("error"));
-    sink.event(&RunEvent::Event(EventKind::StepFailed {
-        step_id: id.to_string(),
-        step_name: name.to_string(),
-        error: Some(one_line(&failure.error)),
-        duration: Some(ms(failure.duration)),
-    }));
-    let fallback = step.fallback_id.as_ref().and_then(|to| {
-        Some((
-            to,
-            seq.steps.iter().position(|s| s.id.as_deref() == Some(to))?,
-        ))
-    });
-    report.steps.push(StepReport {
-        id: id.to_string(),
-        name: name.to_string(),
-        status: StepStatus::Failed,
-        duration_ms: failure.duration.as_millis().try_into().unwrap_or(u64::MAX),
-        attempts: failure.attempts,
-        skipped_because: None,
-        error: Some(failure.error.clone()),
-        fallback: fallback.map(|(to, _)| to.clone()),
-    });
-    let mut err = failure.error;
-    if let Value::Object(m) = &mut err {
-        m.insert("step".into(), json!(id));
-    }
-    if let Some((to, pos)) = fallback {
-        sink.event(&RunEvent::Event(EventKind::Log {
-            level: LogLevel::Warn,
-            message: format!("step {id} failed; jumping to its fallback {to}"),
-            data: None,
-        }));
-        // A fallback recovers the run's path, not its verdict: the run is `recovered`, which
-        // is not a pass (the step stays failed in the report and in JUnit).
-        if let Value::Object(m) = &mut err {
-            m.insert("fallback".into(), json!(to));
-        }
-        report.recover(err);
-        return Next::Jump(pos);
-    }
-    if step.continue_on_error || !seq.stop_on_error {
-        return Next::Continue;
-    }
-    report.fail(err);
-    Next::Stop
 }
 
 /// Sleeps `delay` in short slices, so a cancelled run (it holds the target thread) stops
@@ -429,135 +612,6 @@ pub fn one_line(error: &Value) -> String {
         Some(c) => format!("{c}: {message}"),
         None => message,
     }
-}
-
-/// Every try of one step; the value on success, with tries and time taken. A try the run's
-/// limits forbid is not made: the failure then comes with `limits.stopped` set.
-#[allow(clippy::too_many_arguments)]
-fn attempt_all(
-    step: &Step,
-    id: &str,
-    vars: &mut Value,
-    router: &mut dyn Router,
-    sink: &mut dyn Sink,
-    progress: &mut Progress,
-    cancelled: &dyn Fn() -> bool,
-    limits: &mut Limits<'_>,
-) -> Result<(Value, u32, Duration), Failure> {
-    let begun = Instant::now();
-    let tries = step.retries.saturating_add(1);
-    let delay = step
-        .retry_delay_ms
-        .map(Duration::from_millis)
-        .unwrap_or(DEFAULT_RETRY_DELAY);
-    let mut last = Value::Null;
-    for attempt in 1..=tries {
-        if !limits.try_one(id) {
-            return Err(Failure {
-                error: limits.stopped.clone().unwrap_or(Value::Null),
-                attempts: attempt - 1,
-                duration: begun.elapsed(),
-            });
-        }
-        // `runtime.attempt` (1-based) and `runtime.last_error` (the previous try's error:
-        // its hint and candidates) are visible to this try's `{{expr}}` arguments only: set
-        // for the substitution, then the variable it shadowed (if any) is put back.
-        let runtime =
-            json!({"attempt": attempt, "attempts": attempt, "tries": tries, "last_error": last});
-        let args = with_var(vars, "runtime", runtime, |vars| {
-            substitute_map(&step.args, vars, "args")
-        });
-        let args = match args {
-            Ok(m) => m,
-            Err(e) => {
-                return Err(Failure {
-                    error: e,
-                    attempts: attempt - 1,
-                    duration: begun.elapsed(),
-                });
-            }
-        };
-        let t = Instant::now();
-        // A call record copies the arguments and the result: made only for a sink that
-        // reads calls (records, a forwarded stream).
-        let asked = automation_session::tools::asks_selector(&args);
-        let (call_args, recorded) = if sink.wants_calls() {
-            (args.clone(), Some(args))
-        } else {
-            (args, None)
-        };
-        let out = router.call(&step.tool, call_args);
-        let is_error = out.is_error();
-        let (mut value, image) = match out {
-            Outcome::Image(i) => (Value::Object(i.meta), Some(Arc::new(i.png))),
-            other => (other.into_value(), None),
-        };
-        if let Some(args) = recorded {
-            // The record keeps the node's durable selector (its replay snippet uses it).
-            sink.event(&RunEvent::Call(CallRecord {
-                step_id: id.to_string(),
-                tool: step.tool.clone(),
-                args: Value::Object(args),
-                result: value.clone(),
-                is_error,
-                duration_ms: ms(t.elapsed()),
-                image: image.clone(),
-                evidence: router.take_evidence(),
-            }));
-        }
-        if !asked {
-            automation_session::tools::strip_selector(&mut value);
-        }
-        if let Some(png) = image {
-            sink.event(&RunEvent::Image(png));
-            sink.event(&RunEvent::Event(EventKind::Screenshot {
-                path: None,
-                base64: None,
-                annotation: Some(format!("step {id}")),
-                element: None,
-            }));
-        }
-        if !is_error {
-            return Ok((value, attempt, begun.elapsed()));
-        }
-        last = value;
-        if limits.deadline.passed() {
-            // The op was stopped by the deadline (or failed right at it): the run's time is up.
-            limits.stopped = Some(limits.deadline.error());
-            break;
-        }
-        if attempt < tries {
-            sink.event(&RunEvent::Event(EventKind::Log {
-                level: LogLevel::Warn,
-                message: format!(
-                    "step {id}: try {attempt} of {tries} failed ({}); retrying in {} ms",
-                    one_line(&last),
-                    delay.as_millis()
-                ),
-                data: None,
-            }));
-            // Below the next whole number: progress still only grows.
-            let frac = f64::from(attempt) / f64::from(tries);
-            progress.emit(
-                sink,
-                progress.finished as f64 + frac,
-                &format!("retrying {id} ({attempt}/{tries} failed)"),
-            );
-            let stopped = pause(delay.min(limits.deadline.left()), cancelled);
-            if limits.deadline.passed() {
-                limits.stopped = Some(limits.deadline.error());
-                break;
-            }
-            if stopped {
-                break;
-            }
-        }
-    }
-    Err(Failure {
-        error: last,
-        attempts: tries,
-        duration: begun.elapsed(),
-    })
 }
 
 #[cfg(test)]

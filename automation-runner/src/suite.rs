@@ -429,7 +429,9 @@ fn run_one(
             f.evidence = outputs.report.is_some();
             f
         }
-        Err(e) => return failed_before_start(&name, &execution_id, e, &mut sinks, prefix),
+        Err(e) => {
+            return failed_before_start(&name, &execution_id, e.to_json(), &mut sinks, prefix);
+        }
     };
     let target = match mode::resolve_with_wait(&opts.mode, opts.wait)
         .and_then(|r| TargetHandle::spawn(r.factory))
@@ -440,7 +442,8 @@ fn run_one(
                 ErrorCode::TargetFailed,
                 format!("cannot start the target: {e}"),
                 "check the mode (--headless, --attach, …) and retry",
-            );
+            )
+            .to_json();
             return failed_before_start(&name, &execution_id, err, &mut sinks, prefix);
         }
     };

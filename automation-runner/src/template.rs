@@ -9,16 +9,16 @@
 //! would pass it ends the substitution with `BUDGET_EXCEEDED` — a 1 MB input referenced a
 //! thousand times costs one megabyte, not a gigabyte.
 
-use automation_core::ErrorCode;
 use automation_transpile::expr::Expr;
 use serde_json::{Map, Value};
 
 use super::budget::{self, MAX_RENDERED_BYTES};
+use super::error::RunnerError;
 
 /// Substitutes every string inside `value` (object values and array items, recursively).
 /// The error is the expression language's structured parse error, with the field and the
 /// template it came from.
-pub fn substitute(value: &Value, vars: &Value, field: &str) -> Result<Value, Value> {
+pub fn substitute(value: &Value, vars: &Value, field: &str) -> Result<Value, RunnerError> {
     walk(value, vars, &FieldPath::Root(field), &mut Budget::new())
 }
 
@@ -27,7 +27,7 @@ pub fn substitute_map(
     map: &Map<String, Value>,
     vars: &Value,
     field: &str,
-) -> Result<Map<String, Value>, Value> {
+) -> Result<Map<String, Value>, RunnerError> {
     walk_map(map, vars, &FieldPath::Root(field), &mut Budget::new())
 }
 
@@ -44,7 +44,7 @@ impl Budget {
     }
 
     /// Takes `n` bytes, or fails naming where the budget ran out.
-    fn take(&mut self, n: usize, field: &FieldPath<'_>, template: &str) -> Result<(), Value> {
+    fn take(&mut self, n: usize, field: &FieldPath<'_>, template: &str) -> Result<(), RunnerError> {
         if n > self.left {
             let shown: String = template.chars().take(120).collect();
             let more = if shown.len() < template.len() {
@@ -117,7 +117,7 @@ fn walk(
     vars: &Value,
     path: &FieldPath<'_>,
     budget: &mut Budget,
-) -> Result<Value, Value> {
+) -> Result<Value, RunnerError> {
     match value {
         Value::String(s) => substitute_str(s, vars, path, budget),
         Value::Array(items) => items
@@ -136,7 +136,7 @@ fn walk_map(
     vars: &Value,
     path: &FieldPath<'_>,
     budget: &mut Budget,
-) -> Result<Map<String, Value>, Value> {
+) -> Result<Map<String, Value>, RunnerError> {
     let mut out = Map::new();
     for (k, v) in map {
         budget.take(k.len(), path, k)?;
@@ -176,15 +176,16 @@ fn pieces(s: &str) -> Vec<Piece<'_>> {
     out
 }
 
-fn eval(src: &str, vars: &Value, field: &FieldPath<'_>, template: &str) -> Result<Value, Value> {
-    let expr = Expr::parse(src).map_err(|e| {
-        let mut j = e.to_json();
-        if let Value::Object(m) = &mut j {
-            m.insert("code".into(), Value::from(ErrorCode::BadRequest.as_str()));
-            m.insert("field".into(), Value::from(field.to_string()));
-            m.insert("template".into(), Value::from(template));
-        }
-        j
+fn eval(
+    src: &str,
+    vars: &Value,
+    field: &FieldPath<'_>,
+    template: &str,
+) -> Result<Value, RunnerError> {
+    let expr = Expr::parse(src).map_err(|error| RunnerError::Template {
+        error: Box::new(error),
+        field: field.to_string(),
+        template: template.to_string(),
     })?;
     Ok(expr.evaluate_value(vars))
 }
@@ -194,7 +195,7 @@ fn substitute_str(
     vars: &Value,
     field: &FieldPath<'_>,
     budget: &mut Budget,
-) -> Result<Value, Value> {
+) -> Result<Value, RunnerError> {
     if !s.contains("{{") {
         budget.take(s.len(), field, s)?;
         return Ok(Value::String(s.to_string()));
@@ -261,14 +262,18 @@ mod tests {
         let vars = json!({"big": big});
         let label = "{{big}}".repeat(1000);
         let started = std::time::Instant::now();
-        let e = substitute(&json!({"label": label}), &vars, "args").unwrap_err();
+        let e = substitute(&json!({"label": label}), &vars, "args")
+            .unwrap_err()
+            .to_json();
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
         assert_eq!(e["code"], "BUDGET_EXCEEDED");
         assert_eq!(e["budget"], "rendered_bytes");
         assert_eq!(e["at"], "args.label");
         // Whole values count too: a list of many references.
         let many: Vec<Value> = (0..2000).map(|_| json!("{{big}}")).collect();
-        let e = substitute(&json!({"keys": many}), &vars, "args").unwrap_err();
+        let e = substitute(&json!({"keys": many}), &vars, "args")
+            .unwrap_err()
+            .to_json();
         assert_eq!(e["budget"], "rendered_bytes");
         // Under the budget, it renders.
         assert_eq!(
@@ -281,10 +286,14 @@ mod tests {
 
     #[test]
     fn a_broken_expression_is_the_structured_parse_error() {
-        let e = substitute(&json!({"text": "{{name ==}}"}), &json!({}), "args").unwrap_err();
+        let e = substitute(&json!({"text": "{{name ==}}"}), &json!({}), "args")
+            .unwrap_err()
+            .to_json();
         assert_eq!(e["error_type"], "syntax_error");
         assert_eq!(e["field"], "args.text");
-        let e = substitute(&json!({"a": [1, {"b": "{{ ) }}"}]}), &json!({}), "args").unwrap_err();
+        let e = substitute(&json!({"a": [1, {"b": "{{ ) }}"}]}), &json!({}), "args")
+            .unwrap_err()
+            .to_json();
         assert_eq!(e["field"], "args.a[1].b");
         assert_eq!(e["recovery"], "fix_code");
     }

@@ -294,7 +294,8 @@ pub(super) fn finish(
                     format!("the script exited with {s}")
                 },
                 "the script's stderr is below; fix the script and run it again",
-            );
+            )
+            .to_json();
             if let (Value::Object(m), Some((line, column))) =
                 (&mut err, locate(&tail, entry, mapped))
             {

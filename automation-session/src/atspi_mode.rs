@@ -21,6 +21,7 @@ use automation_atspi::{AppSelector, AtspiTarget, Bus, Output, VirtualDisplay};
 use automation_core::{Cancel, Reply, Request, Session};
 
 use crate::backend::{Backend, BackendFactory, Resolved};
+use crate::display::DisplayKind;
 
 /// The launched app, until [`shutdown`].
 static LAUNCHED: Mutex<Option<Launched>> = Mutex::new(None);
@@ -74,7 +75,7 @@ fn watch_exit(exit: Arc<ExitWatch>) {
 
 /// `--launch CMD [--virtual-display]`. SIGTERM, SIGINT or SIGHUP from here on end the app
 /// and the display before the process dies by the signal (start-up included).
-pub fn launch(command: &str, virtual_display: bool) -> Result<Resolved, String> {
+pub fn launch(command: &str, virtual_display: Option<DisplayKind>) -> Result<Resolved, String> {
     let (resolved, launched) = launch_owned(command, virtual_display)?;
     *LAUNCHED.lock().unwrap_or_else(|e| e.into_inner()) = Some(launched);
     Ok(resolved)
@@ -83,20 +84,23 @@ pub fn launch(command: &str, virtual_display: bool) -> Result<Resolved, String> 
 /// [`launch`], the launched app (and its display) handed to the caller, who ends it by
 /// dropping or stopping it: a session of `automation webdriver` or of MCP over HTTP owns its
 /// own. A signal still ends every launch of the process.
-pub fn launch_owned(command: &str, virtual_display: bool) -> Result<(Resolved, Launched), String> {
+pub fn launch_owned(
+    command: &str,
+    virtual_display: Option<DisplayKind>,
+) -> Result<(Resolved, Launched), String> {
     automation_atspi::cleanup::end_on_signal()?;
     automation_atspi::cleanup::observe(watch);
-    let (target, launched) = if virtual_display {
+    let (target, launched) = if let Some(kind) = virtual_display {
         // A private display is ours to start again: when it, or its accessibility bus, did
         // not come up, or the app never appeared on that bus (a Qt 5 example now and then
         // under load: its one registration attempt met a registry still starting), the
         // second try is a whole new display, buses and app. An app that exited is its own
         // failure and is reported at once.
-        match launch_on_new_display(command, FIRST_TRY) {
+        match launch_on_new_display(command, kind, FIRST_TRY) {
             Ok(ok) => ok,
             Err((first, true)) => {
                 tracing::warn!("{first}; starting {command:?} once more on a new display");
-                launch_on_new_display(command, automation_atspi::launch::LAUNCH_TIMEOUT)
+                launch_on_new_display(command, kind, automation_atspi::launch::LAUNCH_TIMEOUT)
                     .map_err(|(second, _)| format!("{second} (a first try failed too: {first})"))?
             }
             Err((first, false)) => return Err(first),
@@ -133,9 +137,16 @@ const FIRST_TRY: std::time::Duration = std::time::Duration::from_secs(15);
 /// display or its buses did not come up, or the app never reached the bus) rather than the app.
 fn launch_on_new_display(
     command: &str,
+    kind: DisplayKind,
     timeout: std::time::Duration,
 ) -> Result<(AtspiTarget, Launched), (String, bool)> {
-    let display = VirtualDisplay::start().map_err(|e| (e, true))?;
+    let kind = match kind {
+        DisplayKind::FromEnvironment => automation_atspi::display::Kind::from_environment(),
+        DisplayKind::X11 => Ok(automation_atspi::display::Kind::X11),
+        DisplayKind::Wayland => Ok(automation_atspi::display::Kind::Wayland),
+    }
+    .map_err(|e| (e, false))?;
+    let display = VirtualDisplay::start_kind(kind).map_err(|e| (e, true))?;
     automation_atspi::launch_within(command, Some(display), Output::Tee, timeout).map_err(|e| {
         // Timeout: never on the bus; Ipc: the bus itself failed. An app that exited or could
         // not start is AppGone.

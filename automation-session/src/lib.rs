@@ -3,6 +3,7 @@
 #[cfg(feature = "atspi")]
 pub mod atspi_mode;
 pub mod backend;
+pub mod display;
 pub mod files;
 pub mod mode;
 pub mod tools;

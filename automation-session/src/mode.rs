@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 pub use crate::backend::Resolved;
 use crate::backend::{BridgeBackend, headless_factory};
+pub use crate::display::DisplayKind;
 
 /// Env var holding the bridge token for `--connect` (the form the app's banner prints).
 pub const TOKEN_ENV: &str = "AUTOMATION_TOKEN";
@@ -40,6 +41,8 @@ pub enum Mode {
         command: String,
         /// On a private display.
         virtual_display: bool,
+        /// Which kind of private display, when `virtual_display`.
+        display: DisplayKind,
     },
     /// A running app over AT-SPI, by name or pid.
     Atspi(String),
@@ -133,7 +136,8 @@ pub fn resolve_with_wait(mode: &Mode, wait: Option<Duration>) -> Result<Resolved
         Mode::Launch {
             command,
             virtual_display,
-        } => crate::atspi_mode::launch(command, *virtual_display),
+            display,
+        } => crate::atspi_mode::launch(command, virtual_display.then_some(*display)),
         #[cfg(feature = "atspi")]
         Mode::Atspi(which) => crate::atspi_mode::attach(which),
         #[cfg(not(feature = "atspi"))]

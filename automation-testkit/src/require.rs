@@ -125,6 +125,20 @@ pub fn on_path(program: &str) -> bool {
             .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()))
 }
 
+/// [`require`] of `component` on a list of what is missing (each named with its package, as
+/// `automation_atspi::display::missing_tools` names them): present when the list is empty.
+#[track_caller]
+pub fn require_tools(component: &str, missing: &[&str]) -> bool {
+    require(
+        component,
+        missing.is_empty(),
+        &format!(
+            "{} missing (scripts/test installs them)",
+            missing.join(", ")
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

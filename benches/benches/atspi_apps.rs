@@ -15,6 +15,14 @@
 //! - `atspi/click_to_effect/dogtail/{gnome-calculator,kcalc}`: dogtail's `click()` on the same
 //!   button, which sleeps its default action delay (`config.actionDelay`, 1 s) after the
 //!   click.
+//! - `atspi/audit/automation_tree`: `automation audit`'s rules that read the tree (names,
+//!   labels, duplicates, target size, a disabled focus) and the pixels (contrast) over
+//!   gtk3-widget-factory (`automation_audit::audit`, no walk); the session keeps its mirror
+//!   current by events, so no audit after the first reads the tree afresh.
+//! - `atspi/audit/automation_with_walk`: the whole audit, its Tab walk included (about 30
+//!   presses, each waiting for the focus to move).
+//! - `atspi/audit/pyatspi_names`: the anchor — pyatspi walking the same tree checking only the
+//!   two name rules (`benches/python/atspi_peer.py names`), what a script does today.
 //!
 //! Run: `cargo bench -p automation-benches --bench atspi_apps -- --warm-up-time 1 --measurement-time 5`
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -149,5 +157,40 @@ fn click_to_effect(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, snapshot, click_to_effect);
+fn audit(c: &mut Criterion) {
+    let (target, launched) = start("gtk3-widget-factory");
+    let mut session = Session::new(target);
+    let mut g = c.benchmark_group("atspi/audit");
+    g.sample_size(10);
+    let tree_only = automation_audit::Options {
+        keyboard: false,
+        ..automation_audit::Options::default()
+    };
+    g.bench_function("automation_tree", |b| {
+        b.iter(|| {
+            let mut driver = |r: Request| automation_atspi::serve(&mut session, &r);
+            automation_audit::audit(&mut driver, &tree_only).unwrap()
+        })
+    });
+    g.bench_function("automation_with_walk", |b| {
+        b.iter(|| {
+            let mut driver = |r: Request| automation_atspi::serve(&mut session, &r);
+            let report =
+                automation_audit::audit(&mut driver, &automation_audit::Options::default())
+                    .unwrap();
+            assert!(report.keyboard.is_some_and(|w| w.cycled), "a whole round");
+        })
+    });
+    g.bench_function("pyatspi_names", |b| {
+        b.iter_custom(|iters| {
+            peer(
+                &launched,
+                &["names", "gtk3-widget-factory", &iters.to_string()],
+            )
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, snapshot, click_to_effect, audit);
 criterion_main!(benches);

@@ -8,6 +8,11 @@
                  walk, so every walk reads the app afresh, as automation's snapshot does.
                  Prints the total seconds and the object count.
   walk-minimal APP N   the same walk reading role, name and children only.
+  names APP N    the audit's anchor: pyatspi walks the tree N times checking what the audit's
+                 name rules check (a showing, enabled button, check box, radio, link, menu item
+                 or tab with no name; a showing text field, spin button, slider or combo box
+                 with no name and no labelled-by relation). Prints the total seconds and the
+                 count of nameless objects.
   click APP LABEL N   dogtail clicks the button LABEL N times with dogtail's own click()
                  (doAction + its default action delay, config.actionDelay). Prints the total
                  seconds.
@@ -65,6 +70,30 @@ def read_minimal(node):
     return count
 
 
+CONTROLS = {pyatspi.ROLE_PUSH_BUTTON, pyatspi.ROLE_TOGGLE_BUTTON, pyatspi.ROLE_CHECK_BOX,
+            pyatspi.ROLE_RADIO_BUTTON, pyatspi.ROLE_LINK, pyatspi.ROLE_MENU_ITEM,
+            pyatspi.ROLE_PAGE_TAB}
+FIELDS = {pyatspi.ROLE_TEXT, pyatspi.ROLE_ENTRY, pyatspi.ROLE_PASSWORD_TEXT,
+          pyatspi.ROLE_SPIN_BUTTON, pyatspi.ROLE_SLIDER, pyatspi.ROLE_COMBO_BOX}
+
+
+def nameless(node):
+    """The objects the audit's name rules would look at and find with no name."""
+    found = 0
+    role = node.getRole()
+    if role in CONTROLS or role in FIELDS:
+        states = node.getState()
+        if (states.contains(pyatspi.STATE_SHOWING) and states.contains(pyatspi.STATE_SENSITIVE)
+                and not node.name):
+            labelled = any(r.getRelationType() == pyatspi.RELATION_LABELLED_BY
+                           for r in node.getRelationSet())
+            found += 0 if (role in FIELDS and labelled) else 1
+    for child in node:
+        if child is not None:
+            found += nameless(child)
+    return found
+
+
 def walk(app_name, n, reader=read):
     app = find_app(app_name)
     t = time.perf_counter()
@@ -91,5 +120,7 @@ if __name__ == "__main__":
         walk(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == "walk-minimal":
         walk(sys.argv[2], int(sys.argv[3]), read_minimal)
+    elif sys.argv[1] == "names":
+        walk(sys.argv[2], int(sys.argv[3]), nameless)
     elif sys.argv[1] == "click":
         click(sys.argv[2], sys.argv[3], int(sys.argv[4]))

@@ -45,7 +45,13 @@ export type ErrorCode =
   | 'NOT_A_REGULAR_FILE'
   | 'FILE_TOO_LARGE'
   | 'UNSAFE_PATH'
-  | 'FILE_IO';
+  | 'FILE_IO'
+  | 'HOST_REFUSED'
+  | 'PEER_REFUSED'
+  | 'ORIGIN_REFUSED'
+  | 'CROSS_SITE_REFUSED'
+  | 'TOKEN_REQUIRED'
+  | 'CONTENT_TYPE_REFUSED';
 
 /** Whose fault: `request` — fix the call; `retry` — the environment, try again; `relaunch` — start the app again. */
 export type Fault = 'request' | 'retry' | 'relaunch';
@@ -570,7 +576,38 @@ export interface ScreenshotMatch {
   allowed?: number;
 }
 
-/** Golden screenshots of the app's window. */
+/** Options of `toPassAudit` (the `audit_app` tool's arguments). */
+export interface AuditOptions {
+  /** Only these rule ids (docs/audit.md; default all). */
+  rules?: string[];
+  /** Walk the app with real Tab presses (default true). */
+  keyboard?: boolean;
+  /** Accepted findings, by rule and the node's selector (as a report gives them). */
+  baseline?: Array<{ rule: string; selector: string }>;
+}
+
+/** One node a rule judged. */
+export interface AuditItem {
+  rule: string;
+  node: string;
+  role: string;
+  name?: string;
+  selector?: string;
+  message: string;
+}
+
+/** What a passing `toPassAudit` answers: the audit's report. */
+export interface AuditReport {
+  passed: boolean;
+  findings: AuditItem[];
+  needs_review: AuditItem[];
+  baselined?: AuditItem[];
+  rules: Array<{ rule: string; checked: number; findings: number; needs_review: number }>;
+  nodes: number;
+  ms: number;
+}
+
+/** Golden screenshots of the app's window, and its accessibility audit. */
 export interface AppExpectation {
   /**
    * The window's screenshot matches its baseline `<name>.png` in the flow's `<file>-snapshots/`
@@ -579,6 +616,11 @@ export interface AppExpectation {
    * and the actual/diff PNG paths.
    */
   toMatchScreenshot(name: string, options?: ScreenshotOptions): Promise<ScreenshotMatch>;
+  /**
+   * The app passes the accessibility audit (docs/audit.md): no finding outside `baseline`. A
+   * finding is an ASSERTION_FAILED `AutomationError` whose `actual` holds the report.
+   */
+  toPassAudit(options?: AuditOptions): Promise<AuditReport>;
 }
 
 export declare function expect(app: App): AppExpectation;

@@ -22,6 +22,9 @@
 #[doc = include_str!("../../docs/atspi.md")]
 pub mod atspi_md {}
 
+#[doc = include_str!("../../docs/audit.md")]
+pub mod audit_md {}
+
 #[doc = include_str!("../../docs/authoring.md")]
 pub mod authoring_md {}
 

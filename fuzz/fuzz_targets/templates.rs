@@ -12,6 +12,7 @@ mod common;
 
 use arbitrary::{Result, Unstructured};
 use automation_runner::budget::MAX_RENDERED_BYTES;
+use automation_runner::error::RunnerError;
 use automation_runner::template::substitute;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
@@ -87,12 +88,18 @@ fn check(input: &Value) {
             }
         }
         Err(e) => {
-            let code = e.get("code").and_then(Value::as_str);
             assert!(
-                code == Some("BUDGET_EXCEEDED") && e["budget"] == "rendered_bytes"
-                    || e.get("error_type").and_then(Value::as_str) == Some("syntax_error"),
-                "an untyped error: {e}"
+                matches!(
+                    e,
+                    RunnerError::Budget {
+                        budget: "rendered_bytes",
+                        ..
+                    } | RunnerError::Template { .. }
+                ),
+                "an error of another kind: {e:?}"
             );
+            let json = e.to_json();
+            assert!(json.get("code").and_then(Value::as_str).is_some(), "{json}");
         }
     }
 }

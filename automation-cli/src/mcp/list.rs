@@ -63,7 +63,7 @@ impl Caps {
 }
 
 /// The tools `tools/list` shows for `caps`: the catalog's, in its order, then
-/// `execute_sequence`, `export_test` and `assert_screenshot`.
+/// `execute_sequence`, `export_test`, `assert_screenshot` and `audit_app`.
 pub fn tools(caps: &Caps) -> Vec<Tool> {
     let mut tools: Vec<Tool> = CATALOG
         .iter()
@@ -72,19 +72,28 @@ pub fn tools(caps: &Caps) -> Vec<Tool> {
         .collect();
     tools.push(super::sequence::tool());
     tools.push(export_tool());
-    tools.push(golden_tool());
+    tools.push(writing_tool(
+        automation_session::tools::ASSERT_SCREENSHOT,
+        automation_session::tools::golden::DESCRIPTION,
+        automation_session::tools::golden::input_schema(),
+    ));
+    tools.push(writing_tool(
+        automation_session::tools::audit::AUDIT_APP,
+        automation_session::tools::audit::DESCRIPTION,
+        automation_session::tools::audit::input_schema(),
+    ));
     tools
 }
 
-/// `assert_screenshot`, from its typed arguments. Not read-only: it writes baselines and
-/// diff images.
-fn golden_tool() -> Tool {
-    Tool::new(
-        automation_session::tools::ASSERT_SCREENSHOT,
-        automation_session::tools::golden::DESCRIPTION,
-        Arc::new(automation_session::tools::golden::input_schema()),
-    )
-    .with_annotations(
+/// `assert_screenshot` (it writes baselines and diff images) and `audit_app` (its Tab walk
+/// moves the focus), from their typed arguments: not read-only, never destructive, the same
+/// call answering the same.
+fn writing_tool(
+    name: &'static str,
+    description: &'static str,
+    schema: serde_json::Map<String, serde_json::Value>,
+) -> Tool {
+    Tool::new(name, description, Arc::new(schema)).with_annotations(
         ToolAnnotations::new()
             .read_only(false)
             .destructive(false)

@@ -131,6 +131,21 @@ impl AutomationServer {
         }
     }
 
+    /// `audit_app`: the accessibility audit, its ops served on the target thread.
+    async fn audit(&self, args: rmcp::model::JsonObject, cancel: Cancel) -> Outcome {
+        let done = self.target.run_task(move |backend| {
+            tools::audit::audit_app(args, &mut |r| serve_caught(backend, r, &cancel))
+        });
+        match done.await {
+            Ok(Ok(data)) => Outcome::Data(data),
+            Ok(Err(e)) => Outcome::Failed(e),
+            Err(_) => Outcome::Failed(OpError::new(
+                ErrorCode::TargetFailed,
+                "the target thread stopped during audit_app",
+            )),
+        }
+    }
+
     /// Parses an op call for the target and the log.
     fn prepare(&self, name: &str, args: rmcp::model::JsonObject) -> Result<Recording, ParseError> {
         let mut sent = args.clone();
@@ -183,6 +198,7 @@ impl AutomationServer {
         match tools::lookup(name) {
             Some(Tool::Export) => return Ok(result(self.export(arguments))),
             Some(Tool::Golden) => return Ok(result(self.golden(arguments, Cancel::new()).await)),
+            Some(Tool::Audit) => return Ok(result(self.audit(arguments, Cancel::new()).await)),
             _ => {}
         }
         let rec = match self.prepare(name, arguments) {
@@ -240,6 +256,17 @@ impl ServerHandler for AutomationServer {
                     .await;
             }
             Some(Tool::Export) => return Ok(result(self.export(arguments)).into()),
+            Some(Tool::Audit) => {
+                let cancel = Cancel::new();
+                let flag = cancel.clone();
+                return tokio::select! {
+                    outcome = self.audit(arguments, cancel) => Ok(result(outcome).into()),
+                    () = context.ct.cancelled() => {
+                        flag.cancel();
+                        Err(McpError::internal_error("request cancelled", None))
+                    }
+                };
+            }
             Some(Tool::Golden) => {
                 let cancel = Cancel::new();
                 let flag = cancel.clone();

@@ -82,7 +82,7 @@ pub async fn call(
             f.snapshots.get_or_insert_with(|| snapshots.clone());
             f
         }
-        Ok(Err(e)) => return Ok(CallToolResult::structured_error(e).into()),
+        Ok(Err(e)) => return Ok(CallToolResult::structured_error(e.to_json()).into()),
         Err(e) => {
             return Err(McpError::internal_error(
                 format!("reading the flow stopped: {e}"),

@@ -596,8 +596,11 @@ async def writer_cells(m):
     size_button = W("Character Size drop-down button", "Button", {"role": "toggle button", "name": "",
                                                                   "states": shown, "within": dlg, "nth": 1},
                     kit_within=dlg_w)
-    size_combo = W("Character Size combo", "ComboBox", {"role": "combo box", "within": dlg, "nth": 1},
-                   label="Size:")
+    # The Size combo a person sees: LibreOffice never shows the combo box itself, only the
+    # filler that holds it with its entry and arrow (the Asian and CTL ones stay hidden).
+    size_combo = W("Character Size combo", "ComboBox", {"role": "combo box", "within": dlg,
+                                                        "parent_states": ["showing"], "nth": 1},
+                   label="Size:", kit_at="parent")
     judge, hook = popup_judge(m)
     await m.cell(size_button, "click", "invoke_action", {"node": "REF", "action": "click"}, judge,
                  "opens the list", before_hook=hook)

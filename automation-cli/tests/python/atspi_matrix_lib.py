@@ -297,11 +297,14 @@ class Widget:
     """One widget as both readers see it: the oracle's handle and the kit's reference."""
 
     def __init__(self, key, kind, spec, label=None, hidden_index=0, kit_role=None, kit=True,
-                 kit_within=None):
+                 kit_within=None, kit_at=None):
         self.kit = kit  # False: only the oracle reads it (a label that shows an effect)
         # A widget the kit's node is looked up under (a snapshot of its subtree): for hidden
         # nodes with no bounds to match, whose name is not unique (a closed combo's items).
         self.kit_within = kit_within
+        # "parent": the kit shows the node where its parent is (a combo box drawn by its
+        # siblings, LibreOffice's): its bounds are matched against the parent's.
+        self.kit_at = kit_at
         self.key = key
         self.kind = kind
         self.spec = spec
@@ -355,7 +358,17 @@ class Matrix:
             w.h = r["h"]
             w.first = r["read"]
         if kit and w.kit:
-            w.ref = await self.kit_ref(w, await self.o.read(w.h))
+            # A popover still sliding in (GNOME Text Editor's menus) moves between the
+            # oracle's read and the kit's: the two must agree at one moment, so a miss is read
+            # again, both sides, once the motion has had time to end.
+            for attempt in range(3):
+                try:
+                    w.ref = await self.kit_ref(w, await self.o.read(w.h))
+                    break
+                except Unresolved:
+                    if attempt == 2:
+                        raise
+                    await asyncio.sleep(0.4)
         return w
 
     async def kit_ref(self, w, read):
@@ -382,6 +395,11 @@ class Matrix:
                 if rr.ok and rr.data.get("node"):
                     cands.append((rr.data["node"], kit_bounds(rr.data.get("record"))))
         ext = read.get("extents")
+        if w.kit_at == "parent":
+            # On screen, against the main window's place (the kit's bounds are relative to it).
+            parent = (await self.o.q(cmd="parent", h=w.h)).get("read") or {}
+            corner = ((self.window or {}).get("screen") or [0, 0])[:2]
+            ext = [a - b for a, b in zip(parent.get("screen") or [0, 0], corner)] + (parent.get("screen") or [0, 0, 0, 0])[2:]
         if w.kit_within is not None and len(cands) == 1:
             return cands[0][0]  # the one node of its kind under its container, bounds or not
         if not zero(ext):

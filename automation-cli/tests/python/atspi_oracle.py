@@ -188,6 +188,13 @@ def matches(o, spec):
     st = states_of(o)
     if any(s not in st for s in spec.get("states", [])):
         return False
+    if "parent_states" in spec:
+        try:
+            pst = states_of(o.parent)
+        except Exception:
+            return False
+        if any(s not in pst for s in spec["parent_states"]):
+            return False
     if any(s in st for s in spec.get("not_states", [])):
         return False
     if "zero_size" in spec:
@@ -320,6 +327,13 @@ def serve(req):
         if o is None:
             return {"ok": False, "error": f"no handle {req['h']}"}
         return {"ok": True, "read": read(o)}
+    if cmd == "parent":  # {h}: the object's parent, as `find` answers
+        clear()
+        o = HANDLES.get(req["h"])
+        p = o.parent if o is not None else None
+        if p is None:
+            return {"ok": False, "error": f"no parent of handle {req['h']}"}
+        return {"ok": True, "h": handle(p), "read": read(p)}
     if cmd == "focused":
         clear()
         for o in walk(APP):

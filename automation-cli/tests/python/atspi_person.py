@@ -268,6 +268,69 @@ MOUSEPAD = [modal_dialog_returns_and_is_driven]
 
 
 # ------------------------------------------------------------------------------------------
+# gtk3-demo (GTK 3): a list row whose action opens a window, not a selection
+# ------------------------------------------------------------------------------------------
+
+async def row_action_that_opens_a_window_is_ok(c):
+    """gtk3-demo's list runs a demo when its row's action fires: a window opens and the row
+    stays unselected. That is the row's effect, judged by pyatspi seeing the window; it
+    answered NO_EFFECT while the window opened."""
+    check(await c.oracle_read(role="frame", name="Button Boxes") is None, "Button Boxes is not open yet")
+    row = await c.ref(role="Cell", label="Button Boxes")
+    await c.ok("invoke_action", {"node": row, "action": "click"})
+    await c.until("the Button Boxes demo's window is open (pyatspi)",
+                  lambda: c.oracle_read(role="frame", name="Button Boxes"))
+
+
+async def combo_option_in_a_submenu_is_picked_by_name(c):
+    """gtk3-demo's "Where are we ?" combo files its options under submenus ("C - D" ▸
+    "Denver"): set_value opens the one that holds it, as a person does, and picks it. It
+    answered NOT_FOUND; judged by pyatspi reading the combo."""
+    row = await c.ref(role="Cell", label="Combo Boxes")
+    await c.ok("invoke_action", {"node": row, "action": "click"})
+    await c.until("the Combo Boxes demo's window is open (pyatspi)",
+                  lambda: c.oracle_read(role="frame", name="Combo Boxes"))
+    combo = await c.ref(role="ComboBox", label="Boston")
+    await c.ok("set_value", {"node": combo, "value": "Denver"})
+    await c.until("the combo shows Denver (pyatspi)",
+                  lambda: c.oracle_read(role="combo box", name="Denver"))
+    check(await c.oracle_read(role="menu", name="C - D", states=["showing"]) is None,
+          "its popup and submenu are closed (pyatspi)")
+
+
+async def row_scrolled_out_of_its_list_is_found_and_taken(c):
+    """A row below the visible part of gtk3-demo's list (GTK 3's tree view manages its
+    descendants; the kit read ten rows of it): it is found, and a click on it reaches it as a
+    person scrolls there first (GTK 3 scrolls no row by ScrollTo). It answered NOT_FOUND, then
+    NOT_VISIBLE. Judged by pyatspi seeing the Spinner demo's Play button; list_windows then
+    tells the two windows titled "Spinner" apart."""
+    row = await c.ref(role="Cell", label="Spinner")
+    await c.ok("invoke_action", {"node": row, "action": "click"})
+    await c.until("the Spinner demo is open (pyatspi: its Play button)",
+                  lambda: c.oracle_read(role="push button", name="Play", states=["showing"]))
+    listed = (await c.ok("list_windows", {})).get("windows", [])
+    ids = [w.get("id") for w in listed]
+    check(len(ids) == len(set(ids)), f"each window has its own id: {listed}")
+    # A screenshot of the dialog is the dialog's window, not the main window's pixels at its
+    # place (both sit at the screen's corner without a window manager): the X server names the
+    # window of the dialog's size.
+    dialog = await c.oracle_read(role="dialog", name="Spinner")
+    w, h = (dialog or {}).get("screen", [0, 0, 0, 0])[2:]
+    tree = subprocess.run(["xwininfo", "-root", "-tree"], capture_output=True, text=True).stdout
+    xid = next((int(line.split()[0], 16) for line in tree.splitlines()
+                if '"Spinner"' in line and f" {w}x{h}+" in line), None)
+    check(xid is not None, f"the X server shows a {w}x{h} window titled Spinner: {tree[:2000]}")
+    shot = await c.ok("screenshot", {"node": await c.ref(role="Dialog", label="Spinner"),
+                                     "save_to": os.path.join(os.environ["HOME"], "spinner.png")})
+    check(str(shot.get("window")) == str(xid) and (shot.get("width"), shot.get("height")) == (w, h),
+          f"the screenshot is of the dialog's window {xid} ({w}x{h}): {shot}")
+
+
+GTK3_DEMO = [row_action_that_opens_a_window_is_ok, combo_option_in_a_submenu_is_picked_by_name,
+             row_scrolled_out_of_its_list_is_found_and_taken]
+
+
+# ------------------------------------------------------------------------------------------
 # A capped child list (GTK 3, a list of 1 500 rows)
 # ------------------------------------------------------------------------------------------
 
@@ -562,6 +625,7 @@ GROUPS = {
     "mousepad": {"argv": lambda d: ["mousepad", "--disable-server"], "display": 174,
                  "cases": MOUSEPAD, "settle": 1.0},
     "long-list": {"argv": long_list_argv, "display": 175, "cases": LONG_LIST, "settle": 1.0},
+    "gtk3-demo": {"argv": lambda d: ["gtk3-demo"], "display": 179, "cases": GTK3_DEMO, "settle": 1.0},
     "swing": {"argv": lambda d: swing_argv(None), "display": 176, "cases": SWING_FORM, "settle": 1.5},
     "firefox": {"argv": lambda d: firefox_argv(None), "display": 177, "cases": FIREFOX, "prepare": web_prepare,
                 "timeout": 40},

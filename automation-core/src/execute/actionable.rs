@@ -49,6 +49,11 @@ pub(super) fn check_now<T: Target + ?Sized>(
     {
         return Err(first);
     }
+    // Not hidden, only scrolled away in its list or view: a person scrolls to it first.
+    // A toolkit that cannot scroll it (GTK 4 answers NotSupported) leaves the refusal as it is.
+    if first.code == ErrorCode::NotVisible && scrolled_away(s, id) {
+        let _ = super::visibility::scroll_into_view(s, id);
+    }
     s.target.reread(id);
     let settle = SettleSpec {
         settle_timeout_ms: RECHECK_MS,
@@ -56,6 +61,20 @@ pub(super) fn check_now<T: Target + ?Sized>(
     };
     super::effect::wait_until(s, &settle, |s| check(s, id, reach).is_ok())?;
     check(s, id, reach)
+}
+
+/// Whether node `id` is off screen only because its list or view is scrolled elsewhere: it
+/// and what holds it are not hidden, and a scroll view, a document or a clipping container
+/// holds it.
+fn scrolled_away<T: Target + ?Sized>(s: &Session<T>, id: NodeId) -> bool {
+    let Some(node) = s.mirror.node(id) else {
+        return false;
+    };
+    std::iter::once(node)
+        .chain(ancestors(node))
+        .all(|n| !n.data().is_hidden())
+        && ancestors(node)
+            .any(|a| matches!(a.role(), Role::ScrollView | Role::Document) || a.clips_children())
 }
 
 /// How long a refusal waits for a fresh read to clear it.
@@ -120,6 +139,16 @@ fn not_shown<T: Target + ?Sized>(s: &Session<T>, node: NodeRef<'_>) -> Option<St
     // pointer paths scroll it in first.
     if ancestors(node)
         .any(|a| matches!(a.role(), Role::ScrollView | Role::Document) || a.clips_children())
+    {
+        return None;
+    }
+    // A submenu draws its popup outside its menu's window (GTK 3's combo: "C - D" ▸ "Denver"
+    // opens beside the list): a pointer path proves the point there.
+    if ancestors(node)
+        .take_while(|a| !matches!(a.role(), Role::Window | Role::Dialog | Role::AlertDialog))
+        .filter(|a| a.role() == Role::Menu)
+        .nth(1)
+        .is_some()
     {
         return None;
     }

@@ -4,9 +4,8 @@
 //!   (or `1`/`0`, `"on"`/`"off"`) — clicked when it is not so already, judged by its state.
 //!   A toolkit's `Value` on a toggle button is no way to press it (LibreOffice's Bold takes
 //!   `0` and unchecks itself without making the text plain);
-//! - **a list of options** (a combo box, a list box, a tab list): the option named — opened
-//!   when closed, the option picked (by the means its target lists: its action, a click, or
-//!   the keys), judged by what the list shows afterwards, never by an option's highlight;
+//! - **a list of options** (a combo box, a list box, a tab list): the option named, picked as
+//!   the `options` module says;
 //! - **a number** (a slider, a spin button): set through the toolkit's value, and when the app
 //!   ignores that (Swing's `JSlider`), moved with the arrow keys as a person would;
 //! - **text**: set through the toolkit, judged by what the field holds.
@@ -16,16 +15,15 @@ use accesskit_consumer::NodeRef;
 use serde_json::{Value, json};
 
 use super::actionable::{self, Reach};
-use super::means::{self, Verdict};
+use super::means::{self, press, target_of};
+use super::options::{describe, select_option};
 use super::{Session, value};
 use crate::error::{ErrorCode, OpError, OpResult};
 use crate::input::{Key, KeyEvent, Modifiers, NamedKey};
 use crate::intent::Intent;
-use crate::node_ref::{NodeKey, NodeTarget};
 use crate::ops::{FieldValue, SetValue};
 use crate::settle::SettleSpec;
-use crate::snapshot::accessible_name;
-use crate::target::{ClockKind, Target};
+use crate::target::Target;
 
 /// Arrow-key presses a number may take to reach its value.
 const MAX_STEPS: usize = 300;
@@ -35,10 +33,6 @@ enum Kind {
     Toggle(bool),
     Options,
     Other,
-}
-
-fn target_of(id: NodeId) -> NodeTarget {
-    NodeTarget::Id(NodeKey(id.0))
 }
 
 /// `set_value`, by what the node is (see the module's notes).
@@ -146,349 +140,6 @@ fn set_toggle<T: Target + ?Sized>(
     let mut reply = means::carry_out(s, &target_of(id), Intent::Activate, Reach::Action, settle)?;
     reply["value"] = json!(want);
     Ok(reply)
-}
-
-/// Whether `node` is an option of a list: an item, or a label in a list (the Java wrapper's
-/// combo items are labels in a list).
-fn is_option_node(node: &NodeRef) -> bool {
-    is_option(node.role())
-        || (node.role() == Role::Label
-            && node
-                .parent()
-                .is_some_and(|p| matches!(p.role(), Role::List | Role::ListBox | Role::Menu)))
-}
-
-/// Roles an option of a list can have.
-fn is_option(role: Role) -> bool {
-    matches!(
-        role,
-        Role::ListItem
-            | Role::ListBoxOption
-            | Role::MenuListOption
-            | Role::MenuItem
-            | Role::MenuItemRadio
-            | Role::MenuItemCheckBox
-            | Role::Tab
-            | Role::TreeItem
-            | Role::RadioButton
-    )
-}
-
-/// What a list shows as chosen: a combo's value, or its name when that is one of its options
-/// (Qt's, GTK's), else its selected option's name (a combo named by its label: a web page's
-/// `<select>`); a list's selected option's name.
-pub(super) fn shown_choice<T: Target + ?Sized>(s: &Session<T>, list: NodeId) -> Option<String> {
-    let node = s.mirror.node(list)?;
-    let selected = || {
-        descendants(node)
-            .find(|n| is_option_node(n) && n.is_selected() == Some(true))
-            .and_then(|n| accessible_name(&n))
-    };
-    if !matches!(node.role(), Role::ComboBox | Role::EditableComboBox) {
-        return selected();
-    }
-    if let Some(value) = node.value().filter(|v| !v.is_empty()) {
-        return Some(value);
-    }
-    let name = accessible_name(&node);
-    let names_an_option = name.as_deref().is_some_and(|name| {
-        descendants(node).any(|n| {
-            is_option_node(&n) && accessible_name(&n).as_deref().map(str::trim) == Some(name.trim())
-        })
-    });
-    if names_an_option {
-        return name;
-    }
-    selected().or(name)
-}
-
-pub(super) fn descendants(node: NodeRef<'_>) -> impl Iterator<Item = NodeRef<'_>> {
-    let mut stack: Vec<NodeRef<'_>> = node.children().collect();
-    std::iter::from_fn(move || {
-        let n = stack.pop()?;
-        stack.extend(n.children());
-        Some(n)
-    })
-}
-
-/// The options named `name` that a person could pick now: under the list, else (a popup the
-/// toolkit moved to a window of its own) anywhere shown; exact names first.
-fn options_named<T: Target + ?Sized>(s: &Session<T>, list: NodeId, name: &str) -> Vec<NodeId> {
-    let Some(list_node) = s.mirror.node(list) else {
-        return Vec::new();
-    };
-    let named = |n: &NodeRef| accessible_name(n).is_some_and(|a| a.trim() == name.trim());
-    let mut found: Vec<NodeId> = descendants(list_node)
-        .filter(|n| is_option_node(n) && named(n))
-        .map(|n| n.locate().0)
-        .collect();
-    if found.is_empty()
-        && let Some(tree) = s.mirror.state()
-    {
-        found = descendants(tree.root())
-            .filter(|n| is_option_node(n) && named(n) && !n.is_hidden())
-            .map(|n| n.locate().0)
-            .collect();
-    }
-    // Shown ones first: a closed combo's copy of the option stays hidden.
-    found.sort_by_key(|id| s.mirror.node(*id).is_some_and(|n| n.is_hidden()));
-    found
-}
-
-/// Picks the option named `name` in `list`: opened first when its options are not shown,
-/// the option carried out (its action, a click, the keys), judged by what the list shows
-/// and by its popup being closed again.
-fn select_option<T: Target + ?Sized>(
-    s: &mut Session<T>,
-    list: NodeId,
-    name: &str,
-    settle: &SettleSpec,
-) -> OpResult {
-    if shown_choice(s, list).as_deref().map(str::trim) == Some(name.trim()) {
-        return Ok(json!({
-            "node": s.reference(list),
-            "value": name,
-            "unchanged": "it already showed that option",
-        }));
-    }
-    let is_combo = s
-        .mirror
-        .node(list)
-        .is_some_and(|n| matches!(n.role(), Role::ComboBox | Role::EditableComboBox));
-    let option_shown = |s: &Session<T>| {
-        options_named(s, list, name)
-            .first()
-            .is_some_and(|o| actionable::check(s, *o, Reach::Action).is_ok())
-    };
-    let want = name.trim().to_string();
-    let holds = |s: &Session<T>| {
-        let shows = shown_choice(s, list).as_deref().map(str::trim) == Some(want.as_str());
-        // A combo's popup closes once the option is taken; one still open only highlighted it.
-        let closed = !is_combo
-            || s.mirror
-                .node(list)
-                .is_none_or(|n| n.data().is_expanded() != Some(true));
-        shows && closed
-    };
-    let actual = |s: &Session<T>| {
-        json!({
-            "shows": shown_choice(s, list),
-            "expanded": s.mirror.node(list).and_then(|n| n.data().is_expanded()),
-        })
-    };
-    let verdict = Verdict::Custom {
-        holds: &holds,
-        wanted: json!({ "shows": want, "expanded": if is_combo { json!(false) } else { Value::Null } }),
-        actual: &actual,
-    };
-    let mut tried: Vec<Value> = Vec::new();
-    // The toolkit's own way to pick by name, where it has one (a combo's selection).
-    if is_combo {
-        let resolved = s.resolve(&target_of(list))?;
-        let before = s.mirror.version();
-        let request = accesskit::ActionRequest {
-            action: accesskit::Action::SetValue,
-            target_tree: accesskit::TreeId::ROOT,
-            target_node: list,
-            data: Some(accesskit::ActionData::Value(want.clone().into())),
-        };
-        if s.target.action(request)? == crate::target::ActionOutcome::Handled {
-            s.target.reread(list);
-            let data = json!({"node": s.reference(resolved.id), "via": "action"});
-            match super::effect::judge_by(
-                s,
-                before,
-                settle,
-                data,
-                &holds,
-                &json!({"shows": want}),
-                &actual,
-            ) {
-                Ok(mut reply) => {
-                    reply["value"] = json!(shown_choice(s, list));
-                    return Ok(reply);
-                }
-                Err(e) if e.code == ErrorCode::NoEffect => {
-                    tried.push(json!({"means": "action", "no_effect": e.actual.as_deref().cloned().unwrap_or(Value::Null)}));
-                }
-                Err(e) => return Err(e),
-            }
-        }
-    }
-    // A combo that lists its options while closed, none of them named so: nothing to open.
-    if is_combo && option_index(s, list, name).is_none() && has_options(s, list) {
-        return Err(no_such_option(s, list, name));
-    }
-    // A combo whose options are not shown is opened first, as a person opens it.
-    let mut opened_here = false;
-    if is_combo && !option_shown(s) {
-        match means::carry_out(s, &target_of(list), Intent::Expand, Reach::Action, settle) {
-            Ok(_) => {
-                opened_here = true;
-                tried.push(json!({"opened": true}));
-            }
-            Err(e) if matches!(e.code, ErrorCode::UnhandledAction | ErrorCode::NoEffect) => {
-                tried.push(json!({"opened": false, "why": e.message}));
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    if let Some(option) = options_named(s, list, name).first().copied()
-        && actionable::check(s, option, Reach::Action).is_ok()
-    {
-        match means::carry_out_judged(
-            s,
-            &target_of(option),
-            Intent::Activate,
-            Reach::Action,
-            settle,
-            &verdict,
-        ) {
-            Ok(mut reply) => {
-                reply["node"] = json!(s.reference(list));
-                reply["option"] = json!(s.reference(option));
-                reply["value"] = json!(shown_choice(s, list));
-                return Ok(reply);
-            }
-            Err(e) if matches!(e.code, ErrorCode::NoEffect | ErrorCode::UnhandledAction) => {
-                tried.push(json!({"picked": false, "why": e.message, "tried": e.tried}));
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    // The keyboard on the list itself: Home, then Down to the option (a closed combo changes
-    // its choice as it goes; an open one takes it with Enter).
-    let Some(index) = option_index(s, list, name) else {
-        let error = no_such_option(s, list, name);
-        // Left as it was found: a popup opened to look for the option is closed again.
-        if opened_here {
-            let closed =
-                means::carry_out(s, &target_of(list), Intent::Collapse, Reach::Action, settle);
-            if closed.is_err() {
-                press(s, NamedKey::Escape, settle)?;
-            }
-        }
-        return Err(error);
-    };
-    let before = s.mirror.version();
-    let focused = means::carry_out(s, &target_of(list), Intent::Focus, Reach::Keys, settle);
-    if let Err(e) = focused {
-        tried.push(json!({"means": "keyboard", "skipped": e.message}));
-        return Err(OpError::new(
-            ErrorCode::NoEffect,
-            format!(
-                "{} did not come to show {name:?} by any means",
-                describe(s, list)
-            ),
-        )
-        .with_hint("read_node it, and snapshot_tree its options")
-        .with_actual_expected(actual(s), json!({"shows": want}))
-        .with_tried(Value::Array(tried)));
-    }
-    // An open popup has only a highlight to move: closed, the combo's own choice moves.
-    let open = |s: &Session<T>| {
-        s.mirror
-            .node(list)
-            .is_some_and(|n| n.data().is_expanded() == Some(true))
-    };
-    if is_combo && open(s) {
-        press(s, NamedKey::Escape, settle)?;
-    }
-    press(s, NamedKey::Home, settle)?;
-    for _ in 0..index {
-        press(s, NamedKey::ArrowDown, settle)?;
-    }
-    if is_combo && open(s) {
-        press(s, NamedKey::Enter, settle)?;
-    }
-    let judged = super::effect::judge_by(
-        s,
-        before,
-        settle,
-        json!({"node": s.reference(list), "via": "keyboard", "keys": index + 1}),
-        &holds,
-        &json!({"shows": want}),
-        &actual,
-    );
-    match judged {
-        Ok(mut reply) => {
-            reply["value"] = json!(shown_choice(s, list));
-            if !tried.is_empty() {
-                reply["tried"] = Value::Array(tried);
-            }
-            Ok(reply)
-        }
-        Err(e) => {
-            tried.push(json!({"means": "keyboard", "no_effect": e.actual.as_deref().cloned().unwrap_or(Value::Null)}));
-            Err(OpError::new(
-                ErrorCode::NoEffect,
-                format!("{} did not come to show {name:?} by any means", describe(s, list)),
-            )
-            .with_hint("read_node it, and snapshot_tree its options: the app may take a choice only from a person's own hand")
-            .with_actual_expected(actual(s), json!({"shows": want}))
-            .with_tried(Value::Array(tried)))
-        }
-    }
-}
-
-/// Where the option named `name` stands among `list`'s options (document order).
-fn option_index<T: Target + ?Sized>(s: &Session<T>, list: NodeId, name: &str) -> Option<usize> {
-    let node = s.mirror.node(list)?;
-    let mut options: Vec<(NodeId, String)> = descendants_in_order(node)
-        .filter(|n| is_option_node(n))
-        .filter_map(|n| accessible_name(&n).map(|a| (n.locate().0, a)))
-        .collect();
-    options.dedup_by(|a, b| a.1 == b.1);
-    options.iter().position(|(_, a)| a.trim() == name.trim())
-}
-
-/// Whether `list` holds any option (as last read).
-fn has_options<T: Target + ?Sized>(s: &Session<T>, list: NodeId) -> bool {
-    s.mirror
-        .node(list)
-        .is_some_and(|n| descendants(n).any(|o| is_option_node(&o)))
-}
-
-fn descendants_in_order(node: NodeRef<'_>) -> impl Iterator<Item = NodeRef<'_>> {
-    let mut stack: Vec<NodeRef<'_>> = node.children().collect();
-    stack.reverse();
-    std::iter::from_fn(move || {
-        let n = stack.pop()?;
-        let mut kids: Vec<NodeRef<'_>> = n.children().collect();
-        kids.reverse();
-        stack.extend(kids);
-        Some(n)
-    })
-}
-
-fn no_such_option<T: Target + ?Sized>(s: &Session<T>, list: NodeId, name: &str) -> OpError {
-    let offered: Vec<String> = s
-        .mirror
-        .node(list)
-        .map(|n| {
-            descendants_in_order(n)
-                .filter(|o| is_option_node(o))
-                .filter_map(|o| accessible_name(&o))
-                .take(20)
-                .collect()
-        })
-        .unwrap_or_default();
-    OpError::new(
-        ErrorCode::NotFound,
-        format!("no option named {name:?} in {}", describe(s, list)),
-    )
-    .with_hint(if offered.is_empty() {
-        "read_node the list, or snapshot_tree it, to see its options".to_string()
-    } else {
-        format!("its options: {}", offered.join(", "))
-    })
-}
-
-fn describe<T: Target + ?Sized>(s: &Session<T>, id: NodeId) -> String {
-    s.mirror.node(id).map_or_else(
-        || format!("node {}", id.0),
-        |n| value::describe(&n, &s.mirror.refs),
-    )
 }
 
 /// A number or text, through the toolkit's value (the means it has); a number the app does
@@ -728,36 +379,4 @@ fn step_with_keys<T: Target + ?Sized>(
         "via": "keyboard",
         "keys": presses,
     }))
-}
-
-/// One key press, then what it changed read back (settled briefly).
-fn press<T: Target + ?Sized>(
-    s: &mut Session<T>,
-    key: NamedKey,
-    settle: &SettleSpec,
-) -> Result<(), OpError> {
-    let before = s.mirror.version();
-    if let Some(focus) = s
-        .mirror
-        .state()
-        .and_then(|t| t.focus())
-        .map(|f| f.locate().0)
-    {
-        s.target.reread(focus);
-    }
-    for pressed in [true, false] {
-        s.target.key(&KeyEvent {
-            key: Key::Named(key),
-            pressed,
-            text: None,
-            modifiers: Modifiers::default(),
-        })?;
-    }
-    if s.target.clock() == ClockKind::Real {
-        super::effect::wait_until(s, settle, |s| s.mirror.version() != before)?;
-    } else {
-        s.target.advance(crate::settle::FRAME_MILLIS)?;
-        s.sync()?;
-    }
-    Ok(())
 }

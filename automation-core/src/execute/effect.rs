@@ -55,6 +55,21 @@ pub(super) struct Watch {
     focused_before: bool,
     /// The node was hidden before the op (a menu's item whose menu was closed).
     hidden_before: bool,
+    /// The app's windows that showed before the op: a row's own action may open one
+    /// (gtk3-demo's list runs the demo in a window of its own) without selecting the row.
+    windows_before: usize,
+}
+
+/// How many windows and dialogs of the app show (the root's children).
+fn windows_shown(node: &NodeRef<'_>) -> usize {
+    let Some(root) = std::iter::successors(Some(*node), |p| p.parent()).last() else {
+        return 0;
+    };
+    root.children()
+        .filter(|w| {
+            matches!(w.role(), Role::Window | Role::Dialog | Role::AlertDialog) && !w.is_hidden()
+        })
+        .count()
 }
 
 /// Roles whose click selects them when they are selectable.
@@ -137,6 +152,7 @@ impl Watch {
             version,
             focused_before: node.is_focused(),
             hidden_before: node.is_hidden(),
+            windows_before: windows_shown(node),
         }
     }
 
@@ -185,13 +201,15 @@ impl Watch {
                     || (matches!(node.role(), Role::Cell | Role::GridCell)
                         && node.is_focused()
                         && !self.focused_before)
+                    // Its activation opened a window (a list of demos, of files).
+                    || windows_shown(&node) > self.windows_before
             }
             Expected::ComboShows(combo_id) => {
                 let Some(combo) = s.mirror.node(combo_id) else {
                     return false;
                 };
                 let want = crate::snapshot::accessible_name(&node);
-                let shows = super::choose::shown_choice(s, combo_id);
+                let shows = super::options::shown_choice(s, combo_id);
                 want.is_some()
                     && shows.as_deref().map(str::trim) == want.as_deref().map(str::trim)
                     && combo.data().is_expanded() != Some(true)
@@ -208,7 +226,11 @@ impl Watch {
         match self.expected {
             Expected::ToggledFrom(t) => json!({ "toggled_other_than": toggled_name(t) }),
             Expected::Expanded(want) => json!({ "expanded": want }),
-            Expected::Selected => json!({ "selected": true, "or_focused_if_a_cell": true }),
+            Expected::Selected => json!({
+                "selected": true,
+                "or_focused_if_a_cell": true,
+                "or_a_window_opened": true,
+            }),
             Expected::Focused => json!({ "focused": true }),
             Expected::NumberMoved(from, up) => {
                 json!({ "value": if up { "above" } else { "below" }, "from": from })
@@ -227,15 +249,17 @@ impl Watch {
         match self.expected {
             Expected::ToggledFrom(_) => json!({ "toggled": node.toggled().map(toggled_name) }),
             Expected::Expanded(_) => json!({ "expanded": node.data().is_expanded() }),
-            Expected::Selected => {
-                json!({ "selected": node.is_selected(), "focused": node.is_focused() })
-            }
+            Expected::Selected => json!({
+                "selected": node.is_selected(),
+                "focused": node.is_focused(),
+                "windows": windows_shown(&node),
+            }),
             Expected::Focused => json!({ "focused": node.is_focused() }),
             Expected::NumberMoved(..) => json!({ "value": node.numeric_value() }),
             Expected::ComboShows(c) => {
                 let combo = s.mirror.node(c);
                 json!({
-                    "combo_shows": super::choose::shown_choice(s, c),
+                    "combo_shows": super::options::shown_choice(s, c),
                     "combo_expanded": combo.and_then(|c| c.data().is_expanded()),
                 })
             }

@@ -14,12 +14,12 @@ use super::actionable::{self, Reach};
 use super::effect::{self, Watch};
 use super::{Resolved, Session};
 use crate::error::{ErrorCode, OpError, OpResult};
-use crate::input::{Key, KeyEvent, Modifiers, PointerButton};
+use crate::input::{Key, KeyEvent, Modifiers, NamedKey, PointerButton};
 use crate::intent::{self, Intent, Means};
-use crate::node_ref::NodeTarget;
+use crate::node_ref::{NodeKey, NodeTarget};
 use crate::settle::SettleSpec;
 use crate::snapshot::action_name;
-use crate::target::{ActionOutcome, Hit, Target};
+use crate::target::{ActionOutcome, ClockKind, Hit, Target};
 
 /// What came of trying one means.
 enum Attempt {
@@ -228,12 +228,26 @@ fn by_pointer<T: Target + ?Sized>(
         )));
     }
     let data = |s: &Session<T>, at: Value| json!({ "node": s.reference(id), "clicked_at": at });
-    match super::pointer::click_in_view(s, id, PointerButton::Primary)? {
+    // A pointer the target cannot drive here (a Wayland window it cannot place) is a means
+    // that does not apply: the next one is tried.
+    let unsupported = |e: OpError| {
+        if e.code == ErrorCode::Unsupported {
+            Ok(Attempt::Skipped(e.message))
+        } else {
+            Err(e)
+        }
+    };
+    let hit = match super::pointer::click_in_view(s, id, PointerButton::Primary) {
+        Ok(hit) => hit,
+        Err(e) => return unsupported(e),
+    };
+    match hit {
         Hit::Clicked { x, y } => Ok(Attempt::Sent(data(s, json!({"x": x, "y": y})))),
         Hit::Missed(why) => Ok(Attempt::Skipped(why)),
-        Hit::Unknown => match super::pointer::click_proven(s, id)? {
-            Ok(p) => Ok(Attempt::Sent(data(s, json!({"x": p.x, "y": p.y})))),
-            Err(why) => Ok(Attempt::Skipped(why)),
+        Hit::Unknown => match super::pointer::click_proven(s, id) {
+            Ok(Ok(p)) => Ok(Attempt::Sent(data(s, json!({"x": p.x, "y": p.y})))),
+            Ok(Err(why)) => Ok(Attempt::Skipped(why)),
+            Err(e) => unsupported(e),
         },
     }
 }
@@ -422,4 +436,41 @@ fn none_worked<T: Target + ?Sized>(
         .with_hint("check it is the widget you mean (read_node it); a person may use another widget for this"),
     };
     error.with_tried(Value::Array(tried))
+}
+
+/// A node of the mirror as an op's target.
+pub(super) fn target_of(id: NodeId) -> NodeTarget {
+    NodeTarget::Id(NodeKey(id.0))
+}
+
+/// One key press, then what it changed read back (settled briefly).
+pub(super) fn press<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    key: NamedKey,
+    settle: &SettleSpec,
+) -> Result<(), OpError> {
+    let before = s.mirror.version();
+    if let Some(focus) = s
+        .mirror
+        .state()
+        .and_then(|t| t.focus())
+        .map(|f| f.locate().0)
+    {
+        s.target.reread(focus);
+    }
+    for pressed in [true, false] {
+        s.target.key(&KeyEvent {
+            key: Key::Named(key),
+            pressed,
+            text: None,
+            modifiers: Modifiers::default(),
+        })?;
+    }
+    if s.target.clock() == ClockKind::Real {
+        super::effect::wait_until(s, settle, |s| s.mirror.version() != before)?;
+    } else {
+        s.target.advance(crate::settle::FRAME_MILLIS)?;
+        s.sync()?;
+    }
+    Ok(())
 }

@@ -11,6 +11,7 @@ mod durable;
 mod effect;
 pub mod limits;
 mod means;
+mod options;
 mod outline;
 mod pointer;
 mod query;
@@ -225,16 +226,23 @@ fn hosted<T: Target + ?Sized, H: Host<T> + ?Sized>(
     settle: &SettleSpec,
 ) -> OpResult<Reply> {
     match op {
-        Op::ListWindows(_) => host
-            .list_windows(&mut s.target)
-            .map(|w| Reply::Ok(serde_json::json!({ "windows": w }))),
+        Op::ListWindows(_) => host.list_windows(&mut s.target).map(|windows| {
+            Reply::Ok(
+                serde_json::to_value(crate::replies::Windows { windows })
+                    .unwrap_or(serde_json::Value::Null),
+            )
+        }),
         Op::Screenshot(a) => {
             time::settle(s, settle, Expect::Quiet)?;
-            let crop = match &a.node {
-                Some(node) => Some(s.resolve(node)?.require_bounds()?),
-                None => None,
-            };
-            host.screenshot(&mut s.target, crop).map(Reply::Image)
+            match &a.node {
+                Some(node) => {
+                    let resolved = s.resolve(node)?;
+                    let bounds = resolved.require_bounds()?;
+                    host.screenshot_node(&mut s.target, resolved.id, bounds)
+                }
+                None => host.screenshot(&mut s.target, None),
+            }
+            .map(Reply::Image)
         }
         other => Err(host_required(other)),
     }

@@ -13,6 +13,7 @@ use crate::error::{ErrorCode, OpError, OpResult};
 use crate::node_ref::{NodeTarget, Selector};
 use crate::ops::{AssertArg, AssertKind, AssertNode, SnapshotFormat, SnapshotTree};
 use crate::refs::RefKey;
+use crate::replies::FoundNode;
 use crate::snapshot::{accessible_name, role_matches, role_name, semantic_node, text_info};
 use crate::target::Target;
 
@@ -175,22 +176,33 @@ pub(super) fn find_node<T: Target + ?Sized>(s: &Session<T>, sel: &Selector) -> O
     let pick = found
         .get(sel.nth.unwrap_or(0))
         .and_then(|id| s.mirror.node(*id));
-    Ok(match pick {
+    let reply = match pick {
         Some(node) => {
             let record = semantic_node(&node, &s.mirror.refs);
-            json!({ "node": record.id, "count": found.len(), "record": to_json(&record) })
+            FoundNode {
+                node: Some(record.id),
+                count: found.len(),
+                record: Some(record),
+                hint: None,
+                candidates: None,
+                cut: None,
+            }
         }
         None => {
             // Nothing matches: the closest nodes, so the next call can be right.
             let closest = s.not_found(sel, state);
-            let mut reply = json!({ "node": null, "count": found.len(), "hint": closest.hint, "candidates": closest.candidates });
-            // A list read only in part: "none" would be a guess, and the reply says so.
-            if !s.target.partial_children().is_empty() {
-                reply["cut"] = json!(closest.message);
+            FoundNode {
+                node: None,
+                count: found.len(),
+                record: None,
+                hint: closest.hint,
+                candidates: Some(closest.candidates),
+                // A list read only in part: "none" would be a guess, and the reply says so.
+                cut: (!s.target.partial_children().is_empty()).then_some(closest.message),
             }
-            reply
         }
-    })
+    };
+    Ok(to_json(&reply))
 }
 
 /// `ASSERTION_FAILED` with what was found and what was expected as JSON data.

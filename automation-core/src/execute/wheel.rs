@@ -6,8 +6,8 @@ use serde_json::json;
 
 use super::Session;
 use super::actionable::Reach;
-use super::choose;
 use super::effect;
+use super::options;
 use super::pointer::{mouse, node_point};
 use super::time::{self, Expect};
 use crate::error::{OpError, OpResult};
@@ -86,7 +86,7 @@ fn scroll_bars<T: Target + ?Sized>(s: &Session<T>, id: NodeId) -> Vec<NodeId> {
     let window = std::iter::successors(Some(node), |n| n.parent())
         .find(|n| matches!(n.role(), Role::Window | Role::Dialog | Role::AlertDialog))
         .unwrap_or(node);
-    choose::descendants(window)
+    options::descendants(window)
         .filter(|n| n.role() == Role::ScrollBar)
         .map(|n| n.locate().0)
         .collect()
@@ -111,7 +111,7 @@ fn scroll_positions<T: Target + ?Sized>(s: &Session<T>, id: NodeId) -> Vec<(u64,
         .find(|n| matches!(n.role(), Role::Window | Role::Dialog | Role::AlertDialog))
         .unwrap_or(node);
     std::iter::once(window)
-        .chain(choose::descendants(window))
+        .chain(options::descendants(window))
         .map(|n| key(&n))
         .collect()
 }

@@ -14,6 +14,7 @@
 //! 5. **the content type** of a POST, on doors that take JSON: `application/json`, which a
 //!    page cannot send across origins without a preflight.
 
+use automation_core::ErrorCode;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use base64::Engine as _;
 
@@ -94,16 +95,21 @@ impl Refusal {
         }
     }
 
-    /// The stable code a client matches on.
-    pub fn code(&self) -> &'static str {
+    /// The stable code a client matches on (core's table holds it, with its docs row).
+    pub fn error_code(&self) -> ErrorCode {
         match self {
-            Self::Host(_) => "HOST_REFUSED",
-            Self::Peer(_) => "PEER_REFUSED",
-            Self::Origin(_) => "ORIGIN_REFUSED",
-            Self::CrossSite(_) => "CROSS_SITE_REFUSED",
-            Self::Token => "TOKEN_REQUIRED",
-            Self::ContentType(_) => "CONTENT_TYPE_REFUSED",
+            Self::Host(_) => ErrorCode::HostRefused,
+            Self::Peer(_) => ErrorCode::PeerRefused,
+            Self::Origin(_) => ErrorCode::OriginRefused,
+            Self::CrossSite(_) => ErrorCode::CrossSiteRefused,
+            Self::Token => ErrorCode::TokenRequired,
+            Self::ContentType(_) => ErrorCode::ContentTypeRefused,
         }
+    }
+
+    /// [`Self::error_code`] as it is spelled on the wire.
+    pub fn code(&self) -> &'static str {
+        self.error_code().as_str()
     }
 
     /// One sentence: what was refused.

@@ -16,10 +16,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use automation_core::{Cancel, ErrorCode, OpError};
+use automation_core::replies::TypedOp;
+use automation_core::{Cancel, ErrorCode, OpError, Request};
 use serde_json::{Map, Value};
 
-use automation_session::backend::{TargetHandle, serve_caught};
+use automation_session::backend::{Backend, TargetHandle, serve_caught};
 use automation_session::mode::Mode;
 use automation_session::tools::{self, Outcome, Snapshots};
 
@@ -95,38 +96,65 @@ impl<S> Session<S> {
     /// One tool call through the tool layer every front door shares, on this session's
     /// target thread. An unknown tool name is a `BAD_REQUEST` failure.
     pub async fn call(&self, tool: &str, args: Map<String, Value>) -> Outcome {
+        let name = tool.to_string();
+        let snapshots = Arc::clone(&self.snapshots);
+        let done = self
+            .on_target(move |backend| {
+                let cancel = Cancel::new();
+                tools::call(&name, args, &snapshots, |r| {
+                    serve_caught(backend, r, &cancel)
+                })
+            })
+            .await;
+        match done {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(unknown)) => {
+                Outcome::Failed(OpError::new(ErrorCode::BadRequest, unknown.to_string()))
+            }
+            Err(e) => Outcome::Failed(e),
+        }
+    }
+
+    /// One op with a declared reply type (`automation_core::replies`), on this session's
+    /// target thread: built from its typed arguments (no tool name, no JSON), its reply
+    /// decoded into that type.
+    pub async fn op<O>(&self, args: O::Args) -> Result<O::Reply, OpError>
+    where
+        O: TypedOp,
+        O::Args: Send + 'static,
+        O::Reply: Send + 'static,
+    {
+        self.on_target(move |backend| {
+            let cancel = Cancel::new();
+            O::decode(serve_caught(backend, &Request::new(O::op(args)), &cancel))
+        })
+        .await?
+    }
+
+    /// Runs `task` on the target thread, the session kept alive (not reaped, marked used)
+    /// while it runs; an ended session, or a target thread that stopped, is a typed error.
+    async fn on_target<R: Send + 'static>(
+        &self,
+        task: impl FnOnce(&mut Box<dyn Backend>) -> R + Send + 'static,
+    ) -> Result<R, OpError> {
         if self.is_ended() {
-            return Outcome::Failed(OpError::new(
+            return Err(OpError::new(
                 ErrorCode::TargetFailed,
                 format!("session {} has ended", self.id),
             ));
         }
         self.running.fetch_add(1, Ordering::AcqRel);
         self.touch();
-        let name = tool.to_string();
-        let snapshots = Arc::clone(&self.snapshots);
-        let done = self.target.run_task(move |backend| {
-            let cancel = Cancel::new();
-            tools::call(&name, args, &snapshots, |r| {
-                serve_caught(backend, r, &cancel)
-            })
+        let done = self.target.run_task(task).await.map_err(|_| {
+            OpError::new(
+                ErrorCode::TargetFailed,
+                "the session's target thread stopped during the call",
+            )
+            .with_hint("end this session and start a new one")
         });
-        let outcome = match done.await {
-            Ok(Ok(outcome)) => outcome,
-            Ok(Err(unknown)) => {
-                Outcome::Failed(OpError::new(ErrorCode::BadRequest, unknown.to_string()))
-            }
-            Err(_) => Outcome::Failed(
-                OpError::new(
-                    ErrorCode::TargetFailed,
-                    "the session's target thread stopped during the call",
-                )
-                .with_hint("end this session and start a new one"),
-            ),
-        };
         self.touch();
         self.running.fetch_sub(1, Ordering::AcqRel);
-        outcome
+        done
     }
 
     /// Ends what the session started (idempotent; blocks while the app and display end).
@@ -328,9 +356,12 @@ fn open(mode: Mode) -> Result<(TargetHandle, String, Owned), String> {
         Mode::Launch {
             command,
             virtual_display,
+            display,
         } => {
-            let (resolved, launched) =
-                automation_session::atspi_mode::launch_owned(&command, virtual_display)?;
+            let (resolved, launched) = automation_session::atspi_mode::launch_owned(
+                &command,
+                virtual_display.then_some(display),
+            )?;
             (resolved, Owned::Launched(launched))
         }
         other => (automation_session::mode::resolve(&other)?, Owned::None),

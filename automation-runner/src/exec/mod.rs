@@ -170,39 +170,120 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
     }
     // The pipe lives in a private directory of this run (removed when it ends, or by the
     // watchdog should this process be killed), never in a directory users share.
-    let run_dir = match automation_session::files::dirs::RunDir::create(&crate::new_execution_id())
-    {
-        Ok(d) => d,
+    let (_run_dir, pipe, rx) = match open_pipe() {
+        Ok(opened) => opened,
         Err(e) => {
-            say(&format!(
-                "error: cannot create the run's private directory: {e}"
-            ));
-            return 1;
-        }
-    };
-    let (pipe, rx) = match EventPipe::create_in(run_dir.path()) {
-        Ok(p) => p,
-        Err(e) => {
-            say(&format!("error: cannot create the event pipe: {e}"));
+            say(&format!("error: {e}"));
             return 1;
         }
     };
     let execution_id = pipe.execution_id().to_string();
-    let display = DisplaySink::new(std::io::stderr().is_terminal());
-    let bar = display.bar();
-    let suites = Suites::default();
-    let mut sinks = Fanout::new().with(Box::new(display));
-    if junit.is_some() {
-        sinks.push(Box::new(JunitSink::new(0, suites.clone())));
-    }
-    let consumer = std::thread::spawn(move || {
-        let mut feed = Feed::new(sinks);
-        for item in rx {
-            feed.item(item);
-        }
-        feed
-    });
+    let live = Live::start(rx, junit.is_some());
     let started = Instant::now();
+    let ran = run_child(program, args, &pipe, &live.bar);
+    // The child has exited (or never started): drain everything it wrote, then stop.
+    if let Err(e) = pipe.finish() {
+        say(&format!("warning: event pipe: {e}"));
+    }
+    let elapsed_ms = started.elapsed().as_millis().try_into().unwrap_or(u64::MAX);
+    let Ok(feed) = live.consumer.join() else {
+        // A sink panicked: its report is lost, so the run is not green.
+        say("error: the live display or the JUnit report failed while the command ran");
+        return 1;
+    };
+    let counts = feed.counts();
+    let verdict = Verdict::of(program, &ran, counts);
+    let (_, finished) = feed.finish(
+        &command.join(" "),
+        &execution_id,
+        elapsed_ms,
+        verdict.ended.clone(),
+    );
+    verdict.say(program, ran.interrupted, counts);
+    let Some(path) = junit else {
+        return verdict.code;
+    };
+    let written = finished
+        .and_then(|()| {
+            live.suites.set_output(
+                0,
+                &String::from_utf8_lossy(&ran.out),
+                &String::from_utf8_lossy(&ran.err),
+            )
+        })
+        .and_then(|()| live.suites.write(path, "automation exec"));
+    if let Err(e) = written {
+        say(&format!("error: {e}"));
+        return if verdict.code == 0 { 1 } else { verdict.code };
+    }
+    verdict.code
+}
+
+/// The run's private directory and the event pipe in it, with the pipe's receiver.
+fn open_pipe() -> Result<
+    (
+        automation_session::files::dirs::RunDir,
+        EventPipe,
+        std::sync::mpsc::Receiver<PipeItem>,
+    ),
+    String,
+> {
+    let run_dir = automation_session::files::dirs::RunDir::create(&crate::new_execution_id())
+        .map_err(|e| format!("cannot create the run's private directory: {e}"))?;
+    let (pipe, rx) = EventPipe::create_in(run_dir.path())
+        .map_err(|e| format!("cannot create the event pipe: {e}"))?;
+    Ok((run_dir, pipe, rx))
+}
+
+/// The sinks, fed from the pipe on a thread of their own while the command runs.
+struct Live {
+    consumer: std::thread::JoinHandle<Feed>,
+    /// The live display's progress bar, which the command's output is printed above.
+    bar: Option<indicatif::ProgressBar>,
+    suites: Suites,
+}
+
+impl Live {
+    fn start(rx: std::sync::mpsc::Receiver<PipeItem>, junit: bool) -> Self {
+        let display = DisplaySink::new(std::io::stderr().is_terminal());
+        let bar = display.bar();
+        let suites = Suites::default();
+        let mut sinks = Fanout::new().with(Box::new(display));
+        if junit {
+            sinks.push(Box::new(JunitSink::new(0, suites.clone())));
+        }
+        let consumer = std::thread::spawn(move || {
+            let mut feed = Feed::new(sinks);
+            for item in rx {
+                feed.item(item);
+            }
+            feed
+        });
+        Self {
+            consumer,
+            bar,
+            suites,
+        }
+    }
+}
+
+/// How the command ran: its status (or why it did not start), its output, and the signal
+/// that interrupted the run, if one did.
+struct Ran {
+    status: std::io::Result<std::process::ExitStatus>,
+    out: Vec<u8>,
+    err: Vec<u8>,
+    interrupted: Option<i32>,
+}
+
+/// Starts the command with the pipe's environment, its output teed above the live display,
+/// a signal to this process passed on to it; waits for it.
+fn run_child(
+    program: &str,
+    args: &[String],
+    pipe: &EventPipe,
+    bar: &Option<indicatif::ProgressBar>,
+) -> Ran {
     let mut cmd = Command::new(program);
     cmd.args(args)
         .stdin(Stdio::inherit())
@@ -212,8 +293,7 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
         cmd.env(k, v);
     }
     let signals = signals::Forward::install();
-    let spawned = cmd.spawn();
-    let (status, out, err) = match spawned {
+    let (status, out, err) = match cmd.spawn() {
         Ok(mut child) => {
             signals::set_child(child.id());
             // A signal that came between the spawn and now has not reached the child yet.
@@ -232,100 +312,109 @@ pub fn run(command: &[String], junit: Option<&Path>) -> u8 {
     };
     let interrupted = signals.received();
     drop(signals);
-    // The child has exited (or never started): drain everything it wrote, then stop.
-    if let Err(e) = pipe.finish() {
-        say(&format!("warning: event pipe: {e}"));
+    Ran {
+        status,
+        out,
+        err,
+        interrupted,
     }
-    let elapsed_ms = started.elapsed().as_millis().try_into().unwrap_or(u64::MAX);
-    let Ok(feed) = consumer.join() else {
-        // A sink panicked: its report is lost, so the run is not green.
-        say("error: the live display or the JUnit report failed while the command ran");
-        return 1;
-    };
-    let (passed, failed, unfinished) = feed.counts();
-    let mut ended: Option<Value> = None;
-    let mut code = match status {
-        Ok(s) => {
-            let (code, why) = describe_exit(s);
-            if let Some(why) = why {
-                ended = Some(runner_error(
-                    ErrorCode::CommandKilled,
-                    format!("{program} {why}"),
-                    "read the command's output in system-out / system-err",
-                ));
-            } else if code != 0 && failed == 0 {
-                ended = Some(runner_error(
-                    ErrorCode::CommandFailed,
-                    format!("{program} exited with code {code} and no failed step"),
-                    "read the command's output in system-out / system-err",
-                ));
+}
+
+/// The exit code `exec` answers, the command's own, and the command's failure as one more
+/// step's error when it failed.
+struct Verdict {
+    code: u8,
+    child_code: u8,
+    ended: Option<Value>,
+}
+
+impl Verdict {
+    /// From how the command ended and its steps' `(passed, failed, unfinished)` counts.
+    fn of(program: &str, ran: &Ran, (_, failed, unfinished): (usize, usize, usize)) -> Self {
+        let mut ended = None;
+        let mut code = match &ran.status {
+            Ok(s) => {
+                let (code, why) = describe_exit(*s);
+                if let Some(why) = why {
+                    ended = Some(runner_error(
+                        ErrorCode::CommandKilled,
+                        format!("{program} {why}"),
+                        "read the command's output in system-out / system-err",
+                    ));
+                } else if code != 0 && failed == 0 {
+                    ended = Some(runner_error(
+                        ErrorCode::CommandFailed,
+                        format!("{program} exited with code {code} and no failed step"),
+                        "read the command's output in system-out / system-err",
+                    ));
+                }
+                code
             }
-            code
-        }
-        Err(e) => {
-            say(&format!("error: cannot run {program}: {e}"));
-            let code = if e.kind() == std::io::ErrorKind::NotFound {
-                127
-            } else {
-                126
-            };
-            ended = Some(runner_error(
-                ErrorCode::CommandNotStarted,
-                format!("cannot start {program}: {e} (exit code {code})"),
-                "check the command's name, path and permissions",
-            ));
-            code
-        }
-    };
-    // A failed step (or one that never finished) is never green, whatever the command exits
-    // with: the JUnit has its failure, so `exec` exits 1, as `run` does for a failed flow.
-    let child_code = code;
-    if code == 0 && failed + unfinished > 0 {
-        code = 1;
-    }
-    if let Some(sig) = interrupted {
-        code = u8::try_from(128 + sig).unwrap_or(1);
-        ended = Some(runner_error(
-            ErrorCode::Interrupted,
-            format!(
-                "interrupted by {} (passed on to {program}); exit code {code}",
-                signals::name(sig)
-            ),
-            "the run was stopped from outside; run it again",
-        ));
-    }
-    let (_, finished) = feed.finish(&command.join(" "), &execution_id, elapsed_ms, ended);
-    if let Some(sig) = interrupted {
-        say(&format!(
-            "automation exec: interrupted by {}",
-            signals::name(sig)
-        ));
-    }
-    if passed + failed + unfinished > 0 {
-        let why = if code != child_code && interrupted.is_none() {
-            format!(" ({program} exited {child_code}; a step did not pass)")
-        } else {
-            String::new()
+            Err(e) => {
+                say(&format!("error: cannot run {program}: {e}"));
+                let code = if e.kind() == std::io::ErrorKind::NotFound {
+                    127
+                } else {
+                    126
+                };
+                ended = Some(runner_error(
+                    ErrorCode::CommandNotStarted,
+                    format!("cannot start {program}: {e} (exit code {code})"),
+                    "check the command's name, path and permissions",
+                ));
+                code
+            }
         };
-        say(&format!(
-            "steps: {passed} passed, {failed} failed, {unfinished} unfinished; exit code {code}{why}"
-        ));
+        // A failed step (or one that never finished) is never green, whatever the command
+        // exits with: the JUnit has its failure, so `exec` exits 1, as `run` does for a
+        // failed flow.
+        let child_code = code;
+        if code == 0 && failed + unfinished > 0 {
+            code = 1;
+        }
+        if let Some(sig) = ran.interrupted {
+            code = u8::try_from(128 + sig).unwrap_or(1);
+            ended = Some(runner_error(
+                ErrorCode::Interrupted,
+                format!(
+                    "interrupted by {} (passed on to {program}); exit code {code}",
+                    signals::name(sig)
+                ),
+                "the run was stopped from outside; run it again",
+            ));
+        }
+        Self {
+            code,
+            child_code,
+            ended: ended.map(|e| e.to_json()),
+        }
     }
-    let Some(path) = junit else { return code };
-    let written = finished
-        .and_then(|()| {
-            suites.set_output(
-                0,
-                &String::from_utf8_lossy(&out),
-                &String::from_utf8_lossy(&err),
-            )
-        })
-        .and_then(|()| suites.write(path, "automation exec"));
-    if let Err(e) = written {
-        say(&format!("error: {e}"));
-        return if code == 0 { 1 } else { code };
+
+    /// The lines a person reads at the end: an interruption, and the steps' counts with the
+    /// exit code (and why it is not the command's).
+    fn say(&self, program: &str, interrupted: Option<i32>, counts: (usize, usize, usize)) {
+        let (passed, failed, unfinished) = counts;
+        if let Some(sig) = interrupted {
+            say(&format!(
+                "automation exec: interrupted by {}",
+                signals::name(sig)
+            ));
+        }
+        if passed + failed + unfinished > 0 {
+            let why = if self.code != self.child_code && interrupted.is_none() {
+                format!(
+                    " ({program} exited {}; a step did not pass)",
+                    self.child_code
+                )
+            } else {
+                String::new()
+            };
+            say(&format!(
+                "steps: {passed} passed, {failed} failed, {unfinished} unfinished; exit code {}{why}",
+                self.code
+            ));
+        }
     }
-    code
 }
 
 /// The exit code, and why the child died when it was a signal.
@@ -562,7 +651,8 @@ mod tests {
             ErrorCode::CommandKilled,
             "bash was killed by signal 9 (SIGKILL)",
             "",
-        );
+        )
+        .to_json();
         let (report, finished) = feed.finish("bash x.sh", "x", 10, Some(ended));
         finished.unwrap();
         assert!(!report.passed());
@@ -618,7 +708,7 @@ mod tests {
                 error: Some(text.clone()),
                 duration: None,
             }));
-            let ended = runner_error(ErrorCode::CommandKilled, text.clone(), "");
+            let ended = runner_error(ErrorCode::CommandKilled, text.clone(), "").to_json();
             let (_, finished) = feed.finish(&text, "x", 1, Some(ended));
             finished.unwrap();
             suites.set_output(0, &text, &text).unwrap();

@@ -156,6 +156,9 @@ impl HtmlSink {
         } else {
             None
         };
+        let audit = (call.tool == automation_session::tools::audit::AUDIT_APP)
+            .then(|| crate::report_page::AuditBox::of_result(&call.result))
+            .flatten();
         let entry = CallEntry {
             tool: call.tool.clone(),
             args: bounded(&call.args),
@@ -165,6 +168,7 @@ impl HtmlSink {
             tries,
             shot,
             golden,
+            audit,
         };
         self.calls
             .entry(call.step_id.clone())

@@ -255,3 +255,53 @@ impl Sink for JunitSink {
         Ok(())
     }
 }
+
+/// An accessibility audit (`automation audit --format junit`) as JUnit: one suite, one case per
+/// rule run — failing with its findings (each the node's selector and what a person meets),
+/// its items to review in the case's output.
+pub fn audit_report(report: &automation_audit::Report) -> Result<String, String> {
+    let name = if report.app.is_empty() {
+        "audit".to_string()
+    } else {
+        format!("audit {}", report.app)
+    };
+    let mut suite = TestSuite::new(xml_safe(&name));
+    let line = |i: &automation_audit::Item| {
+        let at = i.selector.clone().unwrap_or_else(|| i.role.clone());
+        format!("{at}: {}", i.message)
+    };
+    for run in &report.rules {
+        let of_rule = |items: &[automation_audit::Item]| -> Vec<String> {
+            items
+                .iter()
+                .filter(|i| i.rule == run.rule)
+                .map(line)
+                .collect()
+        };
+        let found = of_rule(&report.findings);
+        let status = if found.is_empty() {
+            TestCaseStatus::success()
+        } else {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_message(xml_safe(&format!(
+                "{} finding(s) of {} checked",
+                found.len(),
+                run.checked
+            )));
+            s.set_type(xml_safe(&run.rule));
+            s.set_description(xml_safe(&found.join("\n")));
+            s
+        };
+        let mut case = TestCase::new(xml_safe(&run.rule), status);
+        case.set_classname("audit");
+        let review = of_rule(&report.needs_review);
+        if !review.is_empty() {
+            case.set_system_out(xml_safe(&format!("to review:\n{}", review.join("\n"))));
+        }
+        suite.add_test_case(case);
+    }
+    suite.set_time(Duration::from_millis(report.ms));
+    let mut out = Report::new("automation audit");
+    out.add_test_suite(suite);
+    out.to_string().map_err(|e| e.to_string())
+}

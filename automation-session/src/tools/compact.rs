@@ -197,6 +197,26 @@ pub fn compact(v: &mut Value) {
     }
 }
 
+/// A tool's input schema from its arguments' schemars schema, as the tool list shows it:
+/// nullable options simplified, noise stripped, no top description, each property
+/// compacted, and no property beyond those.
+pub fn tool_schema(mut schema: Value) -> Map<String, Value> {
+    simplify_nullable(&mut schema);
+    strip_noise(&mut schema);
+    let mut map = match schema {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    map.remove("description");
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        for v in props.values_mut() {
+            compact(v);
+        }
+    }
+    map.insert("additionalProperties".into(), Value::Bool(false));
+    map
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -136,14 +136,8 @@ pub struct Args {
 
 /// The input schema the tool list shows.
 pub fn input_schema() -> Map<String, Value> {
-    let mut schema = schemars::schema_for!(Args).to_value();
-    super::compact::simplify_nullable(&mut schema);
-    super::compact::strip_noise(&mut schema);
-    let mut map = match schema {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    };
-    map.remove("description");
+    let mut map = super::compact::tool_schema(schemars::schema_for!(Args).to_value());
+    // Its node arguments are described below in place of their definitions.
     map.remove("definitions");
     map.remove("$defs");
     if let Some(Value::Object(props)) = map.get_mut("properties") {

@@ -1,6 +1,7 @@
 //! What a tool name names: an op of core's catalog, or one of the tools that are no op:
 //! `execute_sequence` (the runner serves it), `export_test` (the MCP server's session log) and
-//! `assert_screenshot` (ops composed with a baseline file, [`super::golden`]).
+//! `assert_screenshot` (ops composed with a baseline file, [`super::golden`]) and `audit_app`
+//! (the accessibility audit, [`super::audit`]).
 
 use automation_core::OpSpec;
 
@@ -14,7 +15,12 @@ pub const EXPORT: &str = "export_test";
 
 /// The tools that are no op of the catalog, in the order the tool list shows them after the
 /// ops.
-pub const NOT_OPS: [&str; 3] = [SEQUENCE, EXPORT, super::golden::ASSERT_SCREENSHOT];
+pub const NOT_OPS: [&str; 4] = [
+    SEQUENCE,
+    EXPORT,
+    super::golden::ASSERT_SCREENSHOT,
+    super::audit::AUDIT_APP,
+];
 
 /// What a tool name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +33,8 @@ pub enum Tool {
     Export,
     /// `assert_screenshot`: a capture against its baseline.
     Golden,
+    /// `audit_app`: the accessibility audit.
+    Audit,
 }
 
 /// The tool called `name`, if there is one.
@@ -39,6 +47,9 @@ pub fn lookup(name: &str) -> Option<Tool> {
     }
     if name == super::golden::ASSERT_SCREENSHOT {
         return Some(Tool::Golden);
+    }
+    if name == super::audit::AUDIT_APP {
+        return Some(Tool::Audit);
     }
     automation_core::catalog::spec(name).map(Tool::Op)
 }

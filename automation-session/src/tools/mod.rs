@@ -17,6 +17,7 @@
 //! caller (MCP) runs the same two halves, [`parse()`] and [`shape::shape`], around its await
 //! (moving the request to the target thread rather than copying it).
 
+pub mod audit;
 pub mod compact;
 pub mod golden;
 pub mod image;
@@ -48,6 +49,9 @@ pub fn call(
     if lookup(name) == Some(Tool::Golden) {
         return Ok(golden::assert_screenshot(args, snapshots, &mut serve)
             .map_or_else(Outcome::Failed, Outcome::Data));
+    }
+    if lookup(name) == Some(Tool::Audit) {
+        return Ok(audit::audit_app(args, &mut serve).map_or_else(Outcome::Failed, Outcome::Data));
     }
     match parse(name, args) {
         Ok(mut call) => {

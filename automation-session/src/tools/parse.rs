@@ -74,7 +74,7 @@ impl From<OpError> for ParseError {
 pub fn parse(name: &str, mut args: Map<String, Value>) -> Result<Call, ParseError> {
     let spec = match lookup(name) {
         Some(Tool::Op(spec)) => spec,
-        Some(tool @ (Tool::Sequence | Tool::Export | Tool::Golden)) => {
+        Some(tool @ (Tool::Sequence | Tool::Export | Tool::Golden | Tool::Audit)) => {
             let (what, fix) = match tool {
                 Tool::Sequence => (
                     "runs a test; it cannot be one call of a test",
@@ -83,6 +83,10 @@ pub fn parse(name: &str, mut args: Map<String, Value>) -> Result<Call, ParseErro
                 Tool::Export => (
                     "exports an MCP session as a test; it is no op a test can call",
                     "call it on the MCP server after the session's calls",
+                ),
+                Tool::Audit => (
+                    "audits the app with many ops; it is no single op",
+                    "call it as a tool (MCP, a flow's step) or run `automation audit`",
                 ),
                 _ => (
                     "checks a screenshot against a baseline file; it is served with a snapshots directory, not as one op",

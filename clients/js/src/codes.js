@@ -44,6 +44,12 @@ export const ERROR_CODES = Object.freeze([
   { code: 'FILE_TOO_LARGE', fault: 'request' },
   { code: 'UNSAFE_PATH', fault: 'request' },
   { code: 'FILE_IO', fault: 'retry' },
+  { code: 'HOST_REFUSED', fault: 'request' },
+  { code: 'PEER_REFUSED', fault: 'request' },
+  { code: 'ORIGIN_REFUSED', fault: 'request' },
+  { code: 'CROSS_SITE_REFUSED', fault: 'request' },
+  { code: 'TOKEN_REQUIRED', fault: 'request' },
+  { code: 'CONTENT_TYPE_REFUSED', fault: 'request' },
 ].map(Object.freeze));
 
 /** Every code by name: `Codes.NOT_FOUND === 'NOT_FOUND'`. */

@@ -209,7 +209,26 @@ function screenshotArgs(name, node, options = {}) {
   return args;
 }
 
-/** Golden screenshots of the whole window: `await expect(app).toMatchScreenshot('main')`. */
+/**
+ * `audit_app`'s arguments from `toPassAudit`'s options: the rules, the walk, the accepted
+ * findings (`{rule, selector}`, as a report gives them); the audit must pass.
+ */
+function auditArgs(options = {}) {
+  const known = ['rules', 'keyboard', 'baseline'];
+  const args = { expect_pass: true };
+  for (const [k, v] of Object.entries(options ?? {})) {
+    if (!known.includes(k)) {
+      throw new AutomationError('BAD_ARGUMENT', `toPassAudit: unknown option ${JSON.stringify(k)}; known: ${known.join(', ')}`);
+    }
+    if (v !== undefined) args[k] = v;
+  }
+  return args;
+}
+
+/**
+ * The whole window: its golden screenshot, `await expect(app).toMatchScreenshot('main')`; its
+ * accessibility audit, `await expect(app).toPassAudit({rules: ['control-name']})`.
+ */
 class AppExpectation {
   constructor(app) {
     this.app = app;
@@ -222,6 +241,15 @@ class AppExpectation {
    */
   toMatchScreenshot(name, options) {
     return this.app.op('assert_screenshot', screenshotArgs(name, undefined, options));
+  }
+
+  /**
+   * The app passes the accessibility audit (docs/audit.md): no finding outside `baseline`.
+   * A finding is an ASSERTION_FAILED `AutomationError` naming the first ones; `actual` holds
+   * the whole report. Items to review never fail it.
+   */
+  toPassAudit(options) {
+    return this.app.op('audit_app', auditArgs(options));
   }
 }
 

@@ -193,6 +193,7 @@ fn matched(caps: Map<String, Value>) -> Result<Wanted, (bool, String)> {
         Mode::Launch {
             command,
             virtual_display,
+            display: Default::default(),
         }
     } else if let Some(which) = atspi {
         Mode::Atspi(which)
@@ -243,7 +244,8 @@ mod tests {
             w.mode,
             Mode::Launch {
                 command: "gtk3-widget-factory".into(),
-                virtual_display: true
+                virtual_display: true,
+                display: Default::default(),
             }
         );
         let w = caps(json!({"alwaysMatch": {"appium:app": "zenity --entry", "automation:virtualDisplay": false}})).unwrap();

@@ -5,6 +5,7 @@
 //! Each piece becomes a plain tool call (`type_text`, `inject_key`, `inject_pointer`), so the
 //! kit's judging of each effect is the same as over MCP.
 
+use automation_core::PointerButton;
 use serde_json::{Map, Value, json};
 
 use super::error::WdError;
@@ -186,8 +187,8 @@ pub enum Step {
     Button {
         /// Down (else up).
         down: bool,
-        /// `primary`, `middle`, `secondary`.
-        button: &'static str,
+        /// Which button.
+        button: PointerButton,
     },
     /// A key down or up.
     Key {
@@ -292,9 +293,9 @@ fn step(kind: &str, a: &Value) -> Result<Step, String> {
         }
         ("pointer", "pointerDown" | "pointerUp") => {
             let button = match num("button").unwrap_or(0.0) as i64 {
-                0 => "primary",
-                1 => "middle",
-                2 => "secondary",
+                0 => PointerButton::Primary,
+                1 => PointerButton::Middle,
+                2 => PointerButton::Secondary,
                 b => {
                     return Err(format!(
                         "button {b} is not 0 (left), 1 (middle) or 2 (right)"
@@ -383,7 +384,7 @@ mod tests {
             s[2],
             Step::Button {
                 down: true,
-                button: "primary"
+                button: PointerButton::Primary
             }
         );
         assert!(steps(&json!({"actions": [{"type": "pointer", "actions": [{"type": "pointerDown", "button": 7}]}]})).is_err());

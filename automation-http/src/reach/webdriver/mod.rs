@@ -64,7 +64,7 @@ pub struct WdState {
     /// Where the actions API's pointer is.
     pub pointer: input::Point,
     /// Buttons the actions API holds down.
-    pub buttons: Vec<&'static str>,
+    pub buttons: Vec<automation_core::PointerButton>,
     /// Keys the actions API holds down.
     pub keys: Vec<input::Key>,
 }

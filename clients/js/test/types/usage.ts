@@ -30,6 +30,9 @@ async function main(): Promise<void> {
   const diffPixels: number | undefined = golden.diff_pixels;
   log.info('golden', { result: golden.result, diffPixels });
   await expect(save).toMatchScreenshot('save-button', { maxDiffRatio: 0.01, stableFrames: 1 });
+  const audit = await expect(app).toPassAudit({ rules: ['control-name'], keyboard: false, baseline: [{ rule: 'target-size', selector: '{role="Button"}' }] });
+  const reviewed: number = audit.needs_review.length;
+  log.info('audit', { passed: audit.passed, reviewed });
   const shot: Screenshot = await app.screenshot({ path: '/tmp/x.png' });
   emit.screenshot(shot, 'after save');
   await app.waitFor({ role: 'Button', name: 'Save' }, { timeoutMs: 500 });

@@ -140,6 +140,22 @@ test('toMatchScreenshot sends assert_screenshot with the tool names, masks as se
   assert.throws(() => expect(new Locator(app, { label: 'Save' })).not.toMatchScreenshot('x'), (e) => e.code === 'BAD_ARGUMENT');
 });
 
+test('toPassAudit sends audit_app expecting a pass, with its options', async () => {
+  const sent = [];
+  const app = Object.create(App.prototype);
+  app.op = async (name, args) => {
+    sent.push([name, args]);
+    return { passed: true };
+  };
+  const { expect } = await import('../../src/index.js');
+  const baseline = [{ rule: 'target-size', selector: '{role="Button", label="+"}' }];
+  await expect(app).toPassAudit({ rules: ['control-name'], keyboard: false, baseline });
+  assert.deepEqual(sent[0], ['audit_app', { expect_pass: true, rules: ['control-name'], keyboard: false, baseline }]);
+  await expect(app).toPassAudit();
+  assert.deepEqual(sent[1], ['audit_app', { expect_pass: true }]);
+  assert.throws(() => expect(app).toPassAudit({ rule: ['x'] }), (e) => e.code === 'BAD_ARGUMENT' && /"rule"/.test(e.message));
+});
+
 test('a waiting matcher refuses an option it does not take, naming it (not a silent 5 s wait)', async () => {
   const app = Object.create(App.prototype);
   const { expect } = await import('../../src/index.js');

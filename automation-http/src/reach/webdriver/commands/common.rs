@@ -3,6 +3,9 @@
 
 use std::time::Duration;
 
+use automation_core::ops::NodeArgs;
+use automation_core::replies::ReadNode;
+use automation_core::{Bounds, NodeTarget, SemanticNode};
 use automation_session::tools::Outcome;
 use axum::extract::Path;
 use axum::response::Response;
@@ -47,17 +50,29 @@ pub(super) async fn data(s: &Wd, tool: &str, a: Value, on_element: bool) -> WdRe
     }
 }
 
-/// An element's record, whole (`read_node`); a gone node is a stale element.
-pub(super) async fn record(s: &Wd, eid: &str) -> Result<Map<String, Value>, WdError> {
-    let d = data(s, "read_node", json!({ "node": eid }), true).await?;
-    let d = match d {
-        Value::Object(mut m) => match m.remove("record") {
-            Some(Value::Object(r)) => r,
-            _ => m,
-        },
-        _ => Map::new(),
-    };
-    Ok(d)
+/// An element's record, whole and typed (`read_node`); a gone node is a stale element.
+pub(super) async fn record(s: &Wd, eid: &str) -> Result<SemanticNode, WdError> {
+    record_of(s, eid.parse().map_err(WdError::argument)?, true).await
+}
+
+/// A node's record, typed; `on_element`: a gone node is a stale element.
+pub(super) async fn record_of(
+    s: &Wd,
+    node: NodeTarget,
+    on_element: bool,
+) -> Result<SemanticNode, WdError> {
+    s.op::<ReadNode>(NodeArgs { node })
+        .await
+        .map_err(|e| WdError::from_op(&e, on_element))
+}
+
+/// An element's record as the page source, `getAttribute` and `getProperty` read it: its
+/// fields by their wire names (a W3C name is a string from the client).
+pub(super) async fn record_fields(s: &Wd, eid: &str) -> Result<Map<String, Value>, WdError> {
+    match serde_json::to_value(record(s, eid).await?) {
+        Ok(Value::Object(m)) => Ok(m),
+        _ => Ok(Map::new()),
+    }
 }
 
 pub(super) fn element(r: &str) -> Value {
@@ -121,7 +136,7 @@ async fn whole_values(s: &Wd, snapshot: &mut Map<String, Value>) {
         let Some(id) = node.get("id").and_then(Value::as_str).map(str::to_string) else {
             continue;
         };
-        let Ok(whole) = record(s, &id).await else {
+        let Ok(whole) = record_fields(s, &id).await else {
             continue;
         };
         let fields: Vec<String> = node
@@ -163,15 +178,16 @@ pub(super) async fn subtree(
         .collect())
 }
 
-pub(super) fn rect_of(bounds: &Value) -> WdResult {
-    let n = |k: &str| bounds.get(k).and_then(Value::as_f64);
-    match (n("x"), n("y"), n("width"), n("height")) {
-        (Some(x), Some(y), Some(width), Some(height)) => {
-            Ok(json!({"x": x, "y": y, "width": width, "height": height}))
-        }
-        _ => Err(WdError::new(
+pub(super) fn rect_of(bounds: Option<Bounds>) -> Result<Bounds, WdError> {
+    bounds.ok_or_else(|| {
+        WdError::new(
             W3c::UnknownError,
             "the app gives no bounds for it (no geometry yet)",
-        )),
-    }
+        )
+    })
+}
+
+/// A rect as W3C gives it.
+pub(super) fn rect_json(b: Bounds) -> Value {
+    json!({"x": b.x, "y": b.y, "width": b.width, "height": b.height})
 }

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use automation_core::snapshot::ToggledState;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -10,7 +11,9 @@ use serde_json::{Value, json};
 use super::super::error::{W3c, WdError, WdResult};
 use super::super::input::{self, ELEMENT_KEY, Step};
 use super::super::{Ctx, Wd, body, source};
-use super::common::{Sid, SidEid, SidEidName, data, record, rect_of, with};
+use super::common::{
+    Sid, SidEid, SidEidName, data, record, record_fields, rect_json, rect_of, with,
+};
 use crate::reach::sessions::lock;
 
 pub(in crate::reach::webdriver) async fn click(
@@ -69,14 +72,9 @@ pub(in crate::reach::webdriver) async fn text(
         let r = record(&s, &eid).await?;
         // A node with a value (a field, even empty; a label's text) reads as it, else its name.
         let t = r
-            .get("value")
-            .and_then(Value::as_str)
-            .or_else(|| r.get("label").and_then(Value::as_str))
-            .or_else(|| {
-                r.get("text")
-                    .and_then(|t| t.get("document_text"))
-                    .and_then(Value::as_str)
-            })
+            .value
+            .or(r.label)
+            .or(r.text.map(|t| t.document_text))
             .unwrap_or_default();
         Ok(json!(t))
     })
@@ -89,9 +87,7 @@ pub(in crate::reach::webdriver) async fn tag_name(
 ) -> Response {
     with(&server, &sid, |s| async move {
         let r = record(&s, &eid).await?;
-        Ok(json!(source::element_name(
-            r.get("role").and_then(Value::as_str).unwrap_or("Unknown")
-        )))
+        Ok(json!(source::element_name(&r.role)))
     })
     .await
 }
@@ -109,7 +105,7 @@ pub(in crate::reach::webdriver) async fn attribute(
 /// An attribute as the page source gives it (`name`, `value`, `checked`, …; `id` and `text`
 /// are read as `accessibility-id` and `value`), else the record's field of that name.
 async fn attribute_of(s: &Wd, eid: &str, name: &str) -> WdResult {
-    let r = record(s, eid).await?;
+    let r = record_fields(s, eid).await?;
     let wanted = name.to_ascii_lowercase();
     let from_source = source::attributes(&r)
         .into_iter()
@@ -131,7 +127,7 @@ pub(in crate::reach::webdriver) async fn property(
     Path((sid, eid, name)): SidEidName,
 ) -> Response {
     with(&server, &sid, |s| async move {
-        let r = record(&s, &eid).await?;
+        let r = record_fields(&s, &eid).await?;
         Ok(r.get(&name).cloned().unwrap_or(Value::Null))
     })
     .await
@@ -143,7 +139,7 @@ pub(in crate::reach::webdriver) async fn rect(
 ) -> Response {
     with(&server, &sid, |s| async move {
         let r = record(&s, &eid).await?;
-        rect_of(r.get("bounds").unwrap_or(&Value::Null))
+        rect_of(r.bounds).map(rect_json)
     })
     .await
 }
@@ -154,7 +150,7 @@ pub(in crate::reach::webdriver) async fn enabled(
 ) -> Response {
     with(&server, &sid, |s| async move {
         let r = record(&s, &eid).await?;
-        Ok(json!(r.get("disabled") != Some(&Value::Bool(true))))
+        Ok(json!(!r.disabled))
     })
     .await
 }
@@ -165,8 +161,7 @@ pub(in crate::reach::webdriver) async fn selected(
 ) -> Response {
     with(&server, &sid, |s| async move {
         let r = record(&s, &eid).await?;
-        let on = r.get("toggled") == Some(&Value::Bool(true))
-            || r.get("selected") == Some(&Value::Bool(true));
+        let on = r.toggled == Some(ToggledState::Bool(true)) || r.selected == Some(true);
         Ok(json!(on))
     })
     .await
@@ -187,11 +182,8 @@ pub(in crate::reach::webdriver) async fn displayed(
 /// Shown: not hidden, with an area on screen.
 async fn displayed_of(s: &Wd, eid: &str) -> WdResult {
     let r = record(s, eid).await?;
-    let sized = r.get("bounds").is_some_and(|b| {
-        b.get("width").and_then(Value::as_f64).unwrap_or(0.0) > 0.0
-            && b.get("height").and_then(Value::as_f64).unwrap_or(0.0) > 0.0
-    });
-    Ok(json!(sized && r.get("hidden") != Some(&Value::Bool(true))))
+    let sized = r.bounds.is_some_and(|b| b.width > 0.0 && b.height > 0.0);
+    Ok(json!(sized && !r.hidden))
 }
 
 // ---- actions ----
@@ -220,12 +212,10 @@ async fn run_step(s: &Wd, step: Step) -> Result<(), WdError> {
             y,
         } => {
             let to = if let Some(eid) = element {
-                let r = record(s, &eid).await?;
-                let b = rect_of(r.get("bounds").unwrap_or(&Value::Null))?;
-                let n = |k: &str| b.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+                let b = rect_of(record(s, &eid).await?.bounds)?;
                 input::Point {
-                    x: n("x") + n("width") / 2.0 + x,
-                    y: n("y") + n("height") / 2.0 + y,
+                    x: b.x + b.width / 2.0 + x,
+                    y: b.y + b.height / 2.0 + y,
                 }
             } else if relative {
                 let p = lock(&s.state).pointer;

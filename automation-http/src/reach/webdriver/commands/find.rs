@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use automation_session::tools::Outcome;
+use automation_core::replies::FindNode;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -86,33 +86,39 @@ async fn by_selector(
             None => in_window,
         });
     }
+    // The client's selector is read once, as find_node reads its arguments (a bad one is an
+    // invalid selector), then asked for match after match.
+    let mut selector =
+        match automation_core::Op::from_parts("find_node", Value::Object(sel.clone())) {
+            Ok(automation_core::Op::FindNode(selector)) => selector,
+            Ok(_) => return Ok(Vec::new()),
+            Err(e) => return Err(selector_error(&e)),
+        };
+    let first = selector.nth.unwrap_or(0);
     let mut refs = Vec::new();
-    let (mut nth, mut count) = (0u64, 1u64);
+    let (mut nth, mut count) = (0usize, 1usize);
     while nth < count.min(1000) {
-        let mut one = sel.clone();
-        if nth > 0 {
-            one.insert("nth".into(), json!(nth));
-        }
-        match s.call("find_node", one).await {
-            Outcome::Data(d) => {
+        selector.nth = Some(first.saturating_add(nth));
+        match s.op::<FindNode>(selector.clone()).await {
+            Ok(found) => {
                 if nth == 0 {
-                    count = d.get("count").and_then(Value::as_u64).unwrap_or(1);
+                    count = found.count.saturating_sub(first);
                 }
-                if let Some(r) = d.get("node").and_then(Value::as_str)
-                    && inside.as_ref().is_none_or(|i| i.contains(r))
+                if let Some(r) = found.node.map(|r| r.to_string())
+                    && inside.as_ref().is_none_or(|i| i.contains(&r))
                 {
-                    refs.push(r.to_string());
+                    refs.push(r);
                     if !many {
                         break;
                     }
                 }
             }
-            Outcome::Failed(e) if nth == 0 && e.code != automation_core::ErrorCode::NotFound => {
+            Err(e) if nth == 0 && e.code != automation_core::ErrorCode::NotFound => {
                 return Err(selector_error(&e));
             }
             // None at all; a later one gone meanwhile is skipped.
-            _ if nth == 0 => break,
-            _ => {}
+            Err(_) if nth == 0 => break,
+            Err(_) => {}
         }
         nth += 1;
     }

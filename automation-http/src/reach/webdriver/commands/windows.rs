@@ -1,31 +1,30 @@
 //! Window handles: a handle per window `list_windows` reports, the one switched to, and its
 //! title and rect.
 
+use automation_core::ops::NoArgs;
+use automation_core::replies::ListWindows;
+use automation_core::{NodeTarget, WindowInfo};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::super::error::{W3c, WdError};
 use super::super::{Ctx, Wd, body};
-use super::common::{Sid, data, rect_of, with};
+use super::common::{Sid, record_of, rect_json, rect_of, with};
 use crate::reach::sessions::lock;
 
-/// The app's windows (`list_windows`).
-async fn windows(s: &Wd) -> Result<Vec<Map<String, Value>>, WdError> {
-    let d = data(s, "list_windows", json!({}), false).await?;
-    Ok(d.get("windows")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|w| w.as_object().cloned()).collect())
-        .unwrap_or_default())
+/// The app's windows (`list_windows`, typed).
+async fn windows(s: &Wd) -> Result<Vec<WindowInfo>, WdError> {
+    s.op::<ListWindows>(NoArgs {})
+        .await
+        .map(|w| w.windows)
+        .map_err(|e| WdError::from_op(&e, false))
 }
 
-fn handle(w: &Map<String, Value>) -> String {
-    match w.get("id") {
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-        None => String::new(),
-    }
+/// A window's W3C handle: its id as the wire writes it.
+fn handle(w: &WindowInfo) -> String {
+    w.id.0.to_string()
 }
 
 /// The node finds and the page source are scoped to: the window switched to (its node in the
@@ -36,15 +35,11 @@ pub(super) async fn scope(s: &Wd) -> Result<Option<String>, WdError> {
         return Ok(None);
     }
     let w = current_window(s).await?;
-    Ok(match w.get("node") {
-        Some(Value::String(n)) => Some(n.clone()),
-        Some(Value::Null) | None => None,
-        Some(other) => Some(other.to_string()),
-    })
+    Ok(w.node.map(|n| n.to_string()))
 }
 
 /// The current window: the one switched to, else the focused one, else the first.
-async fn current_window(s: &Wd) -> Result<Map<String, Value>, WdError> {
+async fn current_window(s: &Wd) -> Result<WindowInfo, WdError> {
     let all = windows(s).await?;
     let chosen = lock(&s.state).window.clone();
     let pick = match chosen {
@@ -60,7 +55,7 @@ async fn current_window(s: &Wd) -> Result<Map<String, Value>, WdError> {
             })?,
         None => all
             .iter()
-            .find(|w| w.get("focused") == Some(&Value::Bool(true)))
+            .find(|w| w.focused)
             .or_else(|| all.first())
             .cloned()
             .ok_or_else(|| WdError::new(W3c::NoSuchWindow, "the app has no window open"))?,
@@ -77,11 +72,7 @@ pub(in crate::reach::webdriver) async fn window(State(server): Ctx, Path(sid): S
 
 pub(in crate::reach::webdriver) async fn title(State(server): Ctx, Path(sid): Sid) -> Response {
     with(&server, &sid, |s| async move {
-        Ok(current_window(&s)
-            .await?
-            .get("title")
-            .cloned()
-            .unwrap_or(json!("")))
+        Ok(json!(current_window(&s).await?.title))
     })
     .await
 }
@@ -136,19 +127,11 @@ pub(in crate::reach::webdriver) async fn window_rect(
     Path(sid): Sid,
 ) -> Response {
     with(&server, &sid, |s| async move {
-        let w = current_window(&s).await?;
-        let bounds = match w.get("bounds") {
-            Some(b) => b.clone(),
-            None => match w.get("node") {
-                Some(n) => data(&s, "read_node", json!({ "node": n }), false)
-                    .await?
-                    .get("bounds")
-                    .cloned()
-                    .unwrap_or(Value::Null),
-                None => Value::Null,
-            },
+        let bounds = match current_window(&s).await?.node {
+            Some(node) => record_of(&s, NodeTarget::Id(node), false).await?.bounds,
+            None => None,
         };
-        rect_of(&bounds)
+        rect_of(bounds).map(rect_json)
     })
     .await
 }

@@ -1,0 +1,129 @@
+//! Where an app's window is on Wayland.
+//!
+//! A Wayland compositor does not tell clients where their windows are, so AT-SPI extents there
+//! are relative to the window (GTK 4 reports its window at 0,0 in "screen" coordinates). Mutter's
+//! pointer motion is absolute in a monitor stream's coordinates. The two meet on a maximized
+//! window: it fills the monitor (bare Mutter has no panel), its top-left is the monitor's,
+//! and a maximized GTK window draws no client-side shadow, so window coordinates are monitor
+//! coordinates. The target checks that: the app's window, as AT-SPI reports it, has the
+//! monitor's size. When it has not, the window is maximized as a person would (Super+Up,
+//! mutter's own key binding) once, and checked again; a window that still does not fill the
+//! monitor gets no pointer input (a typed error says why), never a click at a guessed place.
+
+use std::time::{Duration, Instant};
+
+use atspi::State;
+use automation_core::TargetError;
+use futures_lite::future::block_on;
+
+use crate::desk::{Desk, WAYLAND_WINDOW};
+use crate::target::AtspiTarget;
+use crate::x11::XWindow;
+
+/// How long a node's extents must hold still after a maximize before its point is read (GTK
+/// 3 reported the window's new size about 100 ms before it moved its children).
+pub const RELAID_STILL_FOR: Duration = Duration::from_millis(250);
+
+/// How long a window has to fill the monitor once Super+Up was sent.
+pub const MAXIMIZED_WITHIN: Duration = Duration::from_secs(2);
+
+impl AtspiTarget {
+    /// The app's window on a Wayland session: the active one (else the first shown), placed on
+    /// the recorded monitor, once it is proven to fill it (see the module's notes).
+    pub(crate) fn wayland_window(&mut self) -> Result<XWindow, TargetError> {
+        let monitor = match self.desk()? {
+            Desk::Mutter(m) => m.monitor(),
+            Desk::X11(_) => {
+                return Err(TargetError::Ipc(
+                    "a Wayland window asked of an X11 session".into(),
+                ));
+            }
+        };
+        let windows = self.windows_now()?;
+        let shown = windows
+            .iter()
+            .filter(|(_, _, st)| crate::node::shows(st))
+            .collect::<Vec<_>>();
+        let Some((path, name, _)) = shown
+            .iter()
+            .find(|(_, _, st)| st.contains(State::Active))
+            .or_else(|| shown.first())
+            .map(|w| (*w).clone())
+        else {
+            return Err(TargetError::Ipc(
+                "the app shows no window on the accessibility bus".into(),
+            ));
+        };
+        let want = (i64::from(monitor.2), i64::from(monitor.3));
+        let mut size = self.window_size(&path);
+        if size != Some(want) && !self.wayland_maximized.contains(&path) {
+            self.wayland_maximized.push(path.clone());
+            if let Desk::Mutter(m) = self.desk()? {
+                m.maximize_focused().map_err(TargetError::Ipc)?;
+            }
+            let until = Instant::now() + MAXIMIZED_WITHIN;
+            while size != Some(want) && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(40));
+                size = self.window_size(&path);
+            }
+            self.wayland_relaid = true;
+            // Every node of the window moved (GTK reports no bounds change for a resize):
+            // the mirror reads them all again.
+            self.events.touch_subtree(&path);
+        }
+        if size != Some(want) {
+            let (w, h) = size.unwrap_or((0, 0));
+            return Err(TargetError::Unsupported(format!(
+                "pointer input on Wayland (GNOME's Mutter): the app's window {name:?} is {w}×{h}, \
+                 not maximized on the {}×{} monitor, and Super+Up did not maximize it. A \
+                 compositor does not tell clients where a window is, and AT-SPI's extents there \
+                 are relative to the window: the kit places them only on a maximized window \
+                 (use invoke_action, set_value or the keys for this one)",
+                monitor.2, monitor.3
+            )));
+        }
+        Ok(XWindow {
+            id: WAYLAND_WINDOW,
+            title: name,
+            x: monitor.0,
+            y: monitor.1,
+            width: monitor.2,
+            height: monitor.3,
+        })
+    }
+
+    /// After a maximize, waits until `path`'s extents hold still: the window reports its new
+    /// size before the toolkit has laid its children out again (GTK 3's tabs moved 67 px
+    /// after the window had the monitor's size), and a point read in between is stale.
+    pub(crate) fn settle_after_maximize(&mut self, path: &str) {
+        if !std::mem::take(&mut self.wayland_relaid) {
+            return;
+        }
+        let read = |t: &Self| block_on(t.reader().window_extents(path, atspi::Role::Unknown));
+        let until = Instant::now() + MAXIMIZED_WITHIN;
+        let mut last = read(self);
+        let mut still_since = Instant::now();
+        while Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(40));
+            let now = read(self);
+            if now != last {
+                last = now;
+                still_since = Instant::now();
+            } else if still_since.elapsed() >= RELAID_STILL_FOR {
+                return;
+            }
+        }
+    }
+
+    /// A window's size as the toolkit reports it now.
+    fn window_size(&self, path: &str) -> Option<(i64, i64)> {
+        let role = self
+            .tree()
+            .nodes
+            .get(path)
+            .and_then(|n| n.role)
+            .unwrap_or(atspi::Role::Frame);
+        block_on(self.reader().window_extents(path, role))
+            .map(|(_, _, w, h)| (i64::from(w), i64::from(h)))
+    }
+}

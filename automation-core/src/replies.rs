@@ -1,0 +1,187 @@
+//! Ops with a declared reply type. An in-process caller (the WebDriver door, the inspector)
+//! builds such an op from its typed arguments and gets its reply as that type: no tool name,
+//! no `json!` arguments, no digging in a `Value` by field name. JSON is made only where a reply
+//! crosses a wire (MCP, the bridge, the CLI's output).
+//!
+//! Each typed op is declared once below, beside its catalog variant and arguments (the
+//! compiler checks the pairing: `op` builds the catalog's variant from those arguments).
+//! Ops not listed here still answer JSON (`Reply::Ok(Value)`), for now.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Candidate, ErrorCode, OpError};
+use crate::ops::NodeArgs;
+use crate::refs::RefKey;
+use crate::request::Reply;
+use crate::snapshot::SemanticNode;
+use crate::target::WindowInfo;
+use crate::{Op, ops};
+
+/// An op whose reply has a declared type.
+pub trait TypedOp {
+    /// Its arguments (the catalog's type for it).
+    type Args;
+    /// What it answers.
+    type Reply: DeserializeOwned + Serialize;
+    /// Its wire name.
+    const NAME: &'static str;
+    /// The op, built from its arguments.
+    fn op(args: Self::Args) -> Op;
+
+    /// Its reply, as its type: the op's error as it is, and a reply that is not of the
+    /// declared type as `TARGET_FAILED` naming the op (an old bridge on the other side).
+    fn decode(reply: Reply) -> Result<Self::Reply, OpError> {
+        match reply {
+            Reply::Ok(value) => serde_json::from_value(value).map_err(|e| {
+                OpError::new(
+                    ErrorCode::TargetFailed,
+                    format!("the {} reply is not of its declared type: {e}", Self::NAME),
+                )
+                .with_hint("the app's side speaks another version of the kit: update both")
+            }),
+            Reply::Err(e) => Err(e),
+            Reply::Image(_) => Err(OpError::new(
+                ErrorCode::TargetFailed,
+                format!("{} answered an image", Self::NAME),
+            )),
+        }
+    }
+}
+
+macro_rules! typed_ops {
+    ($( $(#[$doc:meta])* $variant:ident($args:ty) = $name:literal -> $reply:ty; )*) => {
+        $(
+            $(#[$doc])*
+            #[derive(Debug, Clone, Copy)]
+            pub struct $variant;
+
+            impl TypedOp for $variant {
+                type Args = $args;
+                type Reply = $reply;
+                const NAME: &'static str = $name;
+                fn op(args: $args) -> Op {
+                    Op::$variant(args)
+                }
+            }
+        )*
+
+        /// The names of the typed ops, in declaration order.
+        pub const TYPED: &[&str] = &[$($name),*];
+    };
+}
+
+typed_ops! {
+    /// One node's whole record.
+    ReadNode(NodeArgs) = "read_node" -> SemanticNode;
+    /// The first node a selector matches, and how many match.
+    FindNode(ops::FindNode) = "find_node" -> FoundNode;
+    /// The app's windows.
+    ListWindows(ops::NoArgs) = "list_windows" -> Windows;
+    /// The tree: records in the `json` format, an outline in `text`.
+    SnapshotTree(ops::SnapshotTree) = "snapshot_tree" -> Snapshot;
+}
+
+/// What `snapshot_tree` answers. The `json` format gives the records (`nodes`), the root and
+/// the focus; the `text` format the outline (`tree`) and how many hidden runs it folded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The mirror's version the snapshot was read at.
+    pub version: u64,
+    /// `json`: each node's record, breadth first from the root.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<SemanticNode>,
+    /// `text`: the outline, a line a node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<String>,
+    /// `json`: where the snapshot starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<RefKey>,
+    /// `json`: the node with the keyboard focus (`null`: none the tree knows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<Option<RefKey>>,
+    /// The budget or the depth cut the tree (`json` says so either way, `text` only when it
+    /// did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+    /// `json`: the nodes whose children were cut.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frontier: Vec<RefKey>,
+    /// What was cut, and how to see it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// `json`: long strings were cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_note: Option<String>,
+    /// `text`: runs of hidden nodes folded into a line each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<usize>,
+}
+
+impl Snapshot {
+    /// The node with the keyboard focus, if the tree knows one.
+    #[must_use]
+    pub fn focused(&self) -> Option<RefKey> {
+        self.focus.flatten()
+    }
+
+    /// Whether the budget or the depth cut the tree.
+    #[must_use]
+    pub fn cut(&self) -> bool {
+        self.truncated == Some(true)
+    }
+}
+
+/// What `list_windows` answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Windows {
+    /// Each window the host knows, as it lists them.
+    pub windows: Vec<WindowInfo>,
+}
+
+/// What `find_node` answers: the first match with its record, or, when nothing matches, the
+/// closest nodes and what to try.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FoundNode {
+    /// The first match's reference (`null` when nothing matches).
+    pub node: Option<RefKey>,
+    /// How many nodes match.
+    pub count: usize,
+    /// The first match's record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<SemanticNode>,
+    /// Nothing matched: what to try.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// Nothing matched: the closest nodes (absent when something matched).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<Vec<Candidate>>,
+    /// Nothing matched in a list read only in part: why "none" is not sure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_typed_op_is_in_the_catalog_by_its_name() {
+        for name in TYPED {
+            assert!(crate::catalog::spec(name).is_some(), "{name}");
+        }
+        let op = ReadNode::op(NodeArgs {
+            node: RefKey(1).into(),
+        });
+        assert_eq!(op.name(), ReadNode::NAME);
+    }
+
+    #[test]
+    fn a_reply_of_another_shape_is_a_typed_error_naming_the_op() {
+        let e = FindNode::decode(Reply::Ok(serde_json::json!({"node": 3}))).unwrap_err();
+        assert_eq!(e.code, ErrorCode::TargetFailed);
+        assert!(e.message.contains("find_node"), "{}", e.message);
+        let e = ReadNode::decode(Reply::Err(OpError::new(ErrorCode::NotFound, "gone")));
+        assert_eq!(e.unwrap_err().code, ErrorCode::NotFound);
+    }
+}
