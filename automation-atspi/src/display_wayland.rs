@@ -91,6 +91,8 @@ impl VirtualDisplay {
                 .create(&runtime)
                 .map_err(|e| format!("cannot create {}: {e}", runtime.display()))?;
         }
+        let config = self.dir.join("config");
+        write_settings(&config)?;
         let display = self.display.clone();
         self.start_session_bus(&runtime, |bus| {
             bus.env("WAYLAND_DISPLAY", &display).env_remove("DISPLAY");
@@ -100,7 +102,8 @@ impl VirtualDisplay {
             c.args(args)
                 .env("XDG_RUNTIME_DIR", &runtime)
                 .env("DBUS_SESSION_BUS_ADDRESS", &vd.session_address)
-                .env("GSETTINGS_BACKEND", "memory")
+                .env("GSETTINGS_BACKEND", "keyfile")
+                .env("XDG_CONFIG_HOME", &config)
                 .env_remove("DISPLAY")
                 .env_remove("WAYLAND_DISPLAY")
                 .stdin(Stdio::null())
@@ -159,6 +162,22 @@ impl VirtualDisplay {
     pub fn runtime_dir(&self) -> std::path::PathBuf {
         self.dir.join("runtime")
     }
+}
+
+/// The compositor's settings, apart from the user's (GLib's keyfile backend under `config`):
+/// GNOME's defaults, but no key repeat. A key's press and release are two D-Bus calls; when a
+/// loaded machine holds them more than the repeat delay (500 ms) apart, the app repeats the
+/// key ("abc" became "abcc" in CI). Nobody holds a key down in a private session, so a key
+/// typed there is typed once.
+fn write_settings(config: &std::path::Path) -> Result<(), String> {
+    let dir = config.join("glib-2.0").join("settings");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let file = dir.join("keyfile");
+    std::fs::write(
+        &file,
+        "[org/gnome/desktop/peripherals/keyboard]\nrepeat=false\n",
+    )
+    .map_err(|e| format!("cannot write {}: {e}", file.display()))
 }
 
 /// Whether Mutter's remote-desktop and screen-cast services answer on the bus at `address`.

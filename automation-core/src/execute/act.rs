@@ -330,8 +330,22 @@ pub(super) fn type_text<T: Target + ?Sized>(
         reply["note"] = json!(
             "the field's value does not hold the typed text: it may filter or format its input, or not all keys landed; read_node it to check"
         );
+    } else if let Some(extra) = extra_chars(value_before.as_deref(), after.as_deref(), &a.text) {
+        // More landed than was typed: a key repeated (the app saw its release late), or the
+        // app added text of its own (completion). Either way the field is not what was asked.
+        reply["note"] = json!(format!(
+            "the field holds {extra} character(s) more than it held plus the typed text: a key may have repeated, or the app formats or completes its text; read_node it to check"
+        ));
     }
     Ok(reply)
+}
+
+/// How many characters `after` holds beyond `before` and `typed` together, when more.
+fn extra_chars(before: Option<&str>, after: Option<&str>, typed: &str) -> Option<usize> {
+    let count = |t: &str| t.chars().count();
+    let want = count(before.unwrap_or_default()) + count(typed);
+    let have = count(after?);
+    (have > want).then(|| have - want)
 }
 
 /// Types `text` key by key (checking for cancellation every 64 keys); the keys sent.
@@ -434,4 +448,17 @@ pub(super) fn type_ime<T: Target + ?Sized>(
         s.target.ime(&ImeEvent::Commit(c.clone()))?;
     }
     Ok(json!({}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::extra_chars;
+
+    #[test]
+    fn a_repeated_key_is_counted_and_a_clean_type_is_not() {
+        assert_eq!(extra_chars(Some(""), Some("abcc"), "abc"), Some(1));
+        assert_eq!(extra_chars(Some("x"), Some("xabc"), "abc"), None);
+        assert_eq!(extra_chars(None, Some("Zoë"), "Zoë"), None);
+        assert_eq!(extra_chars(Some("ab"), None, "c"), None);
+    }
 }
