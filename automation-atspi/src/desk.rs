@@ -213,7 +213,8 @@ impl Desk {
         }
     }
 
-    /// The pixels of window `w` (or of `crop` within it). Not on a compositor yet.
+    /// The pixels of X11 window `w` (or of `crop` within it); a compositor's come through
+    /// [`Mutter::capture`].
     pub fn capture(&self, w: u32, crop: Option<(i32, i32, u32, u32)>) -> XResult<Capture> {
         match self {
             Self::X11(x) => x.capture(w, crop),
@@ -222,11 +223,40 @@ impl Desk {
     }
 }
 
-/// Why there is no screenshot on Wayland yet.
-pub const SCREENSHOT_ON_WAYLAND: &str = "screenshots on Wayland are not supported yet: the \
-     compositor holds the pixels (GNOME's Mutter hands them out as PipeWire frames of a \
-     ScreenCast stream, which the kit does not read yet); run the app on X11 \
-     (--virtual-display) to take screenshots";
+/// Why a build without PipeWire takes no screenshot on Wayland.
+pub const SCREENSHOT_ON_WAYLAND: &str = "screenshots on Wayland need PipeWire, and this build \
+     of the kit has no PipeWire reader: the compositor holds the pixels (GNOME's Mutter hands \
+     them out as PipeWire frames of a ScreenCast stream). Build automation-atspi with its \
+     `pipewire` feature (the CLI: cargo install automation-cli --features pipewire; Debian \
+     needs libpipewire-0.3-dev libclang-dev to build it), or run the app on X11 \
+     (--virtual-display)";
+
+/// The PipeWire socket of the session app `pid` runs in: its `PIPEWIRE_REMOTE` when that is a
+/// path, else `pipewire-0` in its `XDG_RUNTIME_DIR` (a private session's differs from the
+/// kit's own), else in the kit's.
+pub fn pipewire_socket(pid: Option<u32>) -> std::path::PathBuf {
+    let theirs = pid
+        .and_then(|p| std::fs::read(format!("/proc/{p}/environ")).ok())
+        .unwrap_or_default();
+    // The app's environment when it can be read, else the kit's: never a mix of the two.
+    let var = |name: &str| -> Option<String> {
+        if theirs.is_empty() {
+            return std::env::var(name).ok();
+        }
+        let prefix = format!("{name}=");
+        theirs
+            .split(|b| *b == 0)
+            .find_map(|kv| kv.strip_prefix(prefix.as_bytes()))
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+    };
+    if let Some(remote) = var("PIPEWIRE_REMOTE").filter(|r| r.starts_with('/')) {
+        return remote.into();
+    }
+    // SAFETY: getuid cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let runtime = var("XDG_RUNTIME_DIR").unwrap_or_else(|| format!("/run/user/{uid}"));
+    std::path::Path::new(&runtime).join("pipewire-0")
+}
 
 #[cfg(test)]
 mod tests {

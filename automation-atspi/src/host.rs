@@ -94,13 +94,6 @@ impl Host<AtspiTarget> for AtspiHost {
     }
 
     fn screenshot(&mut self, target: &mut AtspiTarget, crop: Option<Bounds>) -> OpResult<Image> {
-        if target.session() == crate::desk::Session::Wayland {
-            return Err(OpError::new(
-                ErrorCode::Unsupported,
-                crate::desk::SCREENSHOT_ON_WAYLAND,
-            ));
-        }
-        let win = target.main_window().map_err(OpError::from)?;
         let crop = crop.map(|b| {
             (
                 b.x.floor() as i32,
@@ -109,6 +102,10 @@ impl Host<AtspiTarget> for AtspiHost {
                 b.height.ceil().max(0.0) as u32,
             )
         });
+        if target.session() == crate::desk::Session::Wayland {
+            return wayland_capture(target, crop);
+        }
+        let win = target.main_window().map_err(OpError::from)?;
         capture(target, win, crop)
     }
 
@@ -148,23 +145,64 @@ fn capture(
             OpError::new(ErrorCode::TargetFailed, format!("reading the window's pixels from the X server: {e}"))
                 .with_hint("check the app's window is still open (list_windows); the crop must overlap the window")
         })?;
-        let (width, height) = (shot.width, shot.height);
-        let mut png_bytes = Vec::new();
-        {
-            let encode = |e: png::EncodingError| {
-                OpError::new(ErrorCode::TargetFailed, format!("encoding the PNG: {e}"))
-            };
-            let mut enc = png::Encoder::new(&mut png_bytes, width, height);
-            enc.set_color(png::ColorType::Rgb);
-            enc.set_depth(png::BitDepth::Eight);
-            let mut w = enc.write_header().map_err(encode)?;
-            w.write_image_data(&shot.rgb).map_err(encode)?;
-        }
-        let mut image = Image::new(png_bytes, width, height, 1.0);
+        let mut image = png_image(shot.width, shot.height, &shot.rgb)?;
         image.window = Some(u64::from(win.id));
         image.note = shot.note;
         Ok(image)
     }
+}
+
+/// RGB rows as a PNG image.
+fn png_image(width: u32, height: u32, rgb: &[u8]) -> OpResult<Image> {
+    let mut png_bytes = Vec::new();
+    {
+        let encode = |e: png::EncodingError| {
+            OpError::new(ErrorCode::TargetFailed, format!("encoding the PNG: {e}"))
+        };
+        let mut enc = png::Encoder::new(&mut png_bytes, width, height);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header().map_err(encode)?;
+        w.write_image_data(rgb).map_err(encode)?;
+    }
+    Ok(Image::new(png_bytes, width, height, 1.0))
+}
+
+/// The app's window on Wayland (maximized on the monitor, so window coordinates are the
+/// monitor's: see `wayland.rs`), or `crop` within it: one frame of Mutter's monitor stream.
+#[cfg(feature = "pipewire")]
+fn wayland_capture(
+    target: &mut AtspiTarget,
+    crop: Option<(i32, i32, u32, u32)>,
+) -> OpResult<Image> {
+    let win = target.wayland_window().map_err(OpError::from)?;
+    let socket = crate::desk::pipewire_socket(target.app().pid);
+    let frame = match target.desk().map_err(OpError::from)? {
+        crate::desk::Desk::Mutter(m) => m.capture(&socket, crop),
+        crate::desk::Desk::X11(_) => Err("an X11 desk on a Wayland session".into()),
+    }
+    .map_err(|e| {
+        OpError::new(
+            ErrorCode::TargetFailed,
+            format!("reading the window's pixels from GNOME's compositor (Mutter): {e}"),
+        )
+        .with_hint("check PipeWire runs in the app's session (Debian: pipewire, wireplumber) and the app's window is still open (list_windows)")
+    })?;
+    let mut image = png_image(frame.width, frame.height, &frame.rgb)?;
+    image.window = Some(u64::from(win.id));
+    Ok(image)
+}
+
+/// Without PipeWire, no pixels on Wayland: a typed error that says how to build them in.
+#[cfg(not(feature = "pipewire"))]
+fn wayland_capture(
+    _target: &mut AtspiTarget,
+    _crop: Option<(i32, i32, u32, u32)>,
+) -> OpResult<Image> {
+    Err(OpError::new(
+        ErrorCode::Unsupported,
+        crate::desk::SCREENSHOT_ON_WAYLAND,
+    ))
 }
 
 fn node_key(target: &AtspiTarget, path: &str) -> Option<NodeKey> {

@@ -55,6 +55,9 @@ pub mod tree;
 pub mod x11;
 // Keys and pointer through GNOME's compositor (Mutter's remote-desktop and screen-cast APIs).
 pub mod mutter;
+// One frame of a compositor's screen-cast stream, read over PipeWire (Wayland's pixels).
+#[cfg(feature = "pipewire")]
+pub mod cast;
 // `Desk`: the session's keys, pointer, windows and pixels — X11, or Mutter on Wayland.
 pub mod desk;
 // Where an app's window is on Wayland: placed on the monitor it is maximized on.

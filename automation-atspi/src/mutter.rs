@@ -90,6 +90,10 @@ pub struct Mutter {
     unicode_pressed: bool,
     /// The pointer moved since the last press (the next press waits for Mutter's pick).
     moved: std::cell::Cell<bool>,
+    /// The monitor stream's PipeWire node (what its screenshots are read from), or why it
+    /// is not known.
+    #[cfg_attr(not(feature = "pipewire"), allow(dead_code))]
+    node: MResult<u32>,
 }
 
 impl std::fmt::Debug for Mutter {
@@ -195,6 +199,19 @@ impl Mutter {
             .body()
             .deserialize()
             .map_err(|e| ipc(format!("RecordMonitor's reply: {e}")))?;
+        let rule = zbus::MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .interface(SC_STREAM)
+            .and_then(|r| r.member("PipeWireStreamAdded"))
+            .and_then(|r| r.path(stream.as_str()))
+            .map_err(|e| ipc(format!("a match rule for the stream's node: {e}")))?
+            .build();
+        let mut node_added = zbus::MessageStream::for_match_rule(rule, &conn, Some(4))
+            .await
+            .map_err(refused(
+                "a subscription to the stream's PipeWireStreamAdded",
+            ))
+            .map_err(ipc)?;
         conn.call_method(
             Some(REMOTE_DESKTOP),
             session.as_str(),
@@ -206,6 +223,10 @@ impl Mutter {
         .map_err(refused("RemoteDesktop.Session.Start"))
         .map_err(ipc)?;
         let monitor = monitor_of(&conn, stream.as_str()).await.map_err(ipc)?;
+        // Read at once and the subscription dropped: an unread subscription holds zbus's
+        // queue, and the session's own calls then time out.
+        let node = pipewire_node(&mut node_added, NODE_WITHIN);
+        drop(node_added);
         let mut m = Self {
             conn,
             session,
@@ -215,6 +236,7 @@ impl Mutter {
             gtk_unicode,
             unicode_pressed: false,
             moved: std::cell::Cell::new(false),
+            node,
         };
         // The first keyboard event after `Start` is dropped (mutter 43): a Shift tap takes
         // its place.
@@ -288,6 +310,27 @@ impl Mutter {
             }
         }
         Ok(())
+    }
+
+    /// The monitor's pixels, one frame of its screen-cast stream read over PipeWire (the
+    /// daemon at `socket`), cut to `crop` (monitor coordinates).
+    #[cfg(feature = "pipewire")]
+    pub fn capture(
+        &self,
+        socket: &std::path::Path,
+        crop: Option<(i32, i32, u32, u32)>,
+    ) -> MResult<crate::cast::Frame> {
+        let node = self.node.clone()?;
+        let frame = crate::cast::grab(socket, node, std::time::Duration::from_secs(3))?;
+        match crop {
+            None => Ok(frame),
+            Some((x, y, w, h)) => frame.crop(x, y, w, h).ok_or_else(|| {
+                format!(
+                    "the area to capture ({w}x{h} at {x},{y}) is off the {}x{} monitor",
+                    frame.width, frame.height
+                )
+            }),
+        }
     }
 
     /// Maximizes the focused window the way a person does on GNOME: Super+Up (mutter's own
@@ -387,6 +430,35 @@ impl Mutter {
 }
 
 /// The monitor a stream records: `Parameters`' `position` and `size`.
+/// How long Mutter has to name a started stream's PipeWire node.
+const NODE_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A stream's PipeWire node: told by Mutter's `PipeWireStreamAdded` signal once the session
+/// has started, waited for up to `within`.
+fn pipewire_node(added: &mut zbus::MessageStream, within: std::time::Duration) -> MResult<u32> {
+    use futures_lite::StreamExt as _;
+    let until = std::time::Instant::now() + within;
+    loop {
+        // zbus queues the signal on its own thread: poll without blocking.
+        match block_on(futures_lite::future::poll_once(added.next())) {
+            Some(Some(Ok(msg))) => {
+                if let Ok((node,)) = msg.body().deserialize::<(u32,)>() {
+                    return Ok(node);
+                }
+            }
+            Some(Some(Err(_))) => {}
+            Some(None) => return Err("Mutter's session closed its stream".into()),
+            None if std::time::Instant::now() >= until => {
+                return Err(format!(
+                    "Mutter did not name the screen-cast stream's PipeWire node within {} ms",
+                    within.as_millis()
+                ));
+            }
+            None => std::thread::sleep(std::time::Duration::from_millis(5)),
+        }
+    }
+}
+
 async fn monitor_of(conn: &Connection, stream: &str) -> MResult<(i32, i32, u32, u32)> {
     let v: OwnedValue = conn
         .call_method(

@@ -8,7 +8,7 @@ use std::io::Read as _;
 use automation_atspi::Output;
 use automation_core::{ErrorCode, Reply};
 use serde_json::json;
-use support::{app, serial, serial_start, start};
+use support::{app, png_size, serial, serial_start, start};
 
 #[test]
 fn zenity_entry_set_text_press_ok_prints_it_and_exits_0() {
@@ -409,14 +409,4 @@ fn a_set_value_into_a_read_only_view_is_refused_before_sending_and_changes_nothi
             .is_some_and(|t| t.contains("read only text")),
         "{v}"
     );
-}
-
-/// A PNG's width and height, read from its header.
-fn png_size(png: &[u8]) -> (u32, u32) {
-    let info = png::Decoder::new(std::io::Cursor::new(png))
-        .read_info()
-        .unwrap()
-        .info()
-        .clone();
-    (info.width, info.height)
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use automation_atspi::{Output, VirtualDisplay, launch};
 use automation_core::{ErrorCode, Reply, Session, Target};
 use serde_json::{Value, json};
-use support::{Oracle, Running, has_state, pyatspi, serial, serial_start};
+use support::{Oracle, Running, has_state, png_size, pyatspi, serial, serial_start};
 
 /// The app's exit as the target reports it, waited for up to 10 s.
 fn exit_of(r: &mut Running) -> automation_core::AppExit {
@@ -285,16 +285,6 @@ fn qt_calculator_focus_node_is_ok_exactly_when_pyatspi_sees_the_focus() {
     }
     eprintln!("Qt calculator: {judged} focus_node judged, {oks} ok");
     assert!(judged >= 4, "{nodes:#?}");
-}
-
-/// A PNG's width and height, read from its header.
-fn png_size(png: &[u8]) -> (u32, u32) {
-    let info = png::Decoder::new(std::io::Cursor::new(png))
-        .read_info()
-        .unwrap()
-        .info()
-        .clone();
-    (info.width, info.height)
 }
 
 #[test]

@@ -217,3 +217,13 @@ pub fn has_state(node: &Value, state: &str) -> bool {
         .as_array()
         .is_some_and(|s| s.iter().any(|x| x == state))
 }
+
+/// A PNG's width and height, read from its header.
+pub fn png_size(png: &[u8]) -> (u32, u32) {
+    let info = png::Decoder::new(std::io::Cursor::new(png))
+        .read_info()
+        .unwrap()
+        .info()
+        .clone();
+    (info.width, info.height)
+}
