@@ -70,6 +70,8 @@ pub struct Bus {
     /// The accessibility bus (queries).
     pub conn: Connection,
     session: Connection,
+    /// The session bus's address, when known (given, or `$DBUS_SESSION_BUS_ADDRESS`).
+    session_address: Option<String>,
     a11y_address: String,
 }
 
@@ -137,6 +139,9 @@ impl Bus {
             Ok(Self {
                 conn,
                 session,
+                session_address: session_address
+                    .map(str::to_string)
+                    .or_else(|| std::env::var("DBUS_SESSION_BUS_ADDRESS").ok()),
                 a11y_address,
             })
         })
@@ -145,6 +150,11 @@ impl Bus {
     /// The session bus connection.
     pub fn session(&self) -> &Connection {
         &self.session
+    }
+
+    /// The session bus's address, when known.
+    pub fn session_address(&self) -> Option<&str> {
+        self.session_address.as_deref()
     }
 
     /// A second connection to the accessibility bus (for events).

@@ -69,19 +69,35 @@ pub enum Desk {
 
 impl Desk {
     /// Opens the desk for `session`: the X server at `display` (`None`: `$DISPLAY`), or a
-    /// Mutter remote-desktop session on `bus` (the session bus). `gtk`: the app is a GTK one
-    /// (characters beyond the keymap go through its Unicode entry on Mutter).
+    /// Mutter remote-desktop session on the session bus (a connection of its own at
+    /// `bus_address`, else `bus`). `gtk`: the app is a GTK one (characters beyond the keymap
+    /// go through its Unicode entry on Mutter).
     pub fn open(
         session: &Session,
         display: Option<&str>,
         bus: &Connection,
+        bus_address: Option<&str>,
         gtk: bool,
     ) -> Result<Self, TargetError> {
         match session {
             Session::X11 => Ok(Self::X11(Box::new(
                 X11::connect(display).map_err(TargetError::Ipc)?,
             ))),
-            Session::Wayland => Ok(Self::Mutter(Mutter::connect(bus, gtk)?)),
+            Session::Wayland => {
+                let own = bus_address.and_then(|a| {
+                    futures_lite::future::block_on(
+                        crate::dbus::builder(a)
+                            .map(|b| b.method_timeout(crate::mutter::CALL_TIMEOUT))
+                            .ok()?
+                            .build(),
+                    )
+                    .ok()
+                });
+                Ok(Self::Mutter(Mutter::connect(
+                    own.as_ref().unwrap_or(bus),
+                    gtk,
+                )?))
+            }
         }
     }
 

@@ -46,6 +46,13 @@ const SUPER_L: u32 = 0xffeb;
 const UP: u32 = 0xff52;
 const SPACE: u32 = 0x20;
 
+/// How long one call to Mutter may take. Longer than an app's: a headless Mutter renders in
+/// software (llvmpipe) and answers these calls on its main loop between the clients' frames,
+/// which it uploads as textures. Starved of CPU (its session niced below a two-core build),
+/// it was seen in those uploads with a keysym call unanswered for more than 20 s; a loaded
+/// machine that is not starving it answers within this bound.
+pub const CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// How long a pointer motion waits for Mutter to pick the surface under it.
 const PICKED_WITHIN: std::time::Duration = std::time::Duration::from_millis(35);
 

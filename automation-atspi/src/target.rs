@@ -54,6 +54,8 @@ pub struct AtspiTarget {
     display: Option<String>,
     /// The session bus (where a Wayland compositor's D-Bus APIs are).
     session_bus: Connection,
+    /// The session bus's address: the compositor gets a connection of its own there.
+    session_address: Option<String>,
     desk: Option<Desk>,
     /// Windows Super+Up was sent for on Wayland (once each: see `wayland.rs`).
     pub(crate) wayland_maximized: Vec<String>,
@@ -128,6 +130,7 @@ impl AtspiTarget {
             primed: None,
             display,
             session_bus: session.session().clone(),
+            session_address: session.session_address().map(str::to_string),
             desk: None,
             wayland_maximized: Vec::new(),
             wayland_relaid: false,
@@ -248,6 +251,7 @@ impl AtspiTarget {
                 &self.session(),
                 self.display.as_deref(),
                 &self.session_bus,
+                self.session_address.as_deref(),
                 gtk,
             )?);
         }

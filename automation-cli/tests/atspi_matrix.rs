@@ -16,6 +16,10 @@
 //! `<target dir>/atspi-matrix/APP.json`, and its table in `docs/atspi.md` is generated from
 //! them: `UPDATE_DOCS=1 cargo test -p automation-cli --test atspi_matrix -- --test-threads 1`
 //! rewrites it; without it, a table that differs from the run fails the test.
+//!
+//! The Wayland column (`*_on_wayland`): GTK 3, GTK 4 and Qt 5 again, as Wayland clients of a
+//! headless GNOME compositor (mutter, with PipeWire) in place of Xvfb; their tables are in
+//! `docs/wayland.md`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fmt::Write as _;
@@ -170,13 +174,42 @@ fn describe(cell: &Value) -> String {
 /// for a second) and the docs tables assume the machine is not shared with another app's run.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Runs one app's cells; `needs` are the programs it starts, each with its Debian package.
+/// The session an app's cells run in.
+#[derive(Clone, Copy, PartialEq)]
+enum On {
+    /// Xvfb: the app is an X11 client, input through XTEST.
+    Xvfb,
+    /// A headless GNOME compositor (mutter 43) with PipeWire: the app is a Wayland client,
+    /// input and pixels through Mutter's remote-desktop and screen-cast APIs.
+    Mutter,
+}
+
+/// Runs one app's cells on Xvfb; `needs` are the programs it starts, each with its Debian
+/// package.
 fn run(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
+    run_on(On::Xvfb, app, needs, extra);
+}
+
+/// Runs one app's cells in session `on`: Xvfb's tables are in `docs/atspi.md`, the Wayland
+/// column's in `docs/wayland.md`.
+fn run_on(on: On, app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
     let _serial = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let Some(python) = session_ready() else {
         return;
+    };
+    if on == On::Mutter
+        && !automation_testkit::require::require_tools(
+            "wayland",
+            &automation_atspi::display_wayland::missing_tools(),
+        )
+    {
+        return;
+    }
+    let (name, page) = match on {
+        On::Xvfb => (app.to_string(), "atspi.md"),
+        On::Mutter => (format!("{app}-wayland"), "wayland.md"),
     };
     for (program, package) in needs {
         if !require(
@@ -189,7 +222,7 @@ fn run(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
     }
     let out_dir = target_dir().join("atspi-matrix");
     std::fs::create_dir_all(&out_dir).unwrap();
-    let out = out_dir.join(format!("{app}.json"));
+    let out = out_dir.join(format!("{name}.json"));
     let _ = std::fs::remove_file(&out);
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/atspi_matrix.py");
     let started = std::time::Instant::now();
@@ -199,6 +232,9 @@ fn run(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
             .args(["--", &python, script, app, env!("CARGO_BIN_EXE_automation")])
             .arg(&out)
             .stdin(Stdio::null());
+        if on == On::Mutter {
+            command.env("AUTOMATION_MATRIX_SESSION", "wayland");
+        }
         if let Some(extra) = &extra {
             command.arg(extra);
         }
@@ -223,7 +259,7 @@ fn run(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
             break;
         }
         eprintln!(
-            "note: {app} never reached the accessibility bus; running it once more in a new session"
+            "note: {name} never reached the accessibility bus; running it once more in a new session"
         );
         std::thread::sleep(std::time::Duration::from_secs(2));
         run = attempt();
@@ -234,21 +270,21 @@ fn run(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
     eprintln!("{stderr}");
     assert!(
         run.status.success(),
-        "the matrix run for {app} failed ({:?}):\n{stdout}\n{stderr}",
+        "the matrix run for {name} failed ({:?}):\n{stdout}\n{stderr}",
         run.status
     );
     let result: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let cells = result["cells"].as_array().cloned().unwrap_or_default();
     assert!(
         result["completed"] == Value::Bool(true),
-        "the matrix run for {app} did not complete: {}",
+        "the matrix run for {name} did not complete: {}",
         result["notes"]
     );
     // Tokens: the app's first snapshot as an agent gets it, hidden subtrees folded.
     let folded = result["snapshot_bytes"]["folded"].as_u64();
     let with_hidden = result["snapshot_bytes"]["with_hidden"].as_u64();
     eprintln!(
-        "{app}: first snapshot {} bytes folded, {} with hidden nodes",
+        "{name}: first snapshot {} bytes folded, {} with hidden nodes",
         folded.map_or("?".into(), |b| b.to_string()),
         with_hidden.map_or("?".into(), |b| b.to_string())
     );
@@ -258,26 +294,26 @@ fn run(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
         _ if !measured => None,
         (Some(f), Some(h)) if f <= budget && f <= h => None,
         (Some(f), Some(h)) => Some(format!(
-            "{app}: the first snapshot is {f} bytes folded ({h} with hidden nodes); its budget is {budget}"
+            "{name}: the first snapshot is {f} bytes folded ({h} with hidden nodes); its budget is {budget}"
         )),
         _ => Some(format!(
-            "{app}: the first snapshot did not answer: {}",
+            "{name}: the first snapshot did not answer: {}",
             result["snapshot_bytes"]
         )),
     };
     let body = table(app, &cells);
     eprintln!(
-        "{app}: {} cells in {:.1} s\n{body}",
+        "{name}: {} cells in {:.1} s\n{body}",
         cells.len(),
         started.elapsed().as_secs_f64()
     );
     let lies: Vec<String> = cells.iter().filter(|c| is_lie(c)).map(describe).collect();
     let looping: Vec<String> = cells.iter().filter_map(hint_names_its_op).collect();
     // The docs table and the lies are both reported, whichever fails.
-    let section = format!("atspi-matrix-{app}");
+    let section = format!("atspi-matrix-{name}");
     let docs = std::panic::catch_unwind(|| {
         automation_testkit::docs::check_page(
-            Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/atspi.md")),
+            &Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs")).join(page),
             &[(section.as_str(), body.clone())],
             "cargo test -p automation-cli --test atspi_matrix -- --test-threads 1",
         );
@@ -291,7 +327,7 @@ fn run(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
     let mut failures = Vec::new();
     if !lies.is_empty() {
         failures.push(format!(
-            "{app}: {} of {} cells are lies (ok without the effect, an error with it, no answer, or a widget a person cannot use that changed):\n{}",
+            "{name}: {} of {} cells are lies (ok without the effect, an error with it, no answer, or a widget a person cannot use that changed):\n{}",
             lies.len(),
             cells.len(),
             lies.join("\n")
@@ -299,7 +335,7 @@ fn run(app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
     }
     if !looping.is_empty() {
         failures.push(format!(
-            "{app}: {} refusals send the agent back to the op that just failed:\n{}",
+            "{name}: {} refusals send the agent back to the op that just failed:\n{}",
             looping.len(),
             looping.join("\n")
         ));
@@ -339,6 +375,40 @@ fn gtk3_widget_factory_all_pages() {
 #[test]
 fn gtk4_widget_factory() {
     run("gtk4", &[("gtk4-widget-factory", "gtk-4-examples")], None);
+}
+
+/// The Wayland column: GTK 3, GTK 4 and Qt 5 as Wayland clients of headless Mutter.
+#[test]
+fn gtk3_widget_factory_on_wayland() {
+    run_on(
+        On::Mutter,
+        "gtk3",
+        &[("gtk3-widget-factory", "gtk-3-examples")],
+        None,
+    );
+}
+
+#[test]
+fn gtk4_widget_factory_on_wayland() {
+    run_on(
+        On::Mutter,
+        "gtk4",
+        &[("gtk4-widget-factory", "gtk-4-examples")],
+        None,
+    );
+}
+
+#[test]
+fn qt5_widget_gallery_on_wayland() {
+    run_on(
+        On::Mutter,
+        "qt5-gallery",
+        &[(
+            &format!("{QT_EXAMPLES}/gallery/gallery"),
+            "qtbase5-examples",
+        )],
+        None,
+    );
 }
 
 const QT_EXAMPLES: &str = "/usr/lib/x86_64-linux-gnu/qt5/examples/widgets";

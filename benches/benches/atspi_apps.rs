@@ -24,6 +24,13 @@
 //! - `atspi/audit/pyatspi_names`: the anchor — pyatspi walking the same tree checking only the
 //!   two name rules (`benches/python/atspi_peer.py names`), what a script does today.
 //!
+//! - `atspi/session_click/{x11,mutter}`: a pointer click (`inject_pointer click`, settle
+//!   `{quiet_ms: 0}`) on GNOME Calculator's "1", to its first effect on the tree: on Xvfb
+//!   through XTEST, and on a private headless Mutter (Wayland) through its remote-desktop API,
+//!   side by side in one run.
+//! - `atspi/session_screenshot/{x11,mutter}`: a screenshot of the same window: X11's
+//!   `GetImage`, and one frame of Mutter's screen-cast stream over PipeWire.
+//!
 //! Run: `cargo bench -p automation-benches --bench atspi_apps -- --warm-up-time 1 --measurement-time 5`
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -192,5 +199,54 @@ fn audit(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, snapshot, click_to_effect, audit);
+/// The same pointer click and screenshot on X11 (Xvfb) and on Wayland (headless Mutter).
+fn session_click(c: &mut Criterion) {
+    let mut clicks = c.benchmark_group("atspi/session_click");
+    clicks.sample_size(20);
+    let mut sessions = Vec::new();
+    for kind in ["x11", "mutter"] {
+        let display = if kind == "mutter" {
+            VirtualDisplay::start_wayland().expect("a headless mutter session")
+        } else {
+            VirtualDisplay::start_in(90..=93).expect("a virtual display")
+        };
+        let (target, launched) =
+            launch("gnome-calculator", Some(display), Output::Null).expect("launch");
+        let mut session = Session::new(target);
+        let one = button(&mut session, "1");
+        let click = Request::from_value(serde_json::json!({
+            "op": {"inject_pointer": {"node": one, "action": "click"}},
+            "settle": {"quiet_ms": 0, "settle_timeout_ms": 2000},
+        }))
+        .unwrap();
+        // The first pointer click on Mutter maximizes the window: not part of a click.
+        let r = automation_atspi::serve(&mut session, &click);
+        assert!(matches!(r, Reply::Ok(_)), "{kind}: {r:?}");
+        clicks.bench_function(kind, |b| {
+            b.iter(|| {
+                let r = automation_atspi::serve(&mut session, &click);
+                let Reply::Ok(v) = &r else {
+                    panic!("{kind}: {r:?}")
+                };
+                assert!(v["settled"]["first_effect_ms"].is_u64(), "no effect: {v}");
+            })
+        });
+        sessions.push((kind, session, launched));
+    }
+    clicks.finish();
+    let mut shots = c.benchmark_group("atspi/session_screenshot");
+    shots.sample_size(20);
+    let shot = Request::from_json(r#"{"op": {"screenshot": {}}}"#).unwrap();
+    for (kind, session, _) in &mut sessions {
+        shots.bench_function(*kind, |b| {
+            b.iter(|| {
+                let r = automation_atspi::serve(session, &shot);
+                assert!(r.image().is_some(), "{kind}: {r:?}");
+            })
+        });
+    }
+    shots.finish();
+}
+
+criterion_group!(benches, snapshot, click_to_effect, audit, session_click);
 criterion_main!(benches);

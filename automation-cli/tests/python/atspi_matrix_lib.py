@@ -14,6 +14,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The session the apps run in: Xvfb, or a headless GNOME compositor (mutter) on Wayland.
+WAYLAND = os.environ.get("AUTOMATION_MATRIX_SESSION") == "wayland"
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
@@ -45,10 +47,12 @@ class Desktop:
         self.tmp = tempfile.mkdtemp(prefix="atspi-matrix-")
 
     def start(self):
-        if not shutil.which("Xvfb"):
-            raise Missing("Xvfb (Debian: xvfb)")
         if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
             raise Missing("a session bus: run under dbus-run-session (Debian: dbus)")
+        if WAYLAND:
+            return self.start_wayland()
+        if not shutil.which("Xvfb"):
+            raise Missing("Xvfb (Debian: xvfb)")
         n = self.first_display
         while os.path.exists(f"/tmp/.X{n}-lock") or os.path.exists(f"/tmp/.X11-unix/X{n}"):
             n += 1
@@ -72,6 +76,82 @@ class Desktop:
         # the caller's accessibility bus socket, and remove it on exit.
         subprocess.run(["dbus-update-activation-environment", f"DISPLAY=:{n}", f"XDG_RUNTIME_DIR={runtime}"],
                        check=True)
+        self.start_accessibility_bus()
+        os.environ.update({
+            "GTK_A11Y": "atspi", "GSK_RENDERER": "cairo", "GDK_BACKEND": "x11", "NO_AT_BRIDGE": "0",
+            "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1", "QT_ACCESSIBILITY": "1",
+            "QT_QPA_PLATFORM": "xcb", "GSETTINGS_BACKEND": "memory", "WINIT_UNIX_BACKEND": "x11",
+            "XDG_RUNTIME_DIR": runtime, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+            "HOME": os.path.join(self.tmp, "home"),
+        })
+        os.makedirs(os.environ["HOME"], exist_ok=True)
+        return n
+
+    def start_wayland(self):
+        """A headless GNOME compositor (mutter) with PipeWire and WirePlumber in place of Xvfb,
+        on the same session bus: the apps are Wayland clients, the kit drives them through
+        Mutter's remote-desktop and screen-cast APIs (what `--virtual-display=wayland` starts)."""
+        for tool, package in (("mutter", "mutter"), ("pipewire", "pipewire"),
+                              ("wireplumber", "wireplumber")):
+            if not shutil.which(tool):
+                raise Missing(f"{tool} (Debian: {package})")
+        runtime = os.path.join(self.tmp, "runtime")
+        os.mkdir(runtime, 0o700)
+        # Mutter's own settings: no key repeat (a loaded machine's late key release repeats it).
+        config = os.path.join(self.tmp, "config")
+        os.makedirs(os.path.join(config, "glib-2.0", "settings"))
+        with open(os.path.join(config, "glib-2.0", "settings", "keyfile"), "w") as f:
+            f.write("[org/gnome/desktop/peripherals/keyboard]\nrepeat=false\n")
+        os.environ.pop("DISPLAY", None)
+        os.environ["XDG_RUNTIME_DIR"] = runtime
+        env = dict(os.environ, GSETTINGS_BACKEND="keyfile", XDG_CONFIG_HOME=config)
+        env.pop("WAYLAND_DISPLAY", None)
+
+        def daemon(argv):
+            self.procs.append(subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
+                                               stderr=subprocess.DEVNULL, start_new_session=True))
+
+        def wait_for(what, ready, seconds=15):
+            deadline = time.time() + seconds
+            while not ready():
+                if time.time() > deadline:
+                    raise RuntimeError(f"{what} did not come up")
+                time.sleep(0.05)
+
+        daemon(["pipewire"])
+        wait_for("pipewire", lambda: os.path.exists(os.path.join(runtime, "pipewire-0")))
+        daemon(["wireplumber"])
+        daemon(["mutter", "--headless", "--wayland", "--no-x11", "--virtual-monitor", "1600x1000",
+                "--wayland-display", "wayland-0"])
+        wait_for("mutter", lambda: os.path.exists(os.path.join(runtime, "wayland-0")))
+
+        def has_owner(name):
+            got = subprocess.run(
+                ["dbus-send", "--session", "--print-reply=literal", "--dest=org.freedesktop.DBus",
+                 "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", f"string:{name}"],
+                capture_output=True, text=True)
+            return "true" in got.stdout
+        wait_for("mutter's remote-desktop API",
+                 lambda: has_owner("org.gnome.Mutter.RemoteDesktop")
+                 and has_owner("org.gnome.Mutter.ScreenCast"))
+        subprocess.run(["dbus-update-activation-environment", "WAYLAND_DISPLAY=wayland-0",
+                        f"XDG_RUNTIME_DIR={runtime}"], check=True)
+        self.start_accessibility_bus()
+        os.environ.update({
+            "GTK_A11Y": "atspi", "GSK_RENDERER": "cairo", "GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "0",
+            "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1", "QT_ACCESSIBILITY": "1",
+            "QT_QPA_PLATFORM": "wayland", "QT_WAYLAND_DISABLE_WINDOWDECORATION": "1",
+            "GSETTINGS_BACKEND": "memory",
+            "WINIT_UNIX_BACKEND": "wayland", "WAYLAND_DISPLAY": "wayland-0",
+            "XDG_SESSION_TYPE": "wayland",
+            "XDG_RUNTIME_DIR": runtime, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+            "HOME": os.path.join(self.tmp, "home"),
+        })
+        os.makedirs(os.environ["HOME"], exist_ok=True)
+        return 0
+
+    def start_accessibility_bus(self):
+        """The accessibility bus on our session bus, up and switched on."""
         self.procs.append(subprocess.Popen(
             [bus_launcher(), "--launch-immediately", "--a11y=1"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
@@ -96,15 +176,6 @@ class Desktop:
                 ["dbus-send", "--session", "--dest=org.a11y.Bus", "/org/a11y/bus",
                  "org.freedesktop.DBus.Properties.Set", "string:org.a11y.Status",
                  f"string:{prop}", "variant:boolean:true"], check=True)
-        os.environ.update({
-            "GTK_A11Y": "atspi", "GSK_RENDERER": "cairo", "GDK_BACKEND": "x11", "NO_AT_BRIDGE": "0",
-            "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1", "QT_ACCESSIBILITY": "1",
-            "QT_QPA_PLATFORM": "xcb", "GSETTINGS_BACKEND": "memory", "WINIT_UNIX_BACKEND": "x11",
-            "XDG_RUNTIME_DIR": runtime, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-            "HOME": os.path.join(self.tmp, "home"),
-        })
-        os.makedirs(os.environ["HOME"], exist_ok=True)
-        return n
 
     def spawn(self, argv, capture=False):
         exe = shutil.which(argv[0]) or (argv[0] if os.path.exists(argv[0]) else None)
@@ -411,9 +482,11 @@ class Matrix:
                 if close(b, ext) or close(b, rel):
                     return ref
             # GTK3 gives a popup's items extents in the popup's own coordinates, screen or
-            # not: there, the one candidate that is shown is the one on screen.
+            # not: there, the one candidate that is shown is the one on screen. On Wayland the
+            # popup's surface holds its shadow too (6 px).
             shown = [ref for ref, b in cands if not zero(b)]
-            if len(shown) == 1 and ext[0] < 5 and ext[1] < 200:
+            corner = 16 if WAYLAND else 5
+            if len(shown) == 1 and ext[0] < corner and ext[1] < 200:
                 return shown[0]
             raise Unresolved(f"the kit has no {sel} at {ext}: {cands}")
         hidden = [ref for ref, b in cands if zero(b)]
