@@ -38,6 +38,9 @@ pub(super) fn scroll<T: Target + ?Sized>(
         s.target.reread(watched);
     }
     s.sync()?;
+    if s.target.clock() == ClockKind::Real {
+        still_before_the_wheel(s, id, &bars)?;
+    }
     let version = s.mirror.version();
     let before = scroll_positions(s, id);
     let mods = a.modifiers(s.target.platform());
@@ -76,6 +79,34 @@ pub(super) fn scroll<T: Target + ?Sized>(
             )
         },
     )
+}
+
+/// How long a wheel waits for its window to hold still before it is sent.
+const STILL_WITHIN: std::time::Duration = std::time::Duration::from_millis(600);
+
+/// Waits (within [`STILL_WITHIN`]) until nothing in node `id`'s window moves between two reads
+/// 50 ms apart: a scroll still animating from an earlier op (GTK 3's, on a loaded machine)
+/// would move after the wheel whatever the wheel did, and be taken for its effect.
+fn still_before_the_wheel<T: Target + ?Sized>(
+    s: &mut Session<T>,
+    id: NodeId,
+    bars: &[NodeId],
+) -> Result<(), OpError> {
+    let until = std::time::Instant::now() + STILL_WITHIN;
+    let mut last = scroll_positions(s, id);
+    while std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        for watched in std::iter::once(id).chain(bars.iter().copied()) {
+            s.target.reread(watched);
+        }
+        s.sync()?;
+        let now = scroll_positions(s, id);
+        if now == last {
+            return Ok(());
+        }
+        last = now;
+    }
+    Ok(())
 }
 
 /// The scroll bars in node `id`'s window.
