@@ -24,10 +24,12 @@
 //! - `atspi/audit/pyatspi_names`: the anchor — pyatspi walking the same tree checking only the
 //!   two name rules (`benches/python/atspi_peer.py names`), what a script does today.
 //!
-//! - `atspi/session_click/{x11,mutter}`: a pointer click (`inject_pointer click`, settle
-//!   `{quiet_ms: 0}`) on GNOME Calculator's "1", to its first effect on the tree: on Xvfb
-//!   through XTEST, and on a private headless Mutter (Wayland) through its remote-desktop API,
-//!   side by side in one run.
+//! - `atspi/session_click/{pointer,click}/{x11,mutter}`: a pointer click (`inject_pointer
+//!   click`) and the kit's click (`invoke_action click`: GTK 4's own action here), settle
+//!   `{quiet_ms: 0}`, on GNOME Calculator's "1", to its first effect on the tree: on Xvfb
+//!   (XTEST) and on a private headless Mutter (Wayland: its remote-desktop API), side by side
+//!   in one run. A pointer press on Mutter waits 35 ms after its motion (two frames) for
+//!   Mutter to pick the surface under it.
 //! - `atspi/session_screenshot/{x11,mutter}`: a screenshot of the same window: X11's
 //!   `GetImage`, and one frame of Mutter's screen-cast stream over PipeWire.
 //!
@@ -214,23 +216,34 @@ fn session_click(c: &mut Criterion) {
             launch("gnome-calculator", Some(display), Output::Null).expect("launch");
         let mut session = Session::new(target);
         let one = button(&mut session, "1");
-        let click = Request::from_value(serde_json::json!({
-            "op": {"inject_pointer": {"node": one, "action": "click"}},
-            "settle": {"quiet_ms": 0, "settle_timeout_ms": 2000},
-        }))
-        .unwrap();
-        // The first pointer click on Mutter maximizes the window: not part of a click.
-        let r = automation_atspi::serve(&mut session, &click);
-        assert!(matches!(r, Reply::Ok(_)), "{kind}: {r:?}");
-        clicks.bench_function(kind, |b| {
-            b.iter(|| {
-                let r = automation_atspi::serve(&mut session, &click);
-                let Reply::Ok(v) = &r else {
-                    panic!("{kind}: {r:?}")
-                };
-                assert!(v["settled"]["first_effect_ms"].is_u64(), "no effect: {v}");
-            })
-        });
+        for (means, op) in [
+            (
+                "pointer",
+                serde_json::json!({"inject_pointer": {"node": one, "action": "click"}}),
+            ),
+            (
+                "click",
+                serde_json::json!({"invoke_action": {"node": one, "action": "click"}}),
+            ),
+        ] {
+            let click = Request::from_value(serde_json::json!({
+                "op": op,
+                "settle": {"quiet_ms": 0, "settle_timeout_ms": 2000},
+            }))
+            .unwrap();
+            // The first pointer click on Mutter maximizes the window: not part of a click.
+            let r = automation_atspi::serve(&mut session, &click);
+            assert!(matches!(r, Reply::Ok(_)), "{kind}: {r:?}");
+            clicks.bench_function(format!("{means}/{kind}"), |b| {
+                b.iter(|| {
+                    let r = automation_atspi::serve(&mut session, &click);
+                    let Reply::Ok(v) = &r else {
+                        panic!("{kind}: {r:?}")
+                    };
+                    assert!(v["settled"]["first_effect_ms"].is_u64(), "no effect: {v}");
+                })
+            });
+        }
         sessions.push((kind, session, launched));
     }
     clicks.finish();
