@@ -175,7 +175,22 @@ fn wayland_capture(
     target: &mut AtspiTarget,
     crop: Option<(i32, i32, u32, u32)>,
 ) -> OpResult<Image> {
-    let win = target.wayland_window().map_err(OpError::from)?;
+    let win = target.wayland_window().map_err(|e| match e {
+        // The window is not placed on the monitor: said of a screenshot, not of the pointer.
+        automation_core::TargetError::Unsupported(why) => OpError::new(
+            ErrorCode::Unsupported,
+            format!(
+                "a screenshot on Wayland (GNOME's Mutter): {}",
+                why.split_once(": ")
+                    .map_or(why.as_str(), |(_, rest)| rest)
+                    .split(" (use invoke_action")
+                    .next()
+                    .unwrap_or_default()
+            ),
+        )
+        .with_hint("the kit reads a Wayland window's pixels only where it fills the monitor; read the node's text or value with read_node, or run the app on X11 (--virtual-display) to take its screenshot"),
+        other => OpError::from(other),
+    })?;
     let socket = crate::desk::pipewire_socket(target.app().pid);
     let frame = match target.desk().map_err(OpError::from)? {
         crate::desk::Desk::Mutter(m) => m.capture(&socket, crop),

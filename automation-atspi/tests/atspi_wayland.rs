@@ -128,6 +128,17 @@ fn gtk4_on_headless_mutter_types_clicks_and_presses_keys_as_pyatspi_sees() {
     // Screenshots: one frame of Mutter's monitor stream, read over PipeWire. The window's is
     // the window's size as pyatspi reports it; a node's is its bounds, and its pixels follow
     // what the app shows (a check button toggled between two shots).
+    if !cfg!(feature = "pipewire") {
+        // Built without PipeWire: a typed error that says how to build it in.
+        match r.op(json!({"screenshot": {}})) {
+            Reply::Err(e) => {
+                assert_eq!(e.code, ErrorCode::Unsupported, "{}", e.message);
+                assert!(e.message.contains("`pipewire` feature"), "{}", e.message);
+            }
+            other => panic!("a screenshot without PipeWire answered {other:?}"),
+        }
+        return;
+    }
     let mut oracle = Oracle::start(&r);
     let window = oracle.window();
     let started = Instant::now();
@@ -491,6 +502,25 @@ fn qt5_on_headless_mutter_clicks_by_its_action_where_the_pointer_cannot_go() {
             assert!(e.message.contains("Mutter"), "{}", e.message);
         }
         other => panic!("a pointer on a window the kit cannot place answered {other:?}"),
+    }
+    // Nor its pixels: the refusal speaks of a screenshot, and its hint leads elsewhere than
+    // back to the pointer.
+    match r.op(json!({"screenshot": {}})) {
+        Reply::Err(e) if !cfg!(feature = "pipewire") => {
+            assert!(e.message.contains("`pipewire` feature"), "{}", e.message);
+        }
+        Reply::Err(e) => {
+            assert_eq!(e.code, ErrorCode::Unsupported, "{}", e.message);
+            assert!(
+                e.message.starts_with("a screenshot on Wayland"),
+                "{}",
+                e.message
+            );
+            assert!(!e.message.contains("invoke_action"), "{}", e.message);
+            let hint = e.hint.unwrap_or_default();
+            assert!(hint.contains("--virtual-display"), "{hint}");
+        }
+        other => panic!("a screenshot of a window the kit cannot place answered {other:?}"),
     }
     drop(r);
     drop(one);

@@ -52,6 +52,9 @@ pub mod expressions_md {}
 #[doc = include_str!("../../docs/mcp.md")]
 pub mod mcp_md {}
 
+#[doc = include_str!("../../docs/wayland.md")]
+pub mod wayland_md {}
+
 #[doc = include_str!("../../docs/webdriver.md")]
 pub mod webdriver_md {}
 
