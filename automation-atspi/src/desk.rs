@@ -5,13 +5,14 @@
 //! the wheel at screen points, the app's windows and their origins, and capture. On X11 each
 //! call is [`X11`]'s, unchanged. On Wayland a compositor neither lists windows nor says where
 //! they are: [`Desk::Mutter`] answers for the one window the target places itself (see
-//! `AtspiTarget::main_window`), and has no capture yet.
+//! `AtspiTarget::main_window`). [`Desk::Sway`] is told where that window is by sway's IPC.
 
 use automation_core::TargetError;
 use automation_core::input::{KeyEvent, PointerButton};
 use zbus::Connection;
 
 use crate::mutter::Mutter;
+use crate::sway::Sway;
 use crate::x11::{Capture, X11, XResult, XWindow};
 
 /// The id the one window a compositor session places is given (X ids are never 1 for a
@@ -65,16 +66,21 @@ pub enum Desk {
     X11(Box<X11>),
     /// GNOME's compositor, through its remote-desktop and screen-cast D-Bus APIs.
     Mutter(Mutter),
+    /// sway, through wlroots' virtual-keyboard, virtual-pointer and screencopy protocols,
+    /// and its IPC for where windows are.
+    Sway(Box<Sway>),
 }
 
 impl Desk {
-    /// Opens the desk for `session`: the X server at `display` (`None`: `$DISPLAY`), or a
+    /// Opens the desk for `session`: the X server at `display` (`None`: `$DISPLAY`); on
+    /// Wayland, sway when app `pid`'s session names sway's IPC socket (`SWAYSOCK`), else a
     /// Mutter remote-desktop session on the session bus (a connection of its own at
     /// `bus_address`, else `bus`). `gtk`: the app is a GTK one (characters beyond the keymap
     /// go through its Unicode entry on Mutter).
     pub fn open(
         session: &Session,
         display: Option<&str>,
+        pid: Option<u32>,
         bus: &Connection,
         bus_address: Option<&str>,
         gtk: bool,
@@ -83,6 +89,20 @@ impl Desk {
             Session::X11 => Ok(Self::X11(Box::new(
                 X11::connect(display).map_err(TargetError::Ipc)?,
             ))),
+            Session::Wayland if AppEnv::of(pid).get("SWAYSOCK").is_some() => {
+                let env = AppEnv::of(pid);
+                let ipc = env.get("SWAYSOCK").unwrap_or_default();
+                let socket = env.wayland_socket(display);
+                Sway::connect(ipc.clone().into(), &socket)
+                    .map(|s| Self::Sway(Box::new(s)))
+                    .map_err(|e| {
+                        TargetError::Ipc(format!(
+                            "{}: {e} (the app's Wayland socket is {}, sway's IPC {ipc})",
+                            crate::sway::NAME,
+                            socket.display()
+                        ))
+                    })
+            }
             Session::Wayland => {
                 let own = bus_address.and_then(|a| {
                     futures_lite::future::block_on(
@@ -103,14 +123,23 @@ impl Desk {
 
     /// Whether this is a Wayland compositor's session.
     pub fn is_wayland(&self) -> bool {
-        matches!(self, Self::Mutter(_))
+        !matches!(self, Self::X11(_))
+    }
+
+    /// What errors call this desk's display server.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::X11(_) => "the X server",
+            Self::Mutter(_) => "GNOME's Mutter",
+            Self::Sway(_) => crate::sway::NAME,
+        }
     }
 
     /// The app's mapped top-level windows, largest first (a compositor lists none).
     pub fn windows_of(&self, pid: u32) -> XResult<Vec<XWindow>> {
         match self {
             Self::X11(x) => x.windows_of(pid),
-            Self::Mutter(_) => Ok(Vec::new()),
+            Self::Mutter(_) | Self::Sway(_) => Ok(Vec::new()),
         }
     }
 
@@ -118,7 +147,7 @@ impl Desk {
     pub fn popups_of(&self, pid: u32) -> XResult<Vec<XWindow>> {
         match self {
             Self::X11(x) => x.popups_of(pid),
-            Self::Mutter(_) => Ok(Vec::new()),
+            Self::Mutter(_) | Self::Sway(_) => Ok(Vec::new()),
         }
     }
 
@@ -126,7 +155,7 @@ impl Desk {
     pub fn title(&self, w: u32) -> XResult<String> {
         match self {
             Self::X11(x) => x.title(w),
-            Self::Mutter(_) => Ok(String::new()),
+            Self::Mutter(_) | Self::Sway(_) => Ok(String::new()),
         }
     }
 
@@ -145,6 +174,18 @@ impl Desk {
                     height,
                 })
             }
+            // Window coordinates: the kit's points on sway are the window's own.
+            Self::Sway(s) => {
+                let (width, height) = s.size();
+                Ok(XWindow {
+                    id: w,
+                    title: String::new(),
+                    x: 0,
+                    y: 0,
+                    width,
+                    height,
+                })
+            }
         }
     }
 
@@ -152,7 +193,7 @@ impl Desk {
     pub fn is_override_redirect(&self, w: u32) -> XResult<bool> {
         match self {
             Self::X11(x) => x.is_override_redirect(w),
-            Self::Mutter(_) => Ok(false),
+            Self::Mutter(_) | Self::Sway(_) => Ok(false),
         }
     }
 
@@ -161,7 +202,7 @@ impl Desk {
     pub fn toplevel_at(&self, x: i32, y: i32) -> XResult<Option<u32>> {
         match self {
             Self::X11(xs) => xs.toplevel_at(x, y),
-            Self::Mutter(_) => Ok(Some(WAYLAND_WINDOW)),
+            Self::Mutter(_) | Self::Sway(_) => Ok(Some(WAYLAND_WINDOW)),
         }
     }
 
@@ -169,7 +210,7 @@ impl Desk {
     pub fn input_focus(&self) -> XResult<u32> {
         match self {
             Self::X11(x) => x.input_focus(),
-            Self::Mutter(_) => Ok(WAYLAND_WINDOW),
+            Self::Mutter(_) | Self::Sway(_) => Ok(WAYLAND_WINDOW),
         }
     }
 
@@ -177,7 +218,7 @@ impl Desk {
     pub fn toplevel_of(&self, w: u32) -> XResult<Option<u32>> {
         match self {
             Self::X11(x) => x.toplevel_of(w),
-            Self::Mutter(_) => Ok(Some(w)),
+            Self::Mutter(_) | Self::Sway(_) => Ok(Some(w)),
         }
     }
 
@@ -185,7 +226,7 @@ impl Desk {
     pub fn focus_window(&self, w: u32) -> XResult<bool> {
         match self {
             Self::X11(x) => x.focus_window(w),
-            Self::Mutter(_) => Ok(false),
+            Self::Mutter(_) | Self::Sway(_) => Ok(false),
         }
     }
 
@@ -194,6 +235,7 @@ impl Desk {
         match self {
             Self::X11(xs) => xs.click(x, y),
             Self::Mutter(m) => m.click(x, y),
+            Self::Sway(s) => s.click(x, y),
         }
     }
 
@@ -202,6 +244,7 @@ impl Desk {
         match self {
             Self::X11(xs) => xs.motion(x, y),
             Self::Mutter(m) => m.motion(x, y),
+            Self::Sway(s) => s.motion(x, y),
         }
     }
 
@@ -210,6 +253,7 @@ impl Desk {
         match self {
             Self::X11(x) => x.button(button, down),
             Self::Mutter(m) => m.button(button, down),
+            Self::Sway(s) => s.button(button, down),
         }
     }
 
@@ -218,6 +262,7 @@ impl Desk {
         match self {
             Self::X11(x) => x.wheel(dx, dy),
             Self::Mutter(m) => m.wheel(dx, dy),
+            Self::Sway(s) => s.wheel(dx, dy),
         }
     }
 
@@ -226,15 +271,17 @@ impl Desk {
         match self {
             Self::X11(x) => x.key(e),
             Self::Mutter(m) => m.key(e),
+            Self::Sway(s) => s.key(e),
         }
     }
 
-    /// The pixels of X11 window `w` (or of `crop` within it); a compositor's come through
-    /// [`Mutter::capture`].
+    /// The pixels of X11 window `w` (or of `crop` within it), or of the window sway placed;
+    /// Mutter's come through [`Mutter::capture`].
     pub fn capture(&self, w: u32, crop: Option<(i32, i32, u32, u32)>) -> XResult<Capture> {
         match self {
             Self::X11(x) => x.capture(w, crop),
             Self::Mutter(_) => Err(SCREENSHOT_ON_WAYLAND.into()),
+            Self::Sway(s) => s.capture(crop),
         }
     }
 }
@@ -247,31 +294,65 @@ pub const SCREENSHOT_ON_WAYLAND: &str = "screenshots on Wayland need PipeWire, a
      needs libpipewire-0.3-dev libclang-dev to build it), or run the app on X11 \
      (--virtual-display)";
 
+/// The environment of the app's process, where it can be read, else the kit's: never a mix
+/// of the two (a private session's runtime directory and sockets differ from the kit's).
+pub struct AppEnv(Vec<u8>);
+
+impl AppEnv {
+    /// App `pid`'s environment (`None`, or unreadable: the kit's).
+    pub fn of(pid: Option<u32>) -> Self {
+        Self(
+            pid.and_then(|p| std::fs::read(format!("/proc/{p}/environ")).ok())
+                .unwrap_or_default(),
+        )
+    }
+
+    /// A variable's non-empty value.
+    pub fn get(&self, name: &str) -> Option<String> {
+        let value = if self.0.is_empty() {
+            std::env::var(name).ok()
+        } else {
+            let prefix = format!("{name}=");
+            self.0
+                .split(|b| *b == 0)
+                .find_map(|kv| kv.strip_prefix(prefix.as_bytes()))
+                .map(|v| String::from_utf8_lossy(v).into_owned())
+        };
+        value.filter(|v| !v.is_empty())
+    }
+
+    /// The runtime directory: `XDG_RUNTIME_DIR`, else the user's.
+    fn runtime_dir(&self) -> std::path::PathBuf {
+        // SAFETY: getuid cannot fail.
+        let uid = unsafe { libc::getuid() };
+        self.get("XDG_RUNTIME_DIR")
+            .unwrap_or_else(|| format!("/run/user/{uid}"))
+            .into()
+    }
+
+    /// The Wayland socket: `display` (a name given to the kit) or `WAYLAND_DISPLAY` (else
+    /// `wayland-0`), in the runtime directory unless it is a path.
+    pub fn wayland_socket(&self, display: Option<&str>) -> std::path::PathBuf {
+        let name = display
+            .map(str::to_string)
+            .or_else(|| self.get("WAYLAND_DISPLAY"))
+            .unwrap_or_else(|| "wayland-0".into());
+        if name.starts_with('/') {
+            return name.into();
+        }
+        self.runtime_dir().join(name)
+    }
+}
+
 /// The PipeWire socket of the session app `pid` runs in: its `PIPEWIRE_REMOTE` when that is a
 /// path, else `pipewire-0` in its `XDG_RUNTIME_DIR` (a private session's differs from the
 /// kit's own), else in the kit's.
 pub fn pipewire_socket(pid: Option<u32>) -> std::path::PathBuf {
-    let theirs = pid
-        .and_then(|p| std::fs::read(format!("/proc/{p}/environ")).ok())
-        .unwrap_or_default();
-    // The app's environment when it can be read, else the kit's: never a mix of the two.
-    let var = |name: &str| -> Option<String> {
-        if theirs.is_empty() {
-            return std::env::var(name).ok();
-        }
-        let prefix = format!("{name}=");
-        theirs
-            .split(|b| *b == 0)
-            .find_map(|kv| kv.strip_prefix(prefix.as_bytes()))
-            .map(|v| String::from_utf8_lossy(v).into_owned())
-    };
-    if let Some(remote) = var("PIPEWIRE_REMOTE").filter(|r| r.starts_with('/')) {
+    let env = AppEnv::of(pid);
+    if let Some(remote) = env.get("PIPEWIRE_REMOTE").filter(|r| r.starts_with('/')) {
         return remote.into();
     }
-    // SAFETY: getuid cannot fail.
-    let uid = unsafe { libc::getuid() };
-    let runtime = var("XDG_RUNTIME_DIR").unwrap_or_else(|| format!("/run/user/{uid}"));
-    std::path::Path::new(&runtime).join("pipewire-0")
+    env.runtime_dir().join("pipewire-0")
 }
 
 #[cfg(test)]

@@ -154,6 +154,12 @@ impl VirtualDisplay {
             .env("XDG_RUNTIME_DIR", self.dir.join("runtime"))
             .env_remove("DISPLAY")
             .env_remove("AT_SPI_BUS_ADDRESS");
+        // The kit drives sway's clients through sway (its IPC), Mutter's through Mutter: an
+        // app on a private Mutter must not inherit the kit's own sway session.
+        match crate::display_sway::ipc_socket(&self.runtime_dir()) {
+            Some(ipc) => cmd.env("SWAYSOCK", ipc),
+            None => cmd.env_remove("SWAYSOCK"),
+        };
         for (k, v) in APP_ENV.iter().chain(WAYLAND_APP_ENV) {
             cmd.env(k, v);
         }

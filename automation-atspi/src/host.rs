@@ -1,5 +1,5 @@
 //! [`AtspiHost`]: the windows and pixels of an AT-SPI app, read from the X server (on
-//! Wayland: the windows from AT-SPI alone, and no pixels yet).
+//! Wayland: the windows from AT-SPI alone, the pixels from the compositor).
 
 use atspi::State;
 use automation_core::{
@@ -168,52 +168,69 @@ fn png_image(width: u32, height: u32, rgb: &[u8]) -> OpResult<Image> {
     Ok(Image::new(png_bytes, width, height, 1.0))
 }
 
-/// The app's window on Wayland (maximized on the monitor, so window coordinates are the
-/// monitor's: see `wayland.rs`), or `crop` within it: one frame of Mutter's monitor stream.
-#[cfg(feature = "pipewire")]
+/// The app's window on Wayland, or `crop` within it (window coordinates): on sway through
+/// wlroots' screencopy, on Mutter one frame of its monitor stream (the window is maximized on
+/// the monitor, so window coordinates are the monitor's: see `wayland.rs`).
 fn wayland_capture(
     target: &mut AtspiTarget,
     crop: Option<(i32, i32, u32, u32)>,
 ) -> OpResult<Image> {
-    let win = target.wayland_window().map_err(|e| match e {
-        // The window is not placed on the monitor: said of a screenshot, not of the pointer.
-        automation_core::TargetError::Unsupported(why) => OpError::new(
-            ErrorCode::Unsupported,
-            format!(
-                "a screenshot on Wayland (GNOME's Mutter): {}",
-                why.split_once(": ")
-                    .map_or(why.as_str(), |(_, rest)| rest)
-                    .split(" (use invoke_action")
-                    .next()
-                    .unwrap_or_default()
-            ),
-        )
-        .with_hint("the kit reads a Wayland window's pixels only where it fills the monitor; read the node's text or value with read_node, or run the app on X11 (--virtual-display) to take its screenshot"),
+    let refused = |e: automation_core::TargetError| match e {
+        automation_core::TargetError::Unsupported(why) => OpError::new(ErrorCode::Unsupported, why)
+            .with_hint("the kit reads a Wayland window's pixels only where it knows the window's place; read the node's text or value with read_node, or run the app on X11 (--virtual-display) to take its screenshot"),
         other => OpError::from(other),
-    })?;
-    let socket = crate::desk::pipewire_socket(target.app().pid);
-    let frame = match target.desk().map_err(OpError::from)? {
-        crate::desk::Desk::Mutter(m) => m.capture(&socket, crop),
+    };
+    let win = target
+        .wayland_window(crate::wayland::Purpose::Screenshot)
+        .map_err(refused)?;
+    let pid = target.app().pid;
+    let desk = target.desk().map_err(OpError::from)?;
+    let name = desk.name();
+    let hint = match desk {
+        crate::desk::Desk::Sway(_) => "check the app's window is still open (list_windows) and sway offers zwlr_screencopy_manager_v1",
+        _ => "check PipeWire runs in the app's session (Debian: pipewire, wireplumber) and the app's window is still open (list_windows)",
+    };
+    let shot = match desk {
+        crate::desk::Desk::Sway(s) => s.capture(crop),
+        crate::desk::Desk::Mutter(m) => mutter_capture(m, pid, crop)?,
         crate::desk::Desk::X11(_) => Err("an X11 desk on a Wayland session".into()),
     }
     .map_err(|e| {
         OpError::new(
             ErrorCode::TargetFailed,
-            format!("reading the window's pixels from GNOME's compositor (Mutter): {e}"),
+            format!("reading the window's pixels from {name}: {e}"),
         )
-        .with_hint("check PipeWire runs in the app's session (Debian: pipewire, wireplumber) and the app's window is still open (list_windows)")
+        .with_hint(hint)
     })?;
-    let mut image = png_image(frame.width, frame.height, &frame.rgb)?;
+    let mut image = png_image(shot.width, shot.height, &shot.rgb)?;
     image.window = Some(u64::from(win.id));
+    image.note = shot.note;
     Ok(image)
 }
 
-/// Without PipeWire, no pixels on Wayland: a typed error that says how to build them in.
+/// One frame of Mutter's monitor stream over PipeWire, cut to `crop`.
+#[cfg(feature = "pipewire")]
+fn mutter_capture(
+    m: &crate::mutter::Mutter,
+    pid: Option<u32>,
+    crop: Option<(i32, i32, u32, u32)>,
+) -> OpResult<Result<crate::x11::Capture, String>> {
+    let socket = crate::desk::pipewire_socket(pid);
+    Ok(m.capture(&socket, crop).map(|f| crate::x11::Capture {
+        width: f.width,
+        height: f.height,
+        rgb: f.rgb,
+        note: None,
+    }))
+}
+
+/// Without PipeWire, no pixels from Mutter: a typed error that says how to build them in.
 #[cfg(not(feature = "pipewire"))]
-fn wayland_capture(
-    _target: &mut AtspiTarget,
+fn mutter_capture(
+    _m: &crate::mutter::Mutter,
+    _pid: Option<u32>,
     _crop: Option<(i32, i32, u32, u32)>,
-) -> OpResult<Image> {
+) -> OpResult<Result<crate::x11::Capture, String>> {
     Err(OpError::new(
         ErrorCode::Unsupported,
         crate::desk::SCREENSHOT_ON_WAYLAND,

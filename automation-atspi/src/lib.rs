@@ -55,10 +55,14 @@ pub mod tree;
 pub mod x11;
 // Keys and pointer through GNOME's compositor (Mutter's remote-desktop and screen-cast APIs).
 pub mod mutter;
+// Keys, pointer and pixels through wlroots' protocols (virtual keyboard and pointer, screencopy).
+pub mod wlr;
+// `Sway`: a wlroots compositor's session, with its IPC for where windows are.
+pub mod sway;
 // One frame of a compositor's screen-cast stream, read over PipeWire (Wayland's pixels).
 #[cfg(feature = "pipewire")]
 pub mod cast;
-// `Desk`: the session's keys, pointer, windows and pixels — X11, or Mutter on Wayland.
+// `Desk`: the session's keys, pointer, windows and pixels — X11, or Mutter or sway on Wayland.
 pub mod desk;
 // Where an app's window is on Wayland: placed on the monitor it is maximized on.
 pub mod wayland;
@@ -69,6 +73,8 @@ pub mod cleanup;
 pub mod display;
 // `VirtualDisplay::start_wayland`: a private headless Mutter, PipeWire and the buses.
 pub mod display_wayland;
+// `VirtualDisplay::start_sway`: a private headless sway and the buses.
+pub mod display_sway;
 // `launch()`: starting an app and attaching to it; `Launched` ends it when dropped.
 pub mod launch;
 // Process groups: members, signals, ending one.

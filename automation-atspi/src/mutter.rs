@@ -57,7 +57,7 @@ pub const CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20)
 const PICKED_WITHIN: std::time::Duration = std::time::Duration::from_millis(35);
 
 /// Linux evdev button codes (`BTN_LEFT`…), what `NotifyPointerButton` takes.
-fn evdev_button(b: PointerButton) -> i32 {
+pub(crate) fn evdev_button(b: PointerButton) -> i32 {
     match b {
         PointerButton::Primary => 0x110,
         PointerButton::Secondary => 0x111,

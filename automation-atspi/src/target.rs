@@ -250,6 +250,7 @@ impl AtspiTarget {
             self.desk = Some(Desk::open(
                 &self.session(),
                 self.display.as_deref(),
+                self.app.pid,
                 &self.session_bus,
                 self.session_address.as_deref(),
                 gtk,
@@ -269,7 +270,7 @@ impl AtspiTarget {
     /// app has, placed on the monitor it is maximized on).
     pub fn main_window(&mut self) -> Result<crate::x11::XWindow, TargetError> {
         if self.session() == Session::Wayland {
-            return self.wayland_window();
+            return self.wayland_window(crate::wayland::Purpose::Pointer);
         }
         let pid = self.app.pid.ok_or_else(|| {
             TargetError::Unsupported("X11 input: the app's process id is unknown".into())

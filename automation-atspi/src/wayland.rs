@@ -1,7 +1,11 @@
 //! Where an app's window is on Wayland.
 //!
 //! A Wayland compositor does not tell clients where their windows are, so AT-SPI extents there
-//! are relative to the window (GTK 4 reports its window at 0,0 in "screen" coordinates). Mutter's
+//! are relative to the window (GTK 4 reports its window at 0,0 in "screen" coordinates). The
+//! kit's points are then the window's own, and the desk places them on the screen.
+//!
+//! sway's IPC says where each window is: the window is taken where it is shown, once its size
+//! there is the size the app reports. GNOME's Mutter says nothing of the kind. Its
 //! pointer motion is absolute in a monitor stream's coordinates. The two meet on a maximized
 //! window: it fills the monitor (bare Mutter has no panel), its top-left is the monitor's,
 //! and a maximized GTK window draws no client-side shadow, so window coordinates are monitor
@@ -27,33 +31,51 @@ pub const RELAID_STILL_FOR: Duration = Duration::from_millis(250);
 /// How long a window has to fill the monitor once Super+Up was sent.
 pub const MAXIMIZED_WITHIN: Duration = Duration::from_secs(2);
 
+/// What a Wayland window is placed for: the words a refusal is said in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// Pointer input at a node's point.
+    Pointer,
+    /// A screenshot of the window or a node.
+    Screenshot,
+}
+
+impl Purpose {
+    fn what(self) -> &'static str {
+        match self {
+            Self::Pointer => "pointer input",
+            Self::Screenshot => "a screenshot",
+        }
+    }
+
+    /// What to do instead, said after a refusal.
+    fn instead(self) -> &'static str {
+        match self {
+            Self::Pointer => "use invoke_action, set_value or the keys for this one",
+            Self::Screenshot => {
+                "read the node's text or value with read_node, or run the app on X11 \
+                 (--virtual-display) to take its screenshot"
+            }
+        }
+    }
+}
+
 impl AtspiTarget {
-    /// The app's window on a Wayland session: the active one (else the first shown), placed on
-    /// the recorded monitor, once it is proven to fill it (see the module's notes).
-    pub(crate) fn wayland_window(&mut self) -> Result<XWindow, TargetError> {
+    /// The app's window on a Wayland session, for `purpose`: the active one (else the first
+    /// shown), placed where the compositor shows it — on Mutter maximized on the recorded
+    /// monitor, on sway where its IPC says — once its size there is proven to be the size the
+    /// app reports (see the module's notes). Its origin is 0,0: points are the window's own.
+    pub(crate) fn wayland_window(&mut self, purpose: Purpose) -> Result<XWindow, TargetError> {
         let monitor = match self.desk()? {
             Desk::Mutter(m) => m.monitor(),
+            Desk::Sway(_) => return self.sway_window(purpose),
             Desk::X11(_) => {
                 return Err(TargetError::Ipc(
                     "a Wayland window asked of an X11 session".into(),
                 ));
             }
         };
-        let windows = self.windows_now()?;
-        let shown = windows
-            .iter()
-            .filter(|(_, _, st)| crate::node::shows(st))
-            .collect::<Vec<_>>();
-        let Some((path, name, _)) = shown
-            .iter()
-            .find(|(_, _, st)| st.contains(State::Active))
-            .or_else(|| shown.first())
-            .map(|w| (*w).clone())
-        else {
-            return Err(TargetError::Ipc(
-                "the app shows no window on the accessibility bus".into(),
-            ));
-        };
+        let (path, name) = self.shown_window()?;
         let want = (i64::from(monitor.2), i64::from(monitor.3));
         let mut size = self.window_size(&path);
         if size != Some(want) && !self.wayland_maximized.contains(&path) {
@@ -74,12 +96,14 @@ impl AtspiTarget {
         if size != Some(want) {
             let (w, h) = size.unwrap_or((0, 0));
             return Err(TargetError::Unsupported(format!(
-                "pointer input on Wayland (GNOME's Mutter): the app's window {name:?} is {w}×{h}, \
-                 not maximized on the {}×{} monitor, and Super+Up did not maximize it. A \
-                 compositor does not tell clients where a window is, and AT-SPI's extents there \
-                 are relative to the window: the kit places them only on a maximized window \
-                 (use invoke_action, set_value or the keys for this one)",
-                monitor.2, monitor.3
+                "{} on Wayland (GNOME's Mutter): the app's window {name:?} is {w}×{h}, not \
+                 maximized on the {}×{} monitor, and Super+Up did not maximize it. A compositor \
+                 does not tell clients where a window is, and AT-SPI's extents there are \
+                 relative to the window: the kit places them only on a maximized window ({})",
+                purpose.what(),
+                monitor.2,
+                monitor.3,
+                purpose.instead()
             )));
         }
         Ok(XWindow {
@@ -90,6 +114,76 @@ impl AtspiTarget {
             width: monitor.2,
             height: monitor.3,
         })
+    }
+
+    /// The app's window on sway: where sway's IPC shows it, when that is the size the app
+    /// reports (a window larger than its tile is cut by sway, and a shadow would shift it).
+    fn sway_window(&mut self, purpose: Purpose) -> Result<XWindow, TargetError> {
+        let pid = self.app().pid.ok_or_else(|| {
+            TargetError::Unsupported(format!(
+                "{} on Wayland ({}): the app's process id is unknown, and sway finds windows \
+                 by it ({})",
+                purpose.what(),
+                crate::sway::NAME,
+                purpose.instead()
+            ))
+        })?;
+        let (path, name) = self.shown_window()?;
+        let size = self.window_size(&path);
+        let Desk::Sway(sway) = self.desk()? else {
+            return Err(TargetError::Ipc("sway's desk went away".into()));
+        };
+        let placed = sway.window_of(pid).map_err(TargetError::Ipc)?.ok_or_else(|| {
+            TargetError::Unsupported(format!(
+                "{} on Wayland ({}): sway shows no window of the app (pid {pid}) on a visible \
+                 workspace ({})",
+                purpose.what(),
+                crate::sway::NAME,
+                purpose.instead()
+            ))
+        })?;
+        let shown = (i64::from(placed.width), i64::from(placed.height));
+        if size != Some(shown) {
+            let (w, h) = size.unwrap_or((0, 0));
+            return Err(TargetError::Unsupported(format!(
+                "{} on Wayland ({}): the app's window {name:?} is {w}×{h} as the app reports \
+                 it, but sway shows it {}×{} (a tile smaller than the window, or a shadow \
+                 around it), so AT-SPI's window-relative extents cannot be placed on the \
+                 screen ({})",
+                purpose.what(),
+                crate::sway::NAME,
+                shown.0,
+                shown.1,
+                purpose.instead()
+            )));
+        }
+        let (width, height) = (placed.width, placed.height);
+        sway.place(placed);
+        Ok(XWindow {
+            id: WAYLAND_WINDOW,
+            title: name,
+            x: 0,
+            y: 0,
+            width,
+            height,
+        })
+    }
+
+    /// The app's accessible window a person sees: the active one, else the first shown.
+    fn shown_window(&mut self) -> Result<(String, String), TargetError> {
+        let windows = self.windows_now()?;
+        let shown = windows
+            .iter()
+            .filter(|(_, _, st)| crate::node::shows(st))
+            .collect::<Vec<_>>();
+        shown
+            .iter()
+            .find(|(_, _, st)| st.contains(State::Active))
+            .or_else(|| shown.first())
+            .map(|(path, name, _)| (path.clone(), name.clone()))
+            .ok_or_else(|| {
+                TargetError::Ipc("the app shows no window on the accessibility bus".into())
+            })
     }
 
     /// After a maximize, waits until `path`'s extents hold still: the window reports its new

@@ -139,7 +139,18 @@ fn gtk4_on_headless_mutter_types_clicks_and_presses_keys_as_pyatspi_sees() {
         }
         return;
     }
-    let mut oracle = Oracle::start(&r);
+    let took = screenshots_follow_the_app(&mut r);
+    eprintln!("mutter screenshot of the window: {} ms", took.as_millis());
+    eprintln!("mutter timings: {t:?}");
+    drop(r);
+    drop(one);
+}
+
+/// Screenshots on a compositor: the window's is the window's size as pyatspi reports it; a
+/// node's is its bounds, and its pixels follow what the app shows (a check button toggled
+/// between two shots). Answers how long the window's took.
+fn screenshots_follow_the_app(r: &mut Running) -> Duration {
+        let mut oracle = Oracle::start(r);
     let window = oracle.window();
     let started = Instant::now();
     let reply = r.op(json!({"screenshot": {}}));
@@ -158,7 +169,7 @@ fn gtk4_on_headless_mutter_types_clicks_and_presses_keys_as_pyatspi_sees() {
         .as_str()
         .map(str::to_string)
         .expect("the check button's id");
-    let bounds = ok(&mut r, json!({"read_node": {"node": check}}))["bounds"].clone();
+    let bounds = ok(r, json!({"read_node": {"node": check}}))["bounds"].clone();
     let node_shot = |r: &mut Running| {
         let reply = r.op(json!({"screenshot": {"node": check}}));
         reply
@@ -166,7 +177,7 @@ fn gtk4_on_headless_mutter_types_clicks_and_presses_keys_as_pyatspi_sees() {
             .unwrap_or_else(|| panic!("no image of the check button: {reply:?}"))
             .clone()
     };
-    let before = node_shot(&mut r);
+    let before = node_shot(r);
     assert_eq!(
         (f64::from(before.width), f64::from(before.height)),
         (
@@ -176,17 +187,57 @@ fn gtk4_on_headless_mutter_types_clicks_and_presses_keys_as_pyatspi_sees() {
         "{bounds}"
     );
     ok(
-        &mut r,
+        r,
         json!({"inject_pointer": {"node": check, "action": "click"}}),
     );
     std::thread::sleep(Duration::from_millis(300));
-    let after = node_shot(&mut r);
+    let after = node_shot(r);
     assert_ne!(
         before.png, after.png,
         "the toggled check button looks the same"
     );
-    eprintln!("mutter screenshot of the window: {} ms", took.as_millis());
-    eprintln!("mutter timings: {t:?}");
+    took
+}
+
+/// Headless sway (wlroots) can be started here, or the test fails (or skips when
+/// AUTOMATION_ALLOW_MISSING lists `sway`).
+fn sway_session() -> bool {
+    let missing = automation_atspi::display_sway::missing_tools();
+    require_tools("sway", &missing)
+        && require(
+            "atspi-apps",
+            on_path("gtk4-widget-factory"),
+            "gtk4-widget-factory is not installed (Debian package gtk-4-examples; scripts/test installs it)",
+        )
+        && pyatspi()
+}
+
+/// The same ops on gtk4-widget-factory as a Wayland client of headless sway: keys through a
+/// virtual keyboard whose keymap holds each character typed ("Zoë 日本" with no input method),
+/// clicks through a virtual pointer at the window's place from sway's IPC, and screenshots
+/// through screencopy. Each effect is judged by pyatspi on the same bus.
+#[test]
+fn gtk4_on_headless_sway_types_clicks_and_takes_screenshots_as_pyatspi_sees() {
+    let one = serial();
+    if !sway_session() {
+        return;
+    }
+    let display = VirtualDisplay::start_sway().expect("a headless sway session");
+    assert!(display.is_wayland());
+    let (target, launched) =
+        launch("gtk4-widget-factory", Some(display), Output::Tee).expect("launch");
+    let mut r = Running {
+        session: Session::new(target),
+        launched,
+    };
+    assert_eq!(
+        r.session.target.session(),
+        automation_atspi::desk::Session::Wayland
+    );
+    let t = drive_gtk4(&mut r, true);
+    let took = screenshots_follow_the_app(&mut r);
+    eprintln!("sway screenshot of the window: {} ms", took.as_millis());
+    eprintln!("sway timings: {t:?}");
     drop(r);
     drop(one);
 }
