@@ -175,10 +175,12 @@ fn wayland_capture(
     target: &mut AtspiTarget,
     crop: Option<(i32, i32, u32, u32)>,
 ) -> OpResult<Image> {
-    let refused = |e: automation_core::TargetError| match e {
+    let refused = |e: automation_core::TargetError| {
+        match e {
         automation_core::TargetError::Unsupported(why) => OpError::new(ErrorCode::Unsupported, why)
             .with_hint("the kit reads a Wayland window's pixels only where it knows the window's place; read the node's text or value with read_node, or run the app on X11 (--virtual-display) to take its screenshot"),
         other => OpError::from(other),
+    }
     };
     let win = target
         .wayland_window(crate::wayland::Purpose::Screenshot)
@@ -187,8 +189,12 @@ fn wayland_capture(
     let desk = target.desk().map_err(OpError::from)?;
     let name = desk.name();
     let hint = match desk {
-        crate::desk::Desk::Sway(_) => "check the app's window is still open (list_windows) and sway offers zwlr_screencopy_manager_v1",
-        _ => "check PipeWire runs in the app's session (Debian: pipewire, wireplumber) and the app's window is still open (list_windows)",
+        crate::desk::Desk::Sway(_) => {
+            "check the app's window is still open (list_windows) and sway offers zwlr_screencopy_manager_v1"
+        }
+        _ => {
+            "check PipeWire runs in the app's session (Debian: pipewire, wireplumber) and the app's window is still open (list_windows)"
+        }
     };
     let shot = match desk {
         crate::desk::Desk::Sway(s) => s.capture(crop),

@@ -518,11 +518,12 @@ async fn compositor_name(conn: &Connection) -> String {
 pub(crate) async fn not_mutter(conn: &Connection) -> TargetError {
     let name = compositor_name(conn).await;
     TargetError::Unsupported(format!(
-        "keys and pointer on Wayland: the compositor here is {name}; the kit drives only GNOME's \
-         compositor (Mutter, through org.gnome.Mutter.RemoteDesktop and ScreenCast) so far — \
-         sway (wlroots) and KWin are not supported yet. Run the app under GNOME/Mutter (for CI: \
-         `mutter --headless --wayland --virtual-monitor 1600x1000` with PipeWire; Debian: mutter \
-         pipewire wireplumber), or on X11 (--virtual-display)"
+        "keys and pointer on Wayland: the compositor here is {name}; the kit drives GNOME's \
+         compositor (Mutter, through org.gnome.Mutter.RemoteDesktop and ScreenCast) and sway \
+         (wlroots, found by the app's SWAYSOCK); KWin is not supported yet. Run the app under \
+         GNOME/Mutter (for CI: `mutter --headless --wayland --virtual-monitor 1600x1000` with \
+         PipeWire; Debian: mutter pipewire wireplumber) or sway (SWAYSOCK set in its \
+         environment), or on X11 (--virtual-display)"
     ))
 }
 

@@ -80,10 +80,17 @@ fn rect(v: &Value) -> (i32, i32, u32, u32) {
 /// The windows of client `pid` in sway's tree `node`, with the output each is on; the
 /// focused one first.
 pub fn windows_of(tree: &Value, pid: u32) -> Vec<(bool, Placed)> {
-    fn walk(node: &Value, pid: u32, output: Option<(&str, (i32, i32))>, out: &mut Vec<(bool, Placed)>) {
+    fn walk(
+        node: &Value,
+        pid: u32,
+        output: Option<(&str, (i32, i32))>,
+        out: &mut Vec<(bool, Placed)>,
+    ) {
         let output = if node.get("type").and_then(Value::as_str) == Some("output") {
             let (x, y, _, _) = rect(&node["rect"]);
-            node.get("name").and_then(Value::as_str).map(|n| (n, (x, y)))
+            node.get("name")
+                .and_then(Value::as_str)
+                .map(|n| (n, (x, y)))
         } else {
             output
         };
@@ -102,12 +109,21 @@ pub fn windows_of(tree: &Value, pid: u32) -> Vec<(bool, Placed)> {
                     height: h,
                     output: name.to_string(),
                     output_origin: origin,
-                    title: node.get("name").and_then(Value::as_str).unwrap_or_default().to_string(),
+                    title: node
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
                 },
             ));
         }
         for key in ["nodes", "floating_nodes"] {
-            for child in node.get(key).and_then(Value::as_array).into_iter().flatten() {
+            for child in node
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 walk(child, pid, output, out);
             }
         }
@@ -192,7 +208,9 @@ impl Sway {
 
     /// Presses or releases a button where the pointer is.
     pub fn button(&self, button: PointerButton, down: bool) -> SResult<()> {
-        self.wlr.borrow_mut().button(crate::mutter::evdev_button(button).unsigned_abs(), down)
+        self.wlr
+            .borrow_mut()
+            .button(crate::mutter::evdev_button(button).unsigned_abs(), down)
     }
 
     /// A primary-button click at window point `(x, y)`.
@@ -254,7 +272,12 @@ impl Sway {
         }
         let as_i32 = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
         let as_u32 = |v: i64| u32::try_from(v).unwrap_or(0);
-        let (x, y, w, h) = (as_i32(left), as_i32(top), as_u32(right - left), as_u32(bottom - top));
+        let (x, y, w, h) = (
+            as_i32(left),
+            as_i32(top),
+            as_u32(right - left),
+            as_u32(bottom - top),
+        );
         let in_output = (
             placed.x - placed.output_origin.0 + x,
             placed.y - placed.output_origin.1 + y,
@@ -295,7 +318,10 @@ mod tests {
         let (focused, b) = &found[0];
         assert!(focused);
         assert_eq!((b.x, b.y, b.width, b.height), (2402, 30, 796, 968));
-        assert_eq!((b.output.as_str(), b.output_origin), ("HEADLESS-2", (1600, 0)));
+        assert_eq!(
+            (b.output.as_str(), b.output_origin),
+            ("HEADLESS-2", (1600, 0))
+        );
         assert!(windows_of(&tree, 8).is_empty());
     }
 }

@@ -133,15 +133,18 @@ impl AtspiTarget {
         let Desk::Sway(sway) = self.desk()? else {
             return Err(TargetError::Ipc("sway's desk went away".into()));
         };
-        let placed = sway.window_of(pid).map_err(TargetError::Ipc)?.ok_or_else(|| {
-            TargetError::Unsupported(format!(
-                "{} on Wayland ({}): sway shows no window of the app (pid {pid}) on a visible \
+        let placed = sway
+            .window_of(pid)
+            .map_err(TargetError::Ipc)?
+            .ok_or_else(|| {
+                TargetError::Unsupported(format!(
+                    "{} on Wayland ({}): sway shows no window of the app (pid {pid}) on a visible \
                  workspace ({})",
-                purpose.what(),
-                crate::sway::NAME,
-                purpose.instead()
-            ))
-        })?;
+                    purpose.what(),
+                    crate::sway::NAME,
+                    purpose.instead()
+                ))
+            })?;
         let shown = (i64::from(placed.width), i64::from(placed.height));
         if size != Some(shown) {
             let (w, h) = size.unwrap_or((0, 0));

@@ -299,7 +299,11 @@ impl Wlr {
 
     /// Moves the pointer to `(x, y)` of the output layout `extent` (width, height) big.
     pub fn motion(&mut self, x: i32, y: i32, extent: (u32, u32)) -> WResult<()> {
-        let clamp = |v: i32, max: u32| u32::try_from(v.max(0)).unwrap_or(0).min(max.saturating_sub(1));
+        let clamp = |v: i32, max: u32| {
+            u32::try_from(v.max(0))
+                .unwrap_or(0)
+                .min(max.saturating_sub(1))
+        };
         let time = self.now();
         self.pointer.motion_absolute(
             time,
@@ -426,10 +430,7 @@ fn memfd(name: &str) -> WResult<File> {
     // SAFETY: a valid C string; the fd returned is owned by the File below alone.
     let fd = unsafe { libc::memfd_create(cname.as_ptr(), libc::MFD_CLOEXEC) };
     if fd < 0 {
-        return Err(format!(
-            "memfd_create: {}",
-            std::io::Error::last_os_error()
-        ));
+        return Err(format!("memfd_create: {}", std::io::Error::last_os_error()));
     }
     // SAFETY: `fd` is a new descriptor nothing else owns.
     Ok(unsafe { File::from_raw_fd(fd) })
@@ -449,7 +450,11 @@ fn to_rgb(
     let order: [usize; 3] = match format {
         Format::Argb8888 | Format::Xrgb8888 => [2, 1, 0],
         Format::Abgr8888 | Format::Xbgr8888 => [0, 1, 2],
-        other => return Err(format!("the compositor's pixel format {other:?} is not read here")),
+        other => {
+            return Err(format!(
+                "the compositor's pixel format {other:?} is not read here"
+            ));
+        }
     };
     let mut rgb = Vec::with_capacity(width as usize * height as usize * 3);
     for row in 0..height as usize {
