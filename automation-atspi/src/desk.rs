@@ -89,9 +89,9 @@ impl Desk {
             Session::X11 => Ok(Self::X11(Box::new(
                 X11::connect(display).map_err(TargetError::Ipc)?,
             ))),
-            Session::Wayland if AppEnv::of(pid).get("SWAYSOCK").is_some() => {
+            Session::Wayland if sway_ipc(&AppEnv::of(pid)).is_some() => {
                 let env = AppEnv::of(pid);
-                let ipc = env.get("SWAYSOCK").unwrap_or_default();
+                let ipc = sway_ipc(&env).unwrap_or_default();
                 let socket = env.wayland_socket(display);
                 Sway::connect(ipc.clone().into(), &socket)
                     .map(|s| Self::Sway(Box::new(s)))
@@ -342,6 +342,13 @@ impl AppEnv {
         }
         self.runtime_dir().join(name)
     }
+}
+
+/// sway's IPC socket: the app's `SWAYSOCK`, else the kit's (an app started by a service
+/// manager may lack it on the user's own sway).
+fn sway_ipc(app: &AppEnv) -> Option<String> {
+    app.get("SWAYSOCK")
+        .or_else(|| std::env::var("SWAYSOCK").ok().filter(|v| !v.is_empty()))
 }
 
 /// The PipeWire socket of the session app `pid` runs in: its `PIPEWIRE_REMOTE` when that is a

@@ -520,7 +520,7 @@ pub(crate) async fn not_mutter(conn: &Connection) -> TargetError {
     TargetError::Unsupported(format!(
         "keys and pointer on Wayland: the compositor here is {name}; the kit drives GNOME's \
          compositor (Mutter, through org.gnome.Mutter.RemoteDesktop and ScreenCast) and sway \
-         (wlroots, found by the app's SWAYSOCK); KWin is not supported yet. Run the app under \
+         (wlroots, found by SWAYSOCK); KWin is not supported yet. Run the app under \
          GNOME/Mutter (for CI: `mutter --headless --wayland --virtual-monitor 1600x1000` with \
          PipeWire; Debian: mutter pipewire wireplumber) or sway (SWAYSOCK set in its \
          environment), or on X11 (--virtual-display)"

@@ -66,6 +66,26 @@ pub fn mask_of(shift: bool, ctrl: bool, alt: bool, meta: bool) -> u32 {
         .sum()
 }
 
+/// The keymap's first keys, in a fixed order: the modifiers, the named keys and printable
+/// ASCII. A toolkit may match its key bindings by keycode on the keymap it saw first (GTK 3's
+/// spin button took no Up sent on a key added later), so the keys a shortcut or a binding
+/// uses keep their keycodes for the whole session and across the kit's runs; only
+/// characters beyond these are added, at the end, and those are typed text.
+fn base_keysyms() -> Vec<u32> {
+    let named = [
+        0xff0d, 0xff09, 0xff08, 0xff1b, 0xffff, 0xff63, 0xff50, 0xff57, 0xff55, 0xff56, 0xff52,
+        0xff54, 0xff51, 0xff53, 0xff67,
+    ];
+    let function_keys = 0xffbe..=0xffc9; // F1 to F12
+    MODIFIERS
+        .iter()
+        .map(|(k, _, _)| *k)
+        .chain(named)
+        .chain(function_keys)
+        .chain(0x20..=0x7e)
+        .collect()
+}
+
 /// An XKB keymap with one key per keysym of `keysyms` (key `i` is keycode `i + 9`), the
 /// modifier keys bound to their modifiers.
 pub fn keymap_text(keysyms: &[u32]) -> String {
@@ -193,7 +213,7 @@ impl Wlr {
             screencopy,
             pointer,
             keyboard,
-            keysyms: MODIFIERS.iter().map(|(k, _, _)| *k).collect(),
+            keysyms: base_keysyms(),
             started: Instant::now(),
         };
         wlr.send_keymap()?;
@@ -571,6 +591,17 @@ mod tests {
         assert!(text.contains("key <K5> { [ 0x10065e5 ] };"), "{text}");
         assert!(text.contains("modifier_map Control { <K1> };"), "{text}");
         assert!(text.contains("maximum = 15;"), "{text}");
+    }
+
+    #[test]
+    fn the_base_keymap_holds_the_named_keys_and_ascii_once_each() {
+        let keys = base_keysyms();
+        assert_eq!(keys.len(), 4 + 15 + 12 + 95);
+        let mut unique = keys.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), keys.len());
+        assert!(keys.contains(&0xff52) && keys.contains(&u32::from('~')));
     }
 
     #[test]

@@ -17,9 +17,9 @@
 //! them: `UPDATE_DOCS=1 cargo test -p automation-cli --test atspi_matrix -- --test-threads 1`
 //! rewrites it; without it, a table that differs from the run fails the test.
 //!
-//! The Wayland column (`*_on_wayland`): GTK 3, GTK 4 and Qt 5 again, as Wayland clients of a
-//! headless GNOME compositor (mutter, with PipeWire) in place of Xvfb; their tables are in
-//! `docs/wayland.md`.
+//! The Wayland columns (`*_on_wayland`, `*_on_sway`): GTK 3, GTK 4 and Qt 5 again, as Wayland
+//! clients of a headless GNOME compositor (mutter, with PipeWire) and of a headless sway
+//! (wlroots) in place of Xvfb; their tables are in `docs/wayland.md`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fmt::Write as _;
@@ -182,6 +182,9 @@ enum On {
     /// A headless GNOME compositor (mutter 43) with PipeWire: the app is a Wayland client,
     /// input and pixels through Mutter's remote-desktop and screen-cast APIs.
     Mutter,
+    /// A headless sway (wlroots): the app is a Wayland client, input through wlroots' virtual
+    /// keyboard and pointer, pixels through screencopy, windows from sway's IPC.
+    Sway,
 }
 
 /// Runs one app's cells on Xvfb; `needs` are the programs it starts, each with its Debian
@@ -199,17 +202,23 @@ fn run_on(on: On, app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
     let Some(python) = session_ready() else {
         return;
     };
-    if on == On::Mutter
-        && !automation_testkit::require::require_tools(
+    let tools = match on {
+        On::Xvfb => None,
+        On::Mutter => Some((
             "wayland",
-            &automation_atspi::display_wayland::missing_tools(),
-        )
+            automation_atspi::display_wayland::missing_tools(),
+        )),
+        On::Sway => Some(("sway", automation_atspi::display_sway::missing_tools())),
+    };
+    if let Some((component, missing)) = tools
+        && !automation_testkit::require::require_tools(component, &missing)
     {
         return;
     }
-    let (name, page) = match on {
-        On::Xvfb => (app.to_string(), "atspi.md"),
-        On::Mutter => (format!("{app}-wayland"), "wayland.md"),
+    let (name, page, session) = match on {
+        On::Xvfb => (app.to_string(), "atspi.md", "x11"),
+        On::Mutter => (format!("{app}-wayland"), "wayland.md", "wayland"),
+        On::Sway => (format!("{app}-sway"), "wayland.md", "sway"),
     };
     for (program, package) in needs {
         if !require(
@@ -232,9 +241,7 @@ fn run_on(on: On, app: &str, needs: &[(&str, &str)], extra: Option<PathBuf>) {
             .args(["--", &python, script, app, env!("CARGO_BIN_EXE_automation")])
             .arg(&out)
             .stdin(Stdio::null());
-        if on == On::Mutter {
-            command.env("AUTOMATION_MATRIX_SESSION", "wayland");
-        }
+        command.env("AUTOMATION_MATRIX_SESSION", session);
         if let Some(extra) = &extra {
             command.arg(extra);
         }
@@ -402,6 +409,40 @@ fn gtk4_widget_factory_on_wayland() {
 fn qt5_widget_gallery_on_wayland() {
     run_on(
         On::Mutter,
+        "qt5-gallery",
+        &[(
+            &format!("{QT_EXAMPLES}/gallery/gallery"),
+            "qtbase5-examples",
+        )],
+        None,
+    );
+}
+
+/// The Wayland column on sway: the same three apps as Wayland clients of headless sway.
+#[test]
+fn gtk3_widget_factory_on_sway() {
+    run_on(
+        On::Sway,
+        "gtk3",
+        &[("gtk3-widget-factory", "gtk-3-examples")],
+        None,
+    );
+}
+
+#[test]
+fn gtk4_widget_factory_on_sway() {
+    run_on(
+        On::Sway,
+        "gtk4",
+        &[("gtk4-widget-factory", "gtk-4-examples")],
+        None,
+    );
+}
+
+#[test]
+fn qt5_widget_gallery_on_sway() {
+    run_on(
+        On::Sway,
         "qt5-gallery",
         &[(
             &format!("{QT_EXAMPLES}/gallery/gallery"),

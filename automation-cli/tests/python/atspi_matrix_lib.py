@@ -14,8 +14,10 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# The session the apps run in: Xvfb, or a headless GNOME compositor (mutter) on Wayland.
-WAYLAND = os.environ.get("AUTOMATION_MATRIX_SESSION") == "wayland"
+# The session the apps run in: Xvfb, or on Wayland a headless GNOME compositor (mutter) or a
+# headless sway (wlroots).
+SESSION = os.environ.get("AUTOMATION_MATRIX_SESSION", "x11")
+WAYLAND = SESSION in ("wayland", "sway")
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
@@ -49,6 +51,8 @@ class Desktop:
     def start(self):
         if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
             raise Missing("a session bus: run under dbus-run-session (Debian: dbus)")
+        if SESSION == "sway":
+            return self.start_sway()
         if WAYLAND:
             return self.start_wayland()
         if not shutil.which("Xvfb"):
@@ -143,6 +147,66 @@ class Desktop:
             "QT_QPA_PLATFORM": "wayland", "QT_WAYLAND_DISABLE_WINDOWDECORATION": "1",
             "GSETTINGS_BACKEND": "memory",
             "WINIT_UNIX_BACKEND": "wayland", "WAYLAND_DISPLAY": "wayland-0",
+            "XDG_SESSION_TYPE": "wayland",
+            "XDG_RUNTIME_DIR": runtime, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+            "HOME": os.path.join(self.tmp, "home"),
+        })
+        os.makedirs(os.environ["HOME"], exist_ok=True)
+        return 0
+
+    def start_sway(self):
+        """A headless sway (wlroots) in place of Xvfb, on the same session bus: the apps are
+        Wayland clients, the kit drives them through wlroots' virtual keyboard and pointer and
+        screencopy, and finds their windows through sway's IPC (what
+        `VirtualDisplay::start_sway` starts). sway refuses to run as root: as root it runs as
+        nobody, in a runtime directory of nobody's."""
+        if not shutil.which("sway"):
+            raise Missing("sway (Debian: sway)")
+        runtime = os.path.join(self.tmp, "runtime")
+        os.mkdir(runtime, 0o700)
+        config = os.path.join(self.tmp, "sway-config")
+        with open(config, "w") as f:
+            f.write("xwayland disable\ndefault_border none\ndefault_floating_border none\n"
+                    "output * resolution 1600x1000 position 0 0\n"
+                    "input type:keyboard repeat_rate 0\n")
+        as_nobody = {}
+        if os.getuid() == 0:
+            os.chown(runtime, 65534, 65534)
+            os.chmod(self.tmp, 0o711)
+            os.chmod(config, 0o644)
+            as_nobody = {"user": 65534, "group": 65534, "extra_groups": []}
+        os.environ.pop("DISPLAY", None)
+        os.environ["XDG_RUNTIME_DIR"] = runtime
+        env = dict(os.environ, HOME=runtime, WLR_BACKENDS="headless", WLR_LIBINPUT_NO_DEVICES="1",
+                   WLR_RENDERER="pixman")
+        for k in ("WAYLAND_DISPLAY", "SWAYSOCK"):
+            env.pop(k, None)
+        self.procs.append(subprocess.Popen(["sway", "--config", config], env=env,
+                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                           start_new_session=True, **as_nobody))
+
+        def found(prefix, suffix="", not_suffix=None):
+            for name in sorted(os.listdir(runtime)):
+                if name.startswith(prefix) and name.endswith(suffix) and not (
+                        not_suffix and name.endswith(not_suffix)):
+                    return name
+            return None
+        deadline = time.time() + 15
+        while not (found("wayland-", not_suffix=".lock") and found("sway-ipc.", ".sock")):
+            if self.procs[-1].poll() is not None or time.time() > deadline:
+                raise RuntimeError("sway did not come up")
+            time.sleep(0.05)
+        display = found("wayland-", not_suffix=".lock")
+        swaysock = os.path.join(runtime, found("sway-ipc.", ".sock"))
+        subprocess.run(["dbus-update-activation-environment", f"WAYLAND_DISPLAY={display}",
+                        f"XDG_RUNTIME_DIR={runtime}"], check=True)
+        self.start_accessibility_bus()
+        os.environ.update({
+            "GTK_A11Y": "atspi", "GSK_RENDERER": "cairo", "GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "0",
+            "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1", "QT_ACCESSIBILITY": "1",
+            "QT_QPA_PLATFORM": "wayland", "QT_WAYLAND_DISABLE_WINDOWDECORATION": "1",
+            "GSETTINGS_BACKEND": "memory",
+            "WINIT_UNIX_BACKEND": "wayland", "WAYLAND_DISPLAY": display, "SWAYSOCK": swaysock,
             "XDG_SESSION_TYPE": "wayland",
             "XDG_RUNTIME_DIR": runtime, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
             "HOME": os.path.join(self.tmp, "home"),
