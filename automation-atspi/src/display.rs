@@ -35,6 +35,8 @@ pub enum Kind {
     X11,
     /// A headless GNOME compositor ([`VirtualDisplay::start_wayland`]).
     Wayland,
+    /// A headless sway ([`VirtualDisplay::start_sway`]).
+    Sway,
 }
 
 impl Kind {
@@ -43,10 +45,11 @@ impl Kind {
     pub fn from_environment() -> Result<Self, String> {
         match std::env::var(KIND_ENV).ok().as_deref().map(str::trim) {
             None | Some("") | Some("x11") | Some("X11") => Ok(Self::X11),
-            Some("wayland") | Some("Wayland") => Ok(Self::Wayland),
+            Some("wayland") | Some("Wayland") | Some("mutter") => Ok(Self::Wayland),
+            Some("sway") => Ok(Self::Sway),
             Some(other) => Err(format!(
-                "{KIND_ENV}={other:?}: the kinds of virtual display are x11 (Xvfb) and wayland \
-                 (a headless GNOME compositor)"
+                "{KIND_ENV}={other:?}: the kinds of virtual display are x11 (Xvfb), wayland \
+                 (a headless GNOME compositor) and sway (a headless sway)"
             )),
         }
     }
@@ -263,6 +266,7 @@ impl VirtualDisplay {
         match kind {
             Kind::X11 => Self::start_in(display_range()),
             Kind::Wayland => Self::start_wayland(),
+            Kind::Sway => Self::start_sway(),
         }
     }
 

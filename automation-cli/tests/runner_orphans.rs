@@ -313,14 +313,34 @@ fn sigkill_of_launch_on_a_virtual_display_leaves_nothing() {
     );
 }
 
+/// The compositors a Wayland virtual display runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compositor {
+    Mutter,
+    Sway,
+}
+
 /// `--launch gtk4-widget-factory --virtual-display=wayland` (a private headless mutter,
-/// PipeWire, WirePlumber and both buses; with a normal exit, a bare `--virtual-display` and
-/// `AUTOMATION_VIRTUAL_DISPLAY=wayland`, the other way to ask), ended by `signal` or, with
-/// `None`, by a normal exit (stdin closed): nothing it started is left, and no directory of it.
-fn wayland_launch_ended_by(signal: Option<i32>, name: &str) {
+/// PipeWire, WirePlumber and both buses) or `=sway` (a private headless sway, as nobody when
+/// root, and both buses); with a normal exit, a bare `--virtual-display` and
+/// `AUTOMATION_VIRTUAL_DISPLAY` naming the kind, the other way to ask; ended by `signal` or,
+/// with `None`, by a normal exit (stdin closed): nothing it started is left, and no directory
+/// of it.
+fn wayland_launch_ended_by(compositor: Compositor, signal: Option<i32>, name: &str) {
     let _s = serial();
-    let missing = automation_atspi::display_wayland::missing_tools();
-    if !require_tools("wayland", &missing)
+    let (component, missing, kind_name) = match compositor {
+        Compositor::Mutter => (
+            "wayland",
+            automation_atspi::display_wayland::missing_tools(),
+            "wayland",
+        ),
+        Compositor::Sway => (
+            "sway",
+            automation_atspi::display_sway::missing_tools(),
+            "sway",
+        ),
+    };
+    if !require_tools(component, &missing)
         || !require(
             "atspi-apps",
             on_path("gtk4-widget-factory"),
@@ -332,9 +352,10 @@ fn wayland_launch_ended_by(signal: Option<i32>, name: &str) {
     let dir = tempfile::tempdir().unwrap();
     let tmp = dir.path().join("tmp");
     std::fs::create_dir(&tmp).unwrap();
+    let explicit = format!("--virtual-display={kind_name}");
     let (flag, kind) = match signal {
-        Some(_) => ("--virtual-display=wayland", "x11"),
-        None => ("--virtual-display", "wayland"),
+        Some(_) => (explicit.as_str(), "x11"),
+        None => ("--virtual-display", kind_name),
     };
     let mut s = common::Server::start_env(
         &["--launch", "gtk4-widget-factory", flag],
@@ -347,13 +368,20 @@ fn wayland_launch_ended_by(signal: Option<i32>, name: &str) {
     // A key through the compositor: the remote-desktop session is up too.
     let r = s.call(1, "inject_key", json!({"key": "Shift"}));
     assert_ne!(r["result"]["isError"], json!(true), "{r}");
-    let want = [
-        "mutter --headless",
-        "pipewire",
-        "wireplumber",
-        "dbus-daemon --session",
-        "gtk4-widget-factory",
-    ];
+    let want: &[&str] = match compositor {
+        Compositor::Mutter => &[
+            "mutter --headless",
+            "pipewire",
+            "wireplumber",
+            "dbus-daemon --session",
+            "gtk4-widget-factory",
+        ],
+        Compositor::Sway => &[
+            "sway --config",
+            "dbus-daemon --session",
+            "gtk4-widget-factory",
+        ],
+    };
     let until = Instant::now() + Duration::from_secs(10);
     loop {
         let (procs, _) = started_by(s.child.id());
@@ -368,7 +396,7 @@ fn wayland_launch_ended_by(signal: Option<i32>, name: &str) {
         assert!(Instant::now() < until, "{missing:?} not among {procs:#?}");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let what = format!("--launch --virtual-display (wayland), {name}");
+    let what = format!("--launch --virtual-display ({kind_name}), {name}");
     match signal {
         Some(signal) => {
             let child = std::mem::replace(&mut s.child, Command::new("true").spawn().unwrap());
@@ -393,17 +421,32 @@ fn wayland_launch_ended_by(signal: Option<i32>, name: &str) {
 
 #[test]
 fn sigkill_of_launch_on_a_wayland_virtual_display_leaves_nothing() {
-    wayland_launch_ended_by(Some(libc::SIGKILL), "SIGKILL");
+    wayland_launch_ended_by(Compositor::Mutter, Some(libc::SIGKILL), "SIGKILL");
 }
 
 #[test]
 fn sigterm_of_launch_on_a_wayland_virtual_display_leaves_nothing() {
-    wayland_launch_ended_by(Some(libc::SIGTERM), "SIGTERM");
+    wayland_launch_ended_by(Compositor::Mutter, Some(libc::SIGTERM), "SIGTERM");
 }
 
 #[test]
 fn exit_of_launch_on_a_wayland_virtual_display_leaves_nothing() {
-    wayland_launch_ended_by(None, "a normal exit");
+    wayland_launch_ended_by(Compositor::Mutter, None, "a normal exit");
+}
+
+#[test]
+fn sigkill_of_launch_on_a_sway_virtual_display_leaves_nothing() {
+    wayland_launch_ended_by(Compositor::Sway, Some(libc::SIGKILL), "SIGKILL");
+}
+
+#[test]
+fn sigterm_of_launch_on_a_sway_virtual_display_leaves_nothing() {
+    wayland_launch_ended_by(Compositor::Sway, Some(libc::SIGTERM), "SIGTERM");
+}
+
+#[test]
+fn exit_of_launch_on_a_sway_virtual_display_leaves_nothing() {
+    wayland_launch_ended_by(Compositor::Sway, None, "a normal exit");
 }
 
 /// Whether an X server takes connections on `:display`'s abstract socket.

@@ -144,6 +144,7 @@ fn launch_on_new_display(
         DisplayKind::FromEnvironment => automation_atspi::display::Kind::from_environment(),
         DisplayKind::X11 => Ok(automation_atspi::display::Kind::X11),
         DisplayKind::Wayland => Ok(automation_atspi::display::Kind::Wayland),
+        DisplayKind::Sway => Ok(automation_atspi::display::Kind::Sway),
     }
     .map_err(|e| (e, false))?;
     let display = VirtualDisplay::start_kind(kind).map_err(|e| (e, true))?;

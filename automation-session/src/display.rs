@@ -4,13 +4,15 @@
 /// The kind of private display `--launch … --virtual-display` starts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum DisplayKind {
-    /// The kind `AUTOMATION_VIRTUAL_DISPLAY` names (`x11` or `wayland`), else X11.
+    /// The kind `AUTOMATION_VIRTUAL_DISPLAY` names (`x11`, `wayland` or `sway`), else X11.
     #[default]
     FromEnvironment,
     /// Xvfb.
     X11,
     /// A headless GNOME compositor (mutter), with PipeWire and the buses.
     Wayland,
+    /// A headless sway (wlroots), with the buses.
+    Sway,
 }
 
 impl std::str::FromStr for DisplayKind {
@@ -19,9 +21,10 @@ impl std::str::FromStr for DisplayKind {
     fn from_str(s: &str) -> Result<Self, String> {
         match s.trim().to_ascii_lowercase().as_str() {
             "x11" | "xvfb" => Ok(Self::X11),
-            "wayland" => Ok(Self::Wayland),
+            "wayland" | "mutter" => Ok(Self::Wayland),
+            "sway" => Ok(Self::Sway),
             _ => Err(format!(
-                "{s:?} is no kind of virtual display: pass x11 (Xvfb) or wayland (a headless GNOME compositor)"
+                "{s:?} is no kind of virtual display: pass x11 (Xvfb), wayland (a headless GNOME compositor) or sway (a headless sway)"
             )),
         }
     }
