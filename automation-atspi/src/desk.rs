@@ -19,6 +19,36 @@ use crate::x11::{Capture, X11, XResult, XWindow};
 /// top-level window: 1 is `PointerRoot`).
 pub const WAYLAND_WINDOW: u32 = 1;
 
+/// What a Wayland window is placed for: the words a refusal is said in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// Pointer input at a node's point.
+    Pointer,
+    /// A screenshot of the window or a node.
+    Screenshot,
+}
+
+impl Purpose {
+    /// What it is, in a refusal's words.
+    pub fn what(self) -> &'static str {
+        match self {
+            Self::Pointer => "pointer input",
+            Self::Screenshot => "a screenshot",
+        }
+    }
+
+    /// What to do instead, said after a refusal.
+    pub fn instead(self) -> &'static str {
+        match self {
+            Self::Pointer => "use invoke_action, set_value or the keys for this one",
+            Self::Screenshot => {
+                "read the node's text or value with read_node, or run the app on X11 \
+                 (--virtual-display) to take its screenshot"
+            }
+        }
+    }
+}
+
 /// The kind of desktop session the app is on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Session {

@@ -55,6 +55,10 @@ impl Kind {
     }
 }
 
+/// A Wayland virtual display's monitor size: apps' windows are maximized on it on Mutter (see
+/// `wayland.rs`).
+pub const MONITOR: (u32, u32) = (1600, 1000);
+
 /// The virtual screen's size: larger than the windows apps open (gtk3-widget-factory's is
 /// 1366 px wide), since the X server has no pixels for the part of a window off the screen.
 pub const SCREEN: (u32, u32) = (2560, 1600);

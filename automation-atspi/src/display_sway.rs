@@ -10,8 +10,7 @@ use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::display::{VirtualDisplay, bus_launcher, private_dir, wait_until, which};
-use crate::display_wayland::MONITOR;
+use crate::display::{MONITOR, VirtualDisplay, bus_launcher, private_dir, wait_until, which};
 
 /// The user sway runs as when the kit is root: `nobody`.
 const NOBODY: u32 = 65534;

@@ -16,8 +16,7 @@ use crate::display::{APP_ENV, VirtualDisplay, bus_launcher, private_dir, wait_un
 /// The Wayland socket's name in the display's private runtime directory.
 pub const SOCKET: &str = "wayland-0";
 
-/// The virtual monitor's size: apps' windows are maximized on it (see `wayland.rs`).
-pub const MONITOR: (u32, u32) = (1600, 1000);
+pub use crate::display::MONITOR;
 
 /// What an app needs on this session beyond [`APP_ENV`]: the Wayland backend of each toolkit.
 pub const WAYLAND_APP_ENV: &[(&str, &str)] = &[

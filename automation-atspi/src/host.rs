@@ -183,7 +183,7 @@ fn wayland_capture(
     }
     };
     let win = target
-        .wayland_window(crate::wayland::Purpose::Screenshot)
+        .wayland_window(crate::desk::Purpose::Screenshot)
         .map_err(refused)?;
     let pid = target.app().pid;
     let desk = target.desk().map_err(OpError::from)?;

@@ -270,7 +270,7 @@ impl AtspiTarget {
     /// app has, placed on the monitor it is maximized on).
     pub fn main_window(&mut self) -> Result<crate::x11::XWindow, TargetError> {
         if self.session() == Session::Wayland {
-            return self.wayland_window(crate::wayland::Purpose::Pointer);
+            return self.wayland_window(crate::desk::Purpose::Pointer);
         }
         let pid = self.app.pid.ok_or_else(|| {
             TargetError::Unsupported("X11 input: the app's process id is unknown".into())

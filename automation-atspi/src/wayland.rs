@@ -20,7 +20,7 @@ use atspi::State;
 use automation_core::TargetError;
 use futures_lite::future::block_on;
 
-use crate::desk::{Desk, WAYLAND_WINDOW};
+use crate::desk::{Desk, Purpose, WAYLAND_WINDOW};
 use crate::target::AtspiTarget;
 use crate::x11::XWindow;
 
@@ -30,35 +30,6 @@ pub const RELAID_STILL_FOR: Duration = Duration::from_millis(250);
 
 /// How long a window has to fill the monitor once Super+Up was sent.
 pub const MAXIMIZED_WITHIN: Duration = Duration::from_secs(2);
-
-/// What a Wayland window is placed for: the words a refusal is said in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Purpose {
-    /// Pointer input at a node's point.
-    Pointer,
-    /// A screenshot of the window or a node.
-    Screenshot,
-}
-
-impl Purpose {
-    fn what(self) -> &'static str {
-        match self {
-            Self::Pointer => "pointer input",
-            Self::Screenshot => "a screenshot",
-        }
-    }
-
-    /// What to do instead, said after a refusal.
-    fn instead(self) -> &'static str {
-        match self {
-            Self::Pointer => "use invoke_action, set_value or the keys for this one",
-            Self::Screenshot => {
-                "read the node's text or value with read_node, or run the app on X11 \
-                 (--virtual-display) to take its screenshot"
-            }
-        }
-    }
-}
 
 impl AtspiTarget {
     /// The app's window on a Wayland session, for `purpose`: the active one (else the first
