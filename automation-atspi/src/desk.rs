@@ -119,9 +119,9 @@ impl Desk {
             Session::X11 => Ok(Self::X11(Box::new(
                 X11::connect(display).map_err(TargetError::Ipc)?,
             ))),
-            Session::Wayland if sway_ipc(&AppEnv::of(pid)).is_some() => {
+            Session::Wayland if sway_ipc(&AppEnv::of(pid), display).is_some() => {
                 let env = AppEnv::of(pid);
-                let ipc = sway_ipc(&env).unwrap_or_default();
+                let ipc = sway_ipc(&env, display).unwrap_or_default();
                 let socket = env.wayland_socket(display);
                 Sway::connect(ipc.clone().into(), &socket)
                     .map(|s| Self::Sway(Box::new(s)))
@@ -374,11 +374,16 @@ impl AppEnv {
     }
 }
 
-/// sway's IPC socket: the app's `SWAYSOCK`, else the kit's (an app started by a service
-/// manager may lack it on the user's own sway).
-fn sway_ipc(app: &AppEnv) -> Option<String> {
-    app.get("SWAYSOCK")
-        .or_else(|| std::env::var("SWAYSOCK").ok().filter(|v| !v.is_empty()))
+/// sway's IPC socket: the app's `SWAYSOCK`, else the kit's when the app is a client of the
+/// kit's own Wayland socket (an app started by a service manager may lack the variable on the
+/// user's sway; an app on a private Mutter the kit started is not sway's).
+fn sway_ipc(app: &AppEnv, display: Option<&str>) -> Option<String> {
+    app.get("SWAYSOCK").or_else(|| {
+        let kits = AppEnv(Vec::new());
+        (app.wayland_socket(display) == kits.wayland_socket(None))
+            .then(|| kits.get("SWAYSOCK"))
+            .flatten()
+    })
 }
 
 /// The PipeWire socket of the session app `pid` runs in: its `PIPEWIRE_REMOTE` when that is a
@@ -395,6 +400,22 @@ pub fn pipewire_socket(pid: Option<u32>) -> std::path::PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sway_is_the_apps_swaysock_and_never_the_kits_for_an_app_of_another_socket() {
+        let app = AppEnv(b"SWAYSOCK=/run/s.sock\0WAYLAND_DISPLAY=wayland-1\0".to_vec());
+        assert_eq!(sway_ipc(&app, None).as_deref(), Some("/run/s.sock"));
+        // A private Mutter's app: its own runtime directory, no SWAYSOCK.
+        let private = AppEnv(
+            b"WAYLAND_DISPLAY=wayland-0\0XDG_RUNTIME_DIR=/tmp/automation-vd-test/runtime\0"
+                .to_vec(),
+        );
+        assert_eq!(sway_ipc(&private, None), None);
+        assert_eq!(
+            private.wayland_socket(None),
+            std::path::PathBuf::from("/tmp/automation-vd-test/runtime/wayland-0")
+        );
+    }
 
     #[test]
     fn the_session_follows_the_display_then_the_environment() {

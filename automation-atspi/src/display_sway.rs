@@ -144,6 +144,17 @@ impl VirtualDisplay {
         self.spawn(sway)?;
         wait_until("sway's Wayland and IPC sockets", || {
             wayland_socket(&runtime).is_some() && ipc_socket(&runtime).is_some()
+        })
+        .map_err(|e| {
+            if root {
+                format!(
+                    "{e}: as root, sway runs as nobody, who must be able to reach {} (every \
+                     directory above it searchable by others; set TMPDIR to one that is)",
+                    runtime.display()
+                )
+            } else {
+                e
+            }
         })?;
         self.display = wayland_socket(&runtime).unwrap_or_default();
         self.start_accessibility_bus()?;

@@ -24,14 +24,16 @@
 //! - `atspi/audit/pyatspi_names`: the anchor — pyatspi walking the same tree checking only the
 //!   two name rules (`benches/python/atspi_peer.py names`), what a script does today.
 //!
-//! - `atspi/session_click/{pointer,click}/{x11,mutter}`: a pointer click (`inject_pointer
+//! - `atspi/session_click/{pointer,click}/{x11,mutter,sway}`: a pointer click (`inject_pointer
 //!   click`) and the kit's click (`invoke_action click`: GTK 4's own action here), settle
 //!   `{quiet_ms: 0}`, on GNOME Calculator's "1", to its first effect on the tree: on Xvfb
 //!   (XTEST) and on a private headless Mutter (Wayland: its remote-desktop API), side by side
-//!   in one run. A pointer press on Mutter waits 35 ms after its motion (two frames) for
-//!   Mutter to pick the surface under it.
-//! - `atspi/session_screenshot/{x11,mutter}`: a screenshot of the same window: X11's
-//!   `GetImage`, and one frame of Mutter's screen-cast stream over PipeWire.
+//!   and on a private headless sway (wlroots' virtual pointer), side by side in one run. A
+//!   pointer press on Mutter waits 35 ms after its motion (two frames) for Mutter to pick
+//!   the surface under it.
+//! - `atspi/session_screenshot/{x11,mutter,sway}`: a screenshot of the same window: X11's
+//!   `GetImage`, one frame of Mutter's screen-cast stream over PipeWire, and sway's
+//!   screencopy.
 //!
 //! Run: `cargo bench -p automation-benches --bench atspi_apps -- --warm-up-time 1 --measurement-time 5`
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -201,16 +203,17 @@ fn audit(c: &mut Criterion) {
     g.finish();
 }
 
-/// The same pointer click and screenshot on X11 (Xvfb) and on Wayland (headless Mutter).
+/// The same pointer click and screenshot on X11 (Xvfb) and on Wayland (headless Mutter, and
+/// headless sway).
 fn session_click(c: &mut Criterion) {
     let mut clicks = c.benchmark_group("atspi/session_click");
     clicks.sample_size(20);
     let mut sessions = Vec::new();
-    for kind in ["x11", "mutter"] {
-        let display = if kind == "mutter" {
-            VirtualDisplay::start_wayland().expect("a headless mutter session")
-        } else {
-            VirtualDisplay::start_in(90..=93).expect("a virtual display")
+    for kind in ["x11", "mutter", "sway"] {
+        let display = match kind {
+            "mutter" => VirtualDisplay::start_wayland().expect("a headless mutter session"),
+            "sway" => VirtualDisplay::start_sway().expect("a headless sway session"),
+            _ => VirtualDisplay::start_in(90..=93).expect("a virtual display"),
         };
         let (target, launched) =
             launch("gnome-calculator", Some(display), Output::Null).expect("launch");
