@@ -216,6 +216,21 @@ pub(crate) fn first_line(
         .map_err(|_| format!("{program} printed nothing within {} s", limit.as_secs()))
 }
 
+/// Which of a display's programs (`(binary, what to install)`), the session bus and the
+/// accessibility bus launcher are missing on this machine.
+pub(crate) fn missing_of(programs: &[(&str, &'static str)]) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = programs
+        .iter()
+        .chain(&[("dbus-daemon", "dbus-daemon (Debian: dbus)")])
+        .filter(|(bin, _)| which(bin).is_none())
+        .map(|(_, what)| *what)
+        .collect();
+    if bus_launcher().is_none() {
+        out.push("at-spi-bus-launcher (Debian: at-spi2-core)");
+    }
+    out
+}
+
 pub(crate) fn which(program: &str) -> Option<PathBuf> {
     if program.contains('/') {
         return Some(PathBuf::from(program));
@@ -243,17 +258,7 @@ pub fn bus_launcher() -> Option<PathBuf> {
 
 /// What a virtual display needs that is missing on this machine, if anything.
 pub fn missing_tools() -> Vec<&'static str> {
-    let mut out = Vec::new();
-    if which("Xvfb").is_none() {
-        out.push("Xvfb (Debian: xvfb)");
-    }
-    if which("dbus-daemon").is_none() {
-        out.push("dbus-daemon (Debian: dbus)");
-    }
-    if bus_launcher().is_none() {
-        out.push("at-spi-bus-launcher (Debian: at-spi2-core)");
-    }
-    out
+    missing_of(&[("Xvfb", "Xvfb (Debian: xvfb)")])
 }
 
 impl VirtualDisplay {

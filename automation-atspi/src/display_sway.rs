@@ -10,26 +10,14 @@ use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::display::{MONITOR, VirtualDisplay, bus_launcher, private_dir, wait_until, which};
+use crate::display::{MONITOR, VirtualDisplay, private_dir, wait_until};
 
 /// The user sway runs as when the kit is root: `nobody`.
 const NOBODY: u32 = 65534;
 
 /// What a sway virtual display needs that is missing on this machine, if anything.
 pub fn missing_tools() -> Vec<&'static str> {
-    let mut out = Vec::new();
-    for (bin, what) in [
-        ("sway", "sway (Debian: sway)"),
-        ("dbus-daemon", "dbus-daemon (Debian: dbus)"),
-    ] {
-        if which(bin).is_none() {
-            out.push(what);
-        }
-    }
-    if bus_launcher().is_none() {
-        out.push("at-spi-bus-launcher (Debian: at-spi2-core)");
-    }
-    out
+    crate::display::missing_of(&[("sway", "sway (Debian: sway)")])
 }
 
 /// sway's configuration for a private session: one output of [`MONITOR`]'s size, no borders

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 
 use futures_lite::future::block_on;
 
-use crate::display::{APP_ENV, VirtualDisplay, bus_launcher, private_dir, wait_until, which};
+use crate::display::{APP_ENV, VirtualDisplay, private_dir, wait_until};
 
 /// The Wayland socket's name in the display's private runtime directory.
 pub const SOCKET: &str = "wayland-0";
@@ -32,21 +32,11 @@ pub const WAYLAND_APP_ENV: &[(&str, &str)] = &[
 
 /// What a Wayland virtual display needs that is missing on this machine, if anything.
 pub fn missing_tools() -> Vec<&'static str> {
-    let mut out = Vec::new();
-    for (bin, what) in [
+    crate::display::missing_of(&[
         ("mutter", "mutter (Debian: mutter)"),
         ("pipewire", "pipewire (Debian: pipewire)"),
         ("wireplumber", "wireplumber (Debian: wireplumber)"),
-        ("dbus-daemon", "dbus-daemon (Debian: dbus)"),
-    ] {
-        if which(bin).is_none() {
-            out.push(what);
-        }
-    }
-    if bus_launcher().is_none() {
-        out.push("at-spi-bus-launcher (Debian: at-spi2-core)");
-    }
-    out
+    ])
 }
 
 impl VirtualDisplay {

@@ -141,18 +141,7 @@ class Desktop:
         subprocess.run(["dbus-update-activation-environment", "WAYLAND_DISPLAY=wayland-0",
                         f"XDG_RUNTIME_DIR={runtime}"], check=True)
         self.start_accessibility_bus()
-        os.environ.update({
-            "GTK_A11Y": "atspi", "GSK_RENDERER": "cairo", "GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "0",
-            "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1", "QT_ACCESSIBILITY": "1",
-            "QT_QPA_PLATFORM": "wayland", "QT_WAYLAND_DISABLE_WINDOWDECORATION": "1",
-            "GSETTINGS_BACKEND": "memory",
-            "WINIT_UNIX_BACKEND": "wayland", "WAYLAND_DISPLAY": "wayland-0",
-            "XDG_SESSION_TYPE": "wayland",
-            "XDG_RUNTIME_DIR": runtime, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-            "HOME": os.path.join(self.tmp, "home"),
-        })
-        os.makedirs(os.environ["HOME"], exist_ok=True)
-        return 0
+        return self.wayland_apps_env(runtime, "wayland-0")
 
     def start_sway(self):
         """A headless sway (wlroots) in place of Xvfb, on the same session bus: the apps are
@@ -201,15 +190,21 @@ class Desktop:
         subprocess.run(["dbus-update-activation-environment", f"WAYLAND_DISPLAY={display}",
                         f"XDG_RUNTIME_DIR={runtime}"], check=True)
         self.start_accessibility_bus()
+        return self.wayland_apps_env(runtime, display, SWAYSOCK=swaysock)
+
+    def wayland_apps_env(self, runtime, display, **more):
+        """What the apps started from here get on a Wayland session: each toolkit's Wayland
+        backend, accessibility on, the compositor's socket (and `more`)."""
         os.environ.update({
             "GTK_A11Y": "atspi", "GSK_RENDERER": "cairo", "GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "0",
             "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1", "QT_ACCESSIBILITY": "1",
             "QT_QPA_PLATFORM": "wayland", "QT_WAYLAND_DISABLE_WINDOWDECORATION": "1",
             "GSETTINGS_BACKEND": "memory",
-            "WINIT_UNIX_BACKEND": "wayland", "WAYLAND_DISPLAY": display, "SWAYSOCK": swaysock,
+            "WINIT_UNIX_BACKEND": "wayland", "WAYLAND_DISPLAY": display,
             "XDG_SESSION_TYPE": "wayland",
             "XDG_RUNTIME_DIR": runtime, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
             "HOME": os.path.join(self.tmp, "home"),
+            **more,
         })
         os.makedirs(os.environ["HOME"], exist_ok=True)
         return 0
