@@ -11,7 +11,7 @@ use automation_session::mode;
 use automation_session::mode::Mode;
 use clap::Parser;
 
-use crate::cli::{Cli, Verb, resolve_target};
+use crate::cli::{Cli, RunArgs, Verb, resolve_target};
 use crate::verbs::{self, Outcome};
 
 /// Env var for the log filter (tracing `EnvFilter` syntax; default `warn`). Logs go to stderr.
@@ -46,9 +46,25 @@ where
     {
         return emit(&usage(&e));
     }
+    // A verb refused on its mode line or its app returns at once, as it always has: the
+    // shutdown below is for a verb that ran.
+    let code = match dispatch(cli) {
+        Ok(code) => code,
+        Err(refused) => return refused,
+    };
+    // A launched app and its virtual display end with us.
+    #[cfg(feature = "atspi")]
+    automation_session::atspi_mode::shutdown();
+    code
+}
+
+/// Runs the verb (or the MCP server); its exit code, or `Err` with the code of a verb refused
+/// on its mode line or its app (its error printed).
+fn dispatch(cli: Cli) -> Result<u8, u8> {
+    let unusable = |e: String| emit(&usage(&e));
     // The MCP server's settings, stdio or HTTP (read before the match takes the verb apart).
     let (caps, snapshots) = (cli.caps.clone().unwrap_or_default(), server_snapshots(&cli));
-    let code = match cli.verb {
+    Ok(match cli.verb {
         None => match resolve_target(&cli.target, None) {
             Ok((mode, wait)) => serve(mode.unwrap_or(Mode::Headless), wait, &caps, snapshots),
             Err(e) => emit(&usage(&e)),
@@ -60,10 +76,7 @@ where
             out,
             overwrite,
         }) => {
-            let target = match verb_target(&cli.target, "op", &target) {
-                Ok(t) => t,
-                Err(o) => return emit(&o),
-            };
+            let target = verb_target(&cli.target, "op", &target).map_err(|o| emit(&o))?;
             let save = verbs::SaveTo {
                 path: out,
                 overwrite,
@@ -79,10 +92,7 @@ where
             write_baseline,
             no_keyboard,
         }) => {
-            let target = match verb_target(&cli.target, "audit", &target) {
-                Ok(t) => t,
-                Err(o) => return emit(&o),
-            };
+            let target = verb_target(&cli.target, "audit", &target).map_err(|o| emit(&o))?;
             let how = crate::audit::How {
                 format,
                 out,
@@ -127,50 +137,40 @@ where
             reach,
         }) => {
             let caps = serve_caps.unwrap_or(caps);
-            let (mode, wait) = match verb_mode(&cli.target, "serve", &target) {
-                Ok(m) => m,
-                Err(e) => return emit(&usage(&e)),
-            };
+            let (mode, wait) = verb_mode(&cli.target, "serve", &target).map_err(unusable)?;
             match http {
                 None => serve(mode, wait, &caps, snapshots),
                 Some(addr) => serve_http(&addr, mode, &reach, caps, snapshots),
             }
         }
-        Some(Verb::Run {
-            target,
-            junit,
-            records,
-            report,
-            partition,
-            jobs,
-            timeout,
-            update_snapshots,
-            inputs,
-            flows,
-        }) => {
-            let (mode, wait) = match verb_mode(&cli.target, "run", &target) {
-                Ok(m) => m,
-                Err(e) => return emit(&usage(&e)),
-            };
-            automation_runner::suite::run(&automation_runner::suite::RunOptions {
-                flows,
-                mode,
-                wait,
-                junit,
-                records,
-                report,
-                partition,
-                jobs: usize::from(jobs),
-                timeout,
-                update_snapshots: update_snapshots || cli.update_snapshots,
-                inputs: inputs.unwrap_or_default(),
-            })
+        Some(Verb::Run(run)) => {
+            let (mode, wait) = verb_mode(&cli.target, "run", &run.target).map_err(unusable)?;
+            automation_runner::suite::run(&run_options(run, mode, wait, cli.update_snapshots))
         }
-    };
-    // A launched app and its virtual display end with us.
-    #[cfg(feature = "atspi")]
-    automation_session::atspi_mode::shutdown();
-    code
+    })
+}
+
+/// The runner's options for `automation run` on `mode`; `update_snapshots` is the flag given
+/// before the verb (either one updates).
+fn run_options(
+    run: RunArgs,
+    mode: Mode,
+    wait: Option<Duration>,
+    update_snapshots: bool,
+) -> automation_runner::suite::RunOptions {
+    automation_runner::suite::RunOptions {
+        flows: run.flows,
+        mode,
+        wait,
+        junit: run.junit,
+        records: run.records,
+        report: run.report,
+        partition: run.partition,
+        jobs: usize::from(run.jobs),
+        timeout: run.timeout,
+        update_snapshots: run.update_snapshots || update_snapshots,
+        inputs: run.inputs.unwrap_or_default(),
+    }
 }
 
 fn usage(message: &str) -> Outcome {

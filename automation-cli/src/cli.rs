@@ -317,6 +317,50 @@ pub enum AuditFormat {
     Junit,
 }
 
+/// `automation run`'s arguments (a struct of their own: the dispatch makes the runner's
+/// options of them in one place).
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Which app (the same modes as the server, before or after `run`; default headless:
+    /// each flow gets a fresh demo).
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Write JUnit XML here (one testsuite per flow, one testcase per step; the
+    /// directory is made if missing).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write per-step records under DIR [default: the user's data dir,
+    /// automation/executions; AUTOMATION_RECORDS=off turns the default off, not this flag].
+    #[arg(long, value_name = "DIR")]
+    pub records: Option<PathBuf>,
+    /// Write an HTML report of the run here (`DIR/index.html`, screenshots in `DIR/img`;
+    /// opens from file://, or with `automation show-report DIR`). Each action is
+    /// captured with its node outlined, and a failure with the app's tree.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
+    /// Run one shard, as cargo-nextest: slice:M/N or hash:M/N.
+    #[arg(long, value_name = "KIND:M/N")]
+    pub partition: Option<automation_runner::partition::Partition>,
+    /// Flows at once, each on its own headless target.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: u16,
+    /// Each flow's time limit in seconds [default: 600]; a flow still running then is
+    /// stopped and fails with RUN_TIMEOUT.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_run_timeout)]
+    pub timeout: Option<std::time::Duration>,
+    /// `assert_screenshot` makes a differing capture the new baseline in the flow's
+    /// `<file>-snapshots/` directory (also AUTOMATION_UPDATE_SNAPSHOTS=1).
+    #[arg(long)]
+    pub update_snapshots: bool,
+    /// The flows' inputs: a JSON object, or @FILE holding one. Steps flows get them over
+    /// their declared defaults; scripts read them from $AUTOMATION_INPUTS.
+    #[arg(long, value_name = "JSON|@FILE", value_parser = automation_runner::flow::parse_inputs_arg)]
+    pub inputs: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Flow files or directories of them.
+    #[arg(value_name = "FLOW", required = true)]
+    pub flows: Vec<PathBuf>,
+}
+
 /// The verbs.
 #[derive(Debug, Subcommand)]
 pub enum Verb {
@@ -423,46 +467,7 @@ pub enum Verb {
     },
     /// Run flows (TypeScript/JavaScript scripts, JSON/YAML steps) against the app with live
     /// progress; write JUnit and per-step records; exit 0 when every flow passed, else 1.
-    Run {
-        /// Which app (the same modes as the server, before or after `run`; default headless:
-        /// each flow gets a fresh demo).
-        #[command(flatten)]
-        target: TargetArgs,
-        /// Write JUnit XML here (one testsuite per flow, one testcase per step; the
-        /// directory is made if missing).
-        #[arg(long, value_name = "FILE")]
-        junit: Option<PathBuf>,
-        /// Write per-step records under DIR [default: the user's data dir,
-        /// automation/executions; AUTOMATION_RECORDS=off turns the default off, not this flag].
-        #[arg(long, value_name = "DIR")]
-        records: Option<PathBuf>,
-        /// Write an HTML report of the run here (`DIR/index.html`, screenshots in `DIR/img`;
-        /// opens from file://, or with `automation show-report DIR`). Each action is
-        /// captured with its node outlined, and a failure with the app's tree.
-        #[arg(long, value_name = "DIR")]
-        report: Option<PathBuf>,
-        /// Run one shard, as cargo-nextest: slice:M/N or hash:M/N.
-        #[arg(long, value_name = "KIND:M/N")]
-        partition: Option<automation_runner::partition::Partition>,
-        /// Flows at once, each on its own headless target.
-        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
-        jobs: u16,
-        /// Each flow's time limit in seconds [default: 600]; a flow still running then is
-        /// stopped and fails with RUN_TIMEOUT.
-        #[arg(long, value_name = "SECONDS", value_parser = parse_run_timeout)]
-        timeout: Option<std::time::Duration>,
-        /// `assert_screenshot` makes a differing capture the new baseline in the flow's
-        /// `<file>-snapshots/` directory (also AUTOMATION_UPDATE_SNAPSHOTS=1).
-        #[arg(long)]
-        update_snapshots: bool,
-        /// The flows' inputs: a JSON object, or @FILE holding one. Steps flows get them over
-        /// their declared defaults; scripts read them from $AUTOMATION_INPUTS.
-        #[arg(long, value_name = "JSON|@FILE", value_parser = automation_runner::flow::parse_inputs_arg)]
-        inputs: Option<serde_json::Map<String, serde_json::Value>>,
-        /// Flow files or directories of them.
-        #[arg(value_name = "FLOW", required = true)]
-        flows: Vec<PathBuf>,
-    },
+    Run(RunArgs),
     /// Open a live inspector of the app in the browser: its tree, its screenshot with the
     /// selected node outlined, the node's record and durable selector, a test's call for it.
     /// Loopback only; prints the URL (with its token) and serves until stopped.
@@ -570,7 +575,7 @@ mod tests {
             Some(Verb::Audit { target, .. }) => {
                 resolve_target(&cli.target, Some(("audit", target)))
             }
-            Some(Verb::Run { target, .. }) => resolve_target(&cli.target, Some(("run", target))),
+            Some(Verb::Run(run)) => resolve_target(&cli.target, Some(("run", &run.target))),
             Some(Verb::Inspect { target, .. }) => {
                 resolve_target(&cli.target, Some(("inspect", target)))
             }

@@ -356,6 +356,27 @@ pub fn from_arguments(args: &Map<String, Value>) -> Result<Flow, RunnerError> {
 
 /// [`from_arguments`], taking the arguments (the steps move into the flow, uncopied).
 pub fn from_owned_arguments(mut args: Map<String, Value>) -> Result<Flow, RunnerError> {
+    let given = the_one_source(&args)?;
+    let inputs = take_inputs(&mut args)?;
+    let mut flow = flow_from(given, &mut args)?;
+    // Flags given beside `file` override the file's own.
+    if let FlowBody::Steps(seq) = &mut flow.body {
+        let seq = Arc::make_mut(seq);
+        if let Some(v) = args.get("stop_on_error").and_then(Value::as_bool) {
+            seq.stop_on_error = v;
+        }
+        if let Some(v) = args.get("start_from_step").and_then(Value::as_str) {
+            seq.start_from_step = Some(v.to_string());
+            validate(seq, &flow.name)?;
+        }
+    }
+    flow.inputs = inputs;
+    Ok(flow)
+}
+
+/// Which of `script`, `file`, `steps` the arguments give, refusing unknown arguments and
+/// anything but exactly one of the three.
+fn the_one_source(args: &Map<String, Value>) -> Result<&'static str, RunnerError> {
     const KNOWN: &[&str] = &[
         "script",
         "file",
@@ -370,12 +391,13 @@ pub fn from_owned_arguments(mut args: Map<String, Value>) -> Result<Flow, Runner
             "pass one of script, file, steps, and optionally inputs, stop_on_error, start_from_step",
         ));
     }
-    let given: Vec<&str> = ["script", "file", "steps"]
+    let given: Vec<&'static str> = ["script", "file", "steps"]
         .into_iter()
         .filter(|k| args.get(*k).is_some_and(|v| !v.is_null()))
         .collect();
-    if given.len() != 1 {
-        return Err(bad(
+    match given[..] {
+        [one] => Ok(one),
+        _ => Err(bad(
             format!(
                 "execute_sequence takes exactly one of script, file, steps; got {}",
                 if given.is_empty() {
@@ -385,47 +407,54 @@ pub fn from_owned_arguments(mut args: Map<String, Value>) -> Result<Flow, Runner
                 }
             ),
             "pass the script source in `script`, a flow file path in `file`, or a list in `steps`",
-        ));
+        )),
     }
-    let inputs = match args.remove("inputs") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m,
-        Some(other) => {
-            return Err(bad(
-                format!("execute_sequence: `inputs` must be an object, got {other}"),
-                "pass inputs as {\"name\": value}",
-            ));
-        }
+}
+
+/// Takes `inputs` out of the arguments: an object, or none.
+fn take_inputs(args: &mut Map<String, Value>) -> Result<Map<String, Value>, RunnerError> {
+    match args.remove("inputs") {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(m)) => Ok(m),
+        Some(other) => Err(bad(
+            format!("execute_sequence: `inputs` must be an object, got {other}"),
+            "pass inputs as {\"name\": value}",
+        )),
+    }
+}
+
+/// The flow `given` (`script`, `file` or `steps`) names; the steps move out of `args`.
+fn flow_from(given: &str, args: &mut Map<String, Value>) -> Result<Flow, RunnerError> {
+    let inline = |body| Flow {
+        name: "inline".into(),
+        inputs: Map::new(),
+        body,
+        timeout: None,
+        snapshots: None,
+        evidence: false,
     };
-    let mut flow = match given.first().copied() {
-        Some("script") => {
+    match given {
+        "script" => {
             let Some(source) = args.get("script").and_then(Value::as_str) else {
                 return Err(bad(
                     "execute_sequence: `script` must be a string (the source)",
                     "pass the TypeScript or JavaScript source as one string",
                 ));
             };
-            Flow {
-                name: "inline".into(),
-                inputs: Map::new(),
-                body: FlowBody::Script(Script {
-                    source: source.to_string(),
-                    file_name: "inline.ts".into(),
-                    dir: None,
-                }),
-                timeout: None,
-                snapshots: None,
-                evidence: false,
-            }
+            Ok(inline(FlowBody::Script(Script {
+                source: source.to_string(),
+                file_name: "inline.ts".into(),
+                dir: None,
+            })))
         }
-        Some("file") => {
+        "file" => {
             let Some(path) = args.get("file").and_then(Value::as_str) else {
                 return Err(bad(
                     "execute_sequence: `file` must be a string (a path)",
                     "pass the path of a flow file",
                 ));
             };
-            from_file(Path::new(path))?
+            from_file(Path::new(path))
         }
         _ => {
             let mut doc = Map::new();
@@ -435,29 +464,10 @@ pub fn from_owned_arguments(mut args: Map<String, Value>) -> Result<Flow, Runner
                     doc.insert(k.into(), v.clone());
                 }
             }
-            Flow {
-                name: "inline".into(),
-                inputs: Map::new(),
-                body: FlowBody::Steps(Arc::new(steps_from_value(Value::Object(doc), "steps")?)),
-                timeout: None,
-                snapshots: None,
-                evidence: false,
-            }
-        }
-    };
-    // Flags given beside `file` override the file's own.
-    if let FlowBody::Steps(seq) = &mut flow.body {
-        let seq = Arc::make_mut(seq);
-        if let Some(v) = args.get("stop_on_error").and_then(Value::as_bool) {
-            seq.stop_on_error = v;
-        }
-        if let Some(v) = args.get("start_from_step").and_then(Value::as_str) {
-            seq.start_from_step = Some(v.to_string());
-            validate(seq, &flow.name)?;
+            let steps = steps_from_value(Value::Object(doc), "steps")?;
+            Ok(inline(FlowBody::Steps(Arc::new(steps))))
         }
     }
-    flow.inputs = inputs;
-    Ok(flow)
 }
 
 /// The largest `--inputs @FILE` read (inputs are names and values, not data sets).

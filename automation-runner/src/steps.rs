@@ -10,22 +10,21 @@
 //! the caller). Reaching one ends the run with `BUDGET_EXCEEDED` or `RUN_TIMEOUT`, whatever
 //! `continue_on_error` or a fallback would have done.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+mod tries;
+
+use std::time::Duration;
 
 use automation_core::ErrorCode;
-use automation_session::tools::Outcome;
 use automation_transpile::expr::Expr;
 use automation_wire::events::{EventKind, LogLevel};
 use serde_json::{Map, Value, json};
 
 use super::budget::{self, Deadline, MAX_STEP_RUNS, MAX_TRIES};
-use super::events::{CallRecord, RunEvent, Sink};
+use super::events::{RunEvent, Sink};
 use super::flow::{Sequence, Step, resolve_inputs};
 use super::notes;
 use super::report::{RunReport, StepReport, StepStatus};
 use super::router::Router;
-use super::template::substitute_map;
 
 /// Pause between tries when a step gives no `retry_delay_ms`.
 pub const DEFAULT_RETRY_DELAY: Duration = Duration::from_millis(500);
@@ -369,126 +368,6 @@ impl Run<'_> {
         report.fail(err);
         Next::Stop
     }
-
-    /// Every try of one step; the value on success, with tries and time taken. A try the
-    /// run's limits forbid is not made: the failure then comes with `limits.stopped` set.
-    fn attempt_all(&mut self, step: &Step, id: &str) -> Result<Done, Failure> {
-        let (vars, router, sink) = (&mut self.vars, &mut *self.router, &mut *self.sink);
-        let (progress, cancelled, limits) = (&mut self.progress, self.cancelled, &mut self.limits);
-        let begun = Instant::now();
-        let tries = step.retries.saturating_add(1);
-        let delay = step
-            .retry_delay_ms
-            .map(Duration::from_millis)
-            .unwrap_or(DEFAULT_RETRY_DELAY);
-        let mut last = Value::Null;
-        for attempt in 1..=tries {
-            if !limits.try_one(id) {
-                return Err(Failure {
-                    error: limits.stopped.clone().unwrap_or(Value::Null),
-                    attempts: attempt - 1,
-                    duration: begun.elapsed(),
-                });
-            }
-            // `runtime.attempt` (1-based) and `runtime.last_error` (the previous try's error:
-            // its hint and candidates) are visible to this try's `{{expr}}` arguments only: set
-            // for the substitution, then the variable it shadowed (if any) is put back.
-            let runtime = json!({"attempt": attempt, "attempts": attempt, "tries": tries, "last_error": last});
-            let args = with_var(vars, "runtime", runtime, |vars| {
-                substitute_map(&step.args, vars, "args")
-            });
-            let args = match args {
-                Ok(m) => m,
-                Err(e) => {
-                    return Err(Failure {
-                        error: e.to_json(),
-                        attempts: attempt - 1,
-                        duration: begun.elapsed(),
-                    });
-                }
-            };
-            let t = Instant::now();
-            // A call record copies the arguments and the result: made only for a sink that
-            // reads calls (records, a forwarded stream).
-            let asked = automation_session::tools::asks_selector(&args);
-            let (call_args, recorded) = if sink.wants_calls() {
-                (args.clone(), Some(args))
-            } else {
-                (args, None)
-            };
-            let out = router.call(&step.tool, call_args);
-            let is_error = out.is_error();
-            let (mut value, image) = match out {
-                Outcome::Image(i) => (Value::Object(i.meta), Some(Arc::new(i.png))),
-                other => (other.into_value(), None),
-            };
-            if let Some(args) = recorded {
-                // The record keeps the node's durable selector (its replay snippet uses it).
-                sink.event(&RunEvent::Call(CallRecord {
-                    step_id: id.to_string(),
-                    tool: step.tool.clone(),
-                    args: Value::Object(args),
-                    result: value.clone(),
-                    is_error,
-                    duration_ms: ms(t.elapsed()),
-                    image: image.clone(),
-                    evidence: router.take_evidence(),
-                }));
-            }
-            if !asked {
-                automation_session::tools::strip_selector(&mut value);
-            }
-            if let Some(png) = image {
-                sink.event(&RunEvent::Image(png));
-                sink.event(&RunEvent::Event(EventKind::Screenshot {
-                    path: None,
-                    base64: None,
-                    annotation: Some(format!("step {id}")),
-                    element: None,
-                }));
-            }
-            if !is_error {
-                return Ok((value, attempt, begun.elapsed()));
-            }
-            last = value;
-            if limits.deadline.passed() {
-                // The op was stopped by the deadline (or failed right at it): the run's time is up.
-                limits.stopped = Some(limits.deadline.error());
-                break;
-            }
-            if attempt < tries {
-                sink.event(&RunEvent::Event(EventKind::Log {
-                    level: LogLevel::Warn,
-                    message: format!(
-                        "step {id}: try {attempt} of {tries} failed ({}); retrying in {} ms",
-                        one_line(&last),
-                        delay.as_millis()
-                    ),
-                    data: None,
-                }));
-                // Below the next whole number: progress still only grows.
-                let frac = f64::from(attempt) / f64::from(tries);
-                progress.emit(
-                    sink,
-                    progress.finished as f64 + frac,
-                    &format!("retrying {id} ({attempt}/{tries} failed)"),
-                );
-                let stopped = pause(delay.min(limits.deadline.left()), cancelled);
-                if limits.deadline.passed() {
-                    limits.stopped = Some(limits.deadline.error());
-                    break;
-                }
-                if stopped {
-                    break;
-                }
-            }
-        }
-        Err(Failure {
-            error: last,
-            attempts: tries,
-            duration: begun.elapsed(),
-        })
-    }
 }
 
 /// Sets one run variable (`vars` is always an object).
@@ -567,39 +446,6 @@ enum Next {
     Stop,
 }
 
-/// Sleeps `delay` in short slices, so a cancelled run (it holds the target thread) stops
-/// within one; true when it was cancelled.
-fn pause(delay: Duration, cancelled: &dyn Fn() -> bool) -> bool {
-    const SLICE: Duration = Duration::from_millis(20);
-    let until = Instant::now() + delay;
-    loop {
-        if cancelled() {
-            return true;
-        }
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return false;
-        }
-        std::thread::sleep(left.min(SLICE));
-    }
-}
-
-/// Runs `f` with `vars.key` set to `value`, then restores what `key` held before.
-fn with_var<T>(vars: &mut Value, key: &str, value: Value, f: impl FnOnce(&Value) -> T) -> T {
-    let before = match vars {
-        Value::Object(m) => m.insert(key.to_string(), value),
-        _ => None,
-    };
-    let out = f(vars);
-    if let Value::Object(m) = vars {
-        match before {
-            Some(v) => m.insert(key.to_string(), v),
-            None => m.remove(key),
-        };
-    }
-    out
-}
-
 /// `CODE: message` for the event and the display.
 pub fn one_line(error: &Value) -> String {
     let code = error.get("code").and_then(Value::as_str);
@@ -619,7 +465,9 @@ mod tests {
     use super::*;
     use crate::events::Collect;
     use crate::flow::steps_from_value;
+    use automation_session::tools::Outcome;
     use std::sync::Mutex;
+    use std::time::Instant;
 
     /// A router that fails `flaky` once, then answers every call with its arguments.
     struct Echo {

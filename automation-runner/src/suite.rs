@@ -235,43 +235,70 @@ fn prefixes(selected: &[(usize, PathBuf)], jobs: usize) -> Vec<String> {
         .collect()
 }
 
-/// Runs the suite; returns the exit code.
+/// Runs the suite; returns the exit code. Its steps: refuse what cannot run (exit 2), pick
+/// this shard's flows, prepare the outputs, run the flows on `jobs` workers, then sum up and
+/// write the reports.
 pub fn run(opts: &RunOptions) -> u8 {
+    let all = match usable_flows(opts) {
+        Ok(all) => all,
+        Err(code) => return code,
+    };
+    let selected = this_shard(&all, opts);
+    let Some(outputs) = prepare_outputs(opts) else {
+        return 2;
+    };
+    let started_at = automation_wire::events::iso8601_now();
+    let tty = std::io::stderr().is_terminal() && opts.jobs <= 1;
+    let prefixes = prefixes(&selected, opts.jobs.min(selected.len()));
+    let started = Instant::now();
+    let reports = run_flows(&selected, &prefixes, opts, &outputs, tty);
+    let code = sum_up(&reports, started);
+    write_outputs(opts, &outputs, &reports, &started_at, started, code)
+}
+
+/// The flow files, once every option that could stop the run before it starts is checked;
+/// the exit code (2) when one does, its error said.
+fn usable_flows(opts: &RunOptions) -> Result<Vec<Found>, u8> {
     let all = match collect_keyed(&opts.flows) {
         Ok(f) if f.is_empty() => {
             say(
                 "error: no flow files found; pass .ts, .js, .json or .yaml files or directories holding them",
             );
-            return 2;
+            return Err(2);
         }
         Ok(f) => f,
         Err(e) => {
             say(&format!("error: {e}"));
-            return 2;
+            return Err(2);
         }
     };
     if opts.jobs > 1 && opts.mode != Mode::Headless {
         say(
             "error: --jobs N > 1 runs each flow on its own headless target; it needs --headless (the default), not an attached app",
         );
-        return 2;
+        return Err(2);
     }
     if let Some(path) = &opts.junit
         && let Err(e) = super::sinks::junit::prepare_path(path)
     {
         say(&format!("error: --junit: {e}"));
-        return 2;
+        return Err(2);
     }
     if let Err(e) = super::script::script_timeout() {
         say(&format!("error: {e}"));
-        return 2;
+        return Err(2);
     }
     if let Some(root) = opts.records.as_deref()
         && let Err(e) = automation_session::files::dirs::private_root(root)
     {
         say(&format!("error: --records: {e}; {}", e.hint()));
-        return 2;
+        return Err(2);
     }
+    Ok(all)
+}
+
+/// The flows `--partition` selects (all without one), each with its place in the suite.
+fn this_shard(all: &[Found], opts: &RunOptions) -> Vec<(usize, PathBuf)> {
     // `hash` hashes each flow's path relative to the suite root, so CI jobs that spell the
     // arguments differently still agree on the shards.
     let selected: Vec<(usize, PathBuf)> = all
@@ -288,6 +315,11 @@ pub fn run(opts: &RunOptions) -> u8 {
             all.len()
         ));
     }
+    selected
+}
+
+/// Where the reports go; `None` (the error said) when the report directory cannot be made.
+fn prepare_outputs(opts: &RunOptions) -> Option<Outputs> {
     // An explicit --records wins; AUTOMATION_RECORDS=off only turns off the default place.
     let records_root = opts
         .records
@@ -297,20 +329,27 @@ pub fn run(opts: &RunOptions) -> u8 {
         Ok(dir) => dir.map(|d| (d, Flows::default())),
         Err(e) => {
             say(&format!("error: --report: {e}"));
-            return 2;
+            return None;
         }
     };
-    let outputs = Outputs {
+    Some(Outputs {
         records_root,
         suites: Suites::default(),
         report,
-    };
-    let started_at = automation_wire::events::iso8601_now();
-    let tty = std::io::stderr().is_terminal() && opts.jobs <= 1;
-    let prefixes = prefixes(&selected, opts.jobs.min(selected.len()));
+    })
+}
+
+/// Runs the selected flows on `opts.jobs` workers, each taking the next flow not yet taken;
+/// their reports in suite order.
+fn run_flows(
+    selected: &[(usize, PathBuf)],
+    prefixes: &[String],
+    opts: &RunOptions,
+    outputs: &Outputs,
+    tty: bool,
+) -> Vec<(usize, RunReport)> {
     let next = AtomicUsize::new(0);
     let reports: Mutex<Vec<(usize, RunReport)>> = Mutex::new(Vec::new());
-    let started = Instant::now();
     let worker = || {
         loop {
             let k = next.fetch_add(1, Ordering::SeqCst);
@@ -318,7 +357,7 @@ pub fn run(opts: &RunOptions) -> u8 {
                 break;
             };
             let prefix = prefixes.get(k).map_or("", String::as_str);
-            let report = run_one(*index, path, opts, &outputs, tty, prefix);
+            let report = run_one(*index, path, opts, outputs, tty, prefix);
             if let Ok(mut r) = reports.lock() {
                 r.push((*index, report));
             }
@@ -331,6 +370,11 @@ pub fn run(opts: &RunOptions) -> u8 {
     });
     let mut reports = reports.into_inner().unwrap_or_default();
     reports.sort_by_key(|(i, _)| *i);
+    reports
+}
+
+/// Says how many flows passed and failed; the exit code they make (1 when one failed).
+fn sum_up(reports: &[(usize, RunReport)], started: Instant) -> u8 {
     let passed = reports.iter().filter(|(_, r)| r.passed()).count();
     let recovered = reports
         .iter()
@@ -346,10 +390,22 @@ pub fn run(opts: &RunOptions) -> u8 {
         "flows: {passed} passed, {failed} failed{recovered_note} ({:.1} s)",
         started.elapsed().as_secs_f64()
     ));
-    let mut code = u8::from(failed > 0);
+    u8::from(failed > 0)
+}
+
+/// Writes the HTML report and the JUnit file, and says where they and the records are; the
+/// exit code, 1 when a write failed.
+fn write_outputs(
+    opts: &RunOptions,
+    outputs: &Outputs,
+    reports: &[(usize, RunReport)],
+    started_at: &str,
+    started: Instant,
+    mut code: u8,
+) -> u8 {
     if let Some((dir, flows)) = &outputs.report {
         let ms = started.elapsed().as_millis().try_into().unwrap_or(u64::MAX);
-        match flows.write(dir, &started_at, ms) {
+        match flows.write(dir, started_at, ms) {
             Ok(page) => say(&format!("report: {}", page.display())),
             Err(e) => {
                 say(&format!("error: {e}"));

@@ -61,6 +61,13 @@ impl Places<'_> {
         else {
             return false;
         };
+        self.put(e, (line, column));
+        true
+    }
+
+    /// Sets an error's `location` to `(line, column)` of the submitted file, and its
+    /// `error_line` to that line's source.
+    fn put(&self, e: &mut serde_json::Map<String, Value>, (line, column): (u32, u32)) {
         e.insert(
             "location".into(),
             json!({"file": self.script.file_name, "line": line, "column": column}),
@@ -72,7 +79,6 @@ impl Places<'_> {
             .nth(line.saturating_sub(1) as usize)
             .unwrap_or_default();
         e.insert("error_line".into(), json!(source));
-        true
     }
 
     /// `text` with every `…<entry>:L:C` (a stack frame, `file://` or not) made
@@ -142,7 +148,9 @@ fn locate(text: &str, entry: &Path, mapped: &Mapped) -> Option<(u32, u32)> {
     None
 }
 
-/// Sets the report from how the script ended (see the module doc).
+/// Sets the report from how the script ended (see the module doc). The failures are laid
+/// down in this order, the first kept as the run's error: the crash, the first failed step,
+/// the exit status, a step the script exited during.
 pub(super) fn finish(
     report: &mut RunReport,
     ended: Ended,
@@ -150,22 +158,59 @@ pub(super) fn finish(
     entry: &Path,
     script: &Script,
 ) {
+    let places = Places {
+        entry,
+        mapped,
+        script,
+    };
     let Ended {
-        steps,
+        mut steps,
         crash,
         stderr_tail,
         status,
         cancelled,
         stopped,
     } = ended;
-    let mut steps = steps;
+    let exited_early = mark_unfinished(&mut steps, report.error.as_ref(), stopped);
+    place_failed_steps(&mut steps, crash.as_ref(), &places);
+    let failed_step = steps
+        .iter()
+        .find(|s| s.status == StepStatus::Failed)
+        .and_then(|s| s.error.clone());
+    report.steps = steps;
+    if let Some(crash) = &crash {
+        report.fail(crash_error(crash, &places));
+    }
+    if let Some(e) = failed_step {
+        report.fail(e);
+    }
+    if let Some(e) = exit_error(status, cancelled, &stderr_tail, &places) {
+        report.fail(e);
+    }
+    if let Some(e) = exited_early {
+        report.fail(e);
+    }
+    if !report.passed()
+        && let Some(e) = &report.error
+    {
+        tracing::debug!(error = %one_line(e), "script failed");
+    }
+}
+
+/// Gives each step the script started and never ended its error; the first
+/// `SCRIPT_EXITED_EARLY`, if any, for the run.
+fn mark_unfinished(
+    steps: &mut [StepReport],
+    run_error: Option<&Value>,
+    stopped: bool,
+) -> Option<Value> {
     // A step the script started and never ended: the script exited in the middle of it
     // (`process.exit` in a step, a step never awaited). Never a pass. (When the run stopped
     // the script — its time, a budget, a cancel — the run's own error says why instead.)
     let mut exited_early = None;
-    for s in &mut steps {
+    for s in steps {
         if s.status == StepStatus::Unfinished && stopped {
-            s.error = report.error.clone().or_else(|| {
+            s.error = run_error.cloned().or_else(|| {
                 Some(json!({"code": ErrorCode::Cancelled.as_str(), "message": "the run was cancelled during this step"}))
             });
         } else if s.status == StepStatus::Unfinished {
@@ -179,17 +224,15 @@ pub(super) fn finish(
             s.error = Some(err);
         }
     }
-    let source_line = |line: u32| {
-        script
-            .source
-            .lines()
-            .nth(line.saturating_sub(1) as usize)
-            .unwrap_or_default()
-            .to_string()
-    };
+    exited_early
+}
+
+/// Places each failed step's error in the submitted source.
+fn place_failed_steps(steps: &mut [StepReport], crash: Option<&Value>, places: &Places<'_>) {
+    let (entry, mapped) = (places.entry, places.mapped);
     // Where in the submitted source a failed step threw: the frame its error carries (the JS
     // client adds it), else the crash's when the crash was that step's.
-    let crash_frame = crash.as_ref().and_then(|crash| {
+    let crash_frame = crash.and_then(|crash| {
         let step = crash.pointer("/step/stepId")?.as_str()?.to_string();
         Some((step, entry_frame(crash.get("location")?, entry, mapped)?))
     });
@@ -206,80 +249,78 @@ pub(super) fn finish(
                 .filter(|(step, _)| *step == s.id)
                 .map(|(_, f)| *f)
         });
-        if let Some((line, column)) = frame {
-            e.insert(
-                "location".into(),
-                json!({"file": script.file_name, "line": line, "column": column}),
-            );
-            e.insert("error_line".into(), json!(source_line(line)));
+        if let Some(frame) = frame {
+            places.put(e, frame);
         }
         // Else a location the client gave stays as it is: a module the script imports, a
         // real file.
     }
-    let failed_step = steps
-        .iter()
-        .find(|s| s.status == StepStatus::Failed)
-        .and_then(|s| s.error.clone());
-    report.steps = steps;
-    if let Some(crash) = &crash {
-        let frame = crash
-            .get("location")
-            .and_then(|loc| entry_frame(loc, entry, mapped))
-            .or_else(|| {
-                crash
-                    .get("stack")
-                    .and_then(Value::as_str)
-                    .and_then(|s| locate(s, entry, mapped))
-            });
-        let kit = crash.get("error").cloned();
-        let message = crash
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("uncaught exception");
-        // A kit error's class name (`AutomationError`) is the client's plumbing, and its code
-        // already says what kind of failure it is; a plain JS error keeps its `TypeError: `.
-        let message = if matches!(kit, Some(Value::Object(_))) {
-            message.to_string()
-        } else {
-            format!(
-                "{}: {message}",
-                crash.get("name").and_then(Value::as_str).unwrap_or("Error")
-            )
-        };
-        let mut err = json!({
-            "code": crash.get("code").and_then(Value::as_str).unwrap_or(ErrorCode::ScriptError.as_str()),
-            "message": message,
-            "hint": "fix the script at that line and run it again",
+}
+
+/// The run's error for the script's crash report, placed in the submitted source where a
+/// frame of the entry file says where.
+fn crash_error(crash: &Value, places: &Places<'_>) -> Value {
+    let (entry, mapped) = (places.entry, places.mapped);
+    let frame = crash
+        .get("location")
+        .and_then(|loc| entry_frame(loc, entry, mapped))
+        .or_else(|| {
+            crash
+                .get("stack")
+                .and_then(Value::as_str)
+                .and_then(|s| locate(s, entry, mapped))
         });
-        if let Value::Object(m) = &mut err {
-            if let Some((line, column)) = frame {
-                m.insert(
-                    "location".into(),
-                    json!({"file": script.file_name, "line": line, "column": column}),
-                );
-                m.insert("error_line".into(), json!(source_line(line)));
-            }
-            if let Some(step) = crash.get("step").filter(|s| !s.is_null()) {
-                m.insert(
-                    "step".into(),
-                    step.get("stepId").cloned().unwrap_or_else(|| step.clone()),
-                );
-            }
-            if let Some(Value::Object(k)) = kit {
-                for key in ["hint", "candidates", "actual", "expected", "op"] {
-                    if let Some(v) = k.get(key) {
-                        m.insert(key.into(), v.clone());
-                    }
+    let kit = crash.get("error").cloned();
+    let message = crash
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("uncaught exception");
+    // A kit error's class name (`AutomationError`) is the client's plumbing, and its code
+    // already says what kind of failure it is; a plain JS error keeps its `TypeError: `.
+    let message = if matches!(kit, Some(Value::Object(_))) {
+        message.to_string()
+    } else {
+        format!(
+            "{}: {message}",
+            crash.get("name").and_then(Value::as_str).unwrap_or("Error")
+        )
+    };
+    let mut err = json!({
+        "code": crash.get("code").and_then(Value::as_str).unwrap_or(ErrorCode::ScriptError.as_str()),
+        "message": message,
+        "hint": "fix the script at that line and run it again",
+    });
+    if let Value::Object(m) = &mut err {
+        if let Some(frame) = frame {
+            places.put(m, frame);
+        }
+        if let Some(step) = crash.get("step").filter(|s| !s.is_null()) {
+            m.insert(
+                "step".into(),
+                step.get("stepId").cloned().unwrap_or_else(|| step.clone()),
+            );
+        }
+        if let Some(Value::Object(k)) = kit {
+            for key in ["hint", "candidates", "actual", "expected", "op"] {
+                if let Some(v) = k.get(key) {
+                    m.insert(key.into(), v.clone());
                 }
             }
         }
-        report.fail(err);
     }
-    if let Some(e) = failed_step {
-        report.fail(e);
-    }
+    err
+}
+
+/// The run's error for the script's exit status: none for a success; a failure carries its
+/// stderr's tail, placed where a frame in it says.
+fn exit_error(
+    status: std::io::Result<std::process::ExitStatus>,
+    cancelled: bool,
+    stderr_tail: &[String],
+    places: &Places<'_>,
+) -> Option<Value> {
     match status {
-        Ok(s) if s.success() => {}
+        Ok(s) if s.success() => None,
         Ok(s) => {
             let tail = stderr_tail.join("\n");
             let mut err = runner_error(
@@ -296,34 +337,22 @@ pub(super) fn finish(
                 "the script's stderr is below; fix the script and run it again",
             )
             .to_json();
-            if let (Value::Object(m), Some((line, column))) =
-                (&mut err, locate(&tail, entry, mapped))
+            if let (Value::Object(m), Some(frame)) =
+                (&mut err, locate(&tail, places.entry, places.mapped))
             {
-                m.insert(
-                    "location".into(),
-                    json!({"file": script.file_name, "line": line, "column": column}),
-                );
-                m.insert("error_line".into(), json!(source_line(line)));
+                places.put(m, frame);
             }
             if let Value::Object(m) = &mut err
                 && !tail.is_empty()
             {
                 m.insert("stderr".into(), json!(tail));
             }
-            report.fail(err);
+            Some(err)
         }
-        Err(e) => report.fail(runner_error(
+        Err(e) => Some(Value::from(runner_error(
             ErrorCode::TargetFailed,
             format!("waiting for the script failed: {e}"),
             "retry",
-        )),
-    }
-    if let Some(e) = exited_early {
-        report.fail(e);
-    }
-    if !report.passed()
-        && let Some(e) = &report.error
-    {
-        tracing::debug!(error = %one_line(e), "script failed");
+        ))),
     }
 }

@@ -222,36 +222,92 @@ pub fn plan<'a>(entries: impl IntoIterator<Item = &'a Entry>, range: &Range) -> 
             range.from.is_none_or(|f| e.index >= f) && range.to.is_none_or(|t| e.index <= t)
         })
         .collect();
-    let mut out = Plan {
-        inputs: Vec::new(),
-        groups: Vec::new(),
-        left_out: Vec::new(),
-        span: all.first().zip(all.last()).map(|(a, b)| (a.index, b.index)),
+    let mut planner = Planner {
+        all: &all,
+        range,
+        out: Plan {
+            inputs: Vec::new(),
+            groups: Vec::new(),
+            left_out: Vec::new(),
+            span: all.first().zip(all.last()).map(|(a, b)| (a.index, b.index)),
+        },
+        calls: Vec::new(),
     };
-    let mut calls: Vec<(Planned, Option<Selector>, String)> = Vec::new();
     for (pos, entry) in all.iter().enumerate() {
-        let tool = entry.op.name();
-        let leave = |why: String| LeftOut {
-            index: entry.index,
-            tool: tool.to_string(),
-            why,
-        };
+        if let Err(why) = planner.call(pos, entry) {
+            planner.out.left_out.push(LeftOut {
+                index: entry.index,
+                tool: entry.op.name().to_string(),
+                why,
+            });
+        }
+    }
+    let Planner { mut out, calls, .. } = planner;
+    out.groups = group(calls);
+    out
+}
+
+/// What planning the calls one by one shares: the calls in the range, the plan so far
+/// (inputs and calls left out), and the calls kept (each with its node and step name).
+struct Planner<'p, 'e> {
+    all: &'p [&'e Entry],
+    range: &'p Range,
+    out: Plan,
+    calls: Vec<(Planned, Option<Selector>, String)>,
+}
+
+impl Planner<'_, '_> {
+    /// Plans the call at `pos` of the range; `Err` says why it is left out.
+    fn call(&mut self, pos: usize, entry: &Entry) -> Result<(), String> {
         if let Recorded::Failed { code, message } = &entry.result {
             let short: String = message.chars().take(120).collect();
-            out.left_out.push(leave(format!(
-                "failed with {code}: {}",
-                short.replace('\n', " ")
-            )));
-            continue;
+            return Err(format!("failed with {code}: {}", short.replace('\n', " ")));
         }
-        let node = match durable_node(entry) {
-            Ok(node) => node,
-            Err(why) => {
-                out.left_out.push(leave(why));
-                continue;
-            }
+        let node = durable_node(entry)?;
+        let (mut args, check) = self.args_and_check(pos, entry, &node)?;
+        if let Some(sel) = &node
+            && args.contains_key("node")
+        {
+            args.insert("node".into(), json!(sel));
+        }
+        let tool = if matches!(entry.op, Op::ReadNode(_) | Op::FindNode(_)) {
+            "assert_node"
+        } else {
+            entry.op.name()
         };
-        let later = &all[pos + 1..];
+        let input = self.input_of(entry, node.as_ref(), check, &args);
+        // Reading the same thing twice checks it once.
+        if check
+            && let Some((last, _, _)) = self.calls.last()
+            && last.tool == tool
+            && last.args == args
+        {
+            return Err(format!("the same check as call {}", last.index));
+        }
+        let name = step_name(tool, &entry.op, node.as_ref(), check);
+        self.calls.push((
+            Planned {
+                index: entry.index,
+                tool,
+                args,
+                input,
+                check,
+            },
+            node,
+            name,
+        ));
+        Ok(())
+    }
+
+    /// The call's arguments in the test and whether it checks; `Err` says why a read is
+    /// exploration (or not to be a check) and so left out.
+    fn args_and_check(
+        &self,
+        pos: usize,
+        entry: &Entry,
+        node: &Option<Selector>,
+    ) -> Result<(Map<String, Value>, bool), String> {
+        let later = &self.all[pos + 1..];
         let acted_on_later = |sel: &Option<Selector>, reference: Option<&str>| {
             later.iter().any(|l| {
                 l.op.spec().access == Access::Mutating
@@ -264,31 +320,28 @@ pub fn plan<'a>(entries: impl IntoIterator<Item = &'a Entry>, range: &Range) -> 
             Recorded::Ok { read, .. } => read.as_ref(),
             Recorded::Failed { .. } => None,
         };
-        let (args, check) = match &entry.op {
+        match &entry.op {
             Op::ReadNode(_) | Op::FindNode(_) => {
                 let found = read.and_then(|r| r.get("id")).and_then(Value::as_str);
-                let after_action = all[..pos]
+                let after_action = self.all[..pos]
                     .iter()
                     .any(|e| e.op.spec().access == Access::Mutating);
-                let used = acted_on_later(&node, found);
+                let used = acted_on_later(node, found);
                 let is_check = match entry.op {
                     Op::ReadNode(_) => after_action || used,
                     _ => used,
                 };
-                if range.no_expect.contains(&entry.index) {
-                    out.left_out
-                        .push(leave("no_expect: not turned into a check".into()));
-                    continue;
+                if self.range.no_expect.contains(&entry.index) {
+                    return Err("no_expect: not turned into a check".into());
                 }
                 let Some(sel) = node.as_ref().filter(|_| is_check) else {
-                    out.left_out.push(leave(
+                    return Err(
                         "exploration: a read no action depended on and no effect it checked".into(),
-                    ));
-                    continue;
+                    );
                 };
-                (check_of(sel, read), true)
+                Ok((check_of(sel, read), true))
             }
-            Op::AssertNode(_) => (entry.args.clone(), true),
+            Op::AssertNode(_) => Ok((entry.args.clone(), true)),
             Op::Screenshot(_) => {
                 let mut args = entry.args.clone();
                 // Delivery options, not the op's: a file written by one run would refuse the
@@ -296,28 +349,25 @@ pub fn plan<'a>(entries: impl IntoIterator<Item = &'a Entry>, range: &Range) -> 
                 for delivery in ["save_to", "overwrite", "max_dimension", "max_bytes"] {
                     args.remove(delivery);
                 }
-                (args, false)
+                Ok((args, false))
             }
             op if op.spec().access == Access::Mutating => {
-                (entry.args.clone(), matches!(op, Op::WaitForCondition(_)))
+                Ok((entry.args.clone(), matches!(op, Op::WaitForCondition(_))))
             }
-            _ => {
-                out.left_out
-                    .push(leave("exploration: it reads, and checks nothing".into()));
-                continue;
-            }
-        };
-        let mut args = args;
-        if let Some(sel) = &node
-            && args.contains_key("node")
-        {
-            args.insert("node".into(), json!(sel));
+            _ => Err("exploration: it reads, and checks nothing".into()),
         }
-        let tool = if matches!(entry.op, Op::ReadNode(_) | Op::FindNode(_)) {
-            "assert_node"
-        } else {
-            tool
-        };
+    }
+
+    /// The argument that holds an input, as (argument, input name): a typed text becomes an
+    /// input (named on first use), a check of a text typed earlier checks that input.
+    fn input_of(
+        &mut self,
+        entry: &Entry,
+        node: Option<&Selector>,
+        check: bool,
+        args: &Map<String, Value>,
+    ) -> Option<(String, String)> {
+        let inputs = &mut self.out.inputs;
         let typed = match &entry.op {
             Op::TypeText(t) => Some(("text", t.text.clone())),
             Op::SetValue(v) => match &v.value {
@@ -329,11 +379,11 @@ pub fn plan<'a>(entries: impl IntoIterator<Item = &'a Entry>, range: &Range) -> 
         // Clearing a field is no input: only a text someone might type otherwise is.
         let typed = typed.filter(|(_, text)| !text.is_empty());
         let input = typed.map(|(field, default)| {
-            let name = match out.inputs.iter().find(|(_, d)| *d == default) {
+            let name = match inputs.iter().find(|(_, d)| *d == default) {
                 Some((k, _)) => k.clone(),
                 None => {
-                    let k = input_name(node.as_ref(), entry.index, &out.inputs);
-                    out.inputs.push((k.clone(), default));
+                    let k = input_name(node, entry.index, inputs);
+                    inputs.push((k.clone(), default));
                     k
                 }
             };
@@ -341,32 +391,8 @@ pub fn plan<'a>(entries: impl IntoIterator<Item = &'a Entry>, range: &Range) -> 
         });
         // A check of the text typed earlier follows the input: run with other inputs, the
         // test checks what it typed, not the session's value.
-        let input = input.or_else(|| checked_input(check, &args, &out.inputs));
-        // Reading the same thing twice checks it once.
-        if check
-            && let Some((last, _, _)) = calls.last()
-            && last.tool == tool
-            && last.args == args
-        {
-            out.left_out
-                .push(leave(format!("the same check as call {}", last.index)));
-            continue;
-        }
-        let name = step_name(tool, &entry.op, node.as_ref(), check);
-        calls.push((
-            Planned {
-                index: entry.index,
-                tool,
-                args,
-                input,
-                check,
-            },
-            node,
-            name,
-        ));
+        input.or_else(|| checked_input(check, args, inputs))
     }
-    out.groups = group(calls);
-    out
 }
 
 /// Groups calls into steps: calls on one widget go together, checks join the step before

@@ -148,68 +148,67 @@ impl DisplaySink {
                 current,
                 total,
                 message,
-            } => {
-                let msg = message.clone().unwrap_or_default();
-                // A line per event: the engine's progress after a step repeats the step's end,
-                // already a line of its own (the bar takes it: it moves the bar).
-                if self.bar.is_none() && self.last_end.as_deref() == Some(msg.as_str()) {
-                    return;
-                }
-                let (current, total) = (*current, *total);
-                match (&self.bar, total) {
-                    (Some(bar), Some(t)) if t > 0.0 => {
-                        bar.set_length(t as u64);
-                        bar.set_position(current as u64);
-                        if let Ok(style) = ProgressStyle::with_template(
-                            "{spinner} [{elapsed}] {bar:30} {pos}/{len} {msg}",
-                        ) {
-                            bar.set_style(style);
-                        }
-                        if !msg.is_empty() {
-                            bar.set_message(msg);
-                        }
-                    }
-                    (Some(bar), _) => bar.set_message(msg),
-                    (None, Some(t)) => self.line(&format!(
-                        "progress: {}/{} {msg}",
-                        for_people(current),
-                        for_people(t)
-                    )),
-                    (None, None) => self.line(&format!("progress: {} {msg}", for_people(current))),
-                }
-            }
+            } => self.show_progress(*current, *total, message.as_deref()),
             EventKind::Status { message, .. } => self.line(&format!("status: {message}")),
             EventKind::Screenshot {
                 path,
                 base64,
                 annotation,
                 ..
-            } => {
-                let written = || self.shots.as_ref().and_then(LastImage::take);
-                let what = path
-                    .clone()
-                    .filter(|p| !p.is_empty())
-                    .or_else(|| {
-                        base64
-                            .as_ref()
-                            .map(|b| format!("{} bytes inline", b.len() / 4 * 3))
-                    })
-                    .or_else(written);
-                // Not written anywhere: no line (an empty path tells nobody anything).
-                let Some(what) = what else {
-                    return;
-                };
-                let note = annotation
-                    .as_deref()
-                    .map(|a| format!(" — {a}"))
-                    .unwrap_or_default();
-                self.line(&format!("screenshot: {what}{note}"));
-            }
+            } => self.show_screenshot(path.as_deref(), base64.as_deref(), annotation.as_deref()),
             EventKind::Data { key, value } => self.line(&format!("data: {key} = {value}")),
             EventKind::Log { level, message, .. } => {
                 self.line(&format!("[{}] {message}", level.as_str()))
             }
         }
+    }
+
+    /// A progress event: the bar moves, or a line (none for the step end just shown).
+    fn show_progress(&self, current: f64, total: Option<f64>, message: Option<&str>) {
+        let msg = message.map(str::to_string).unwrap_or_default();
+        // A line per event: the engine's progress after a step repeats the step's end,
+        // already a line of its own (the bar takes it: it moves the bar).
+        if self.bar.is_none() && self.last_end.as_deref() == Some(msg.as_str()) {
+            return;
+        }
+        match (&self.bar, total) {
+            (Some(bar), Some(t)) if t > 0.0 => {
+                bar.set_length(t as u64);
+                bar.set_position(current as u64);
+                if let Ok(style) =
+                    ProgressStyle::with_template("{spinner} [{elapsed}] {bar:30} {pos}/{len} {msg}")
+                {
+                    bar.set_style(style);
+                }
+                if !msg.is_empty() {
+                    bar.set_message(msg);
+                }
+            }
+            (Some(bar), _) => bar.set_message(msg),
+            (None, Some(t)) => self.line(&format!(
+                "progress: {}/{} {msg}",
+                for_people(current),
+                for_people(t)
+            )),
+            (None, None) => self.line(&format!("progress: {} {msg}", for_people(current))),
+        }
+    }
+
+    /// A screenshot event: where its image is (a path, inline bytes, or where the records
+    /// wrote it), and its annotation.
+    fn show_screenshot(&self, path: Option<&str>, base64: Option<&str>, annotation: Option<&str>) {
+        let written = || self.shots.as_ref().and_then(LastImage::take);
+        let what = path
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .or_else(|| base64.map(|b| format!("{} bytes inline", b.len() / 4 * 3)))
+            .or_else(written);
+        // Not written anywhere: no line (an empty path tells nobody anything).
+        let Some(what) = what else {
+            return;
+        };
+        let note = annotation.map(|a| format!(" — {a}")).unwrap_or_default();
+        self.line(&format!("screenshot: {what}{note}"));
     }
 }
 

@@ -159,139 +159,209 @@ pub fn input_schema() -> Map<String, Value> {
 const HINT: &str = r#"e.g. {"name": "main-window", "mask": [{"role": "Label", "label": "Clock"}]}; see the inputSchema of assert_screenshot in tools/list"#;
 
 /// Serves one `assert_screenshot` call: `serve` answers the ops it is made of (on the
-/// caller's target thread).
+/// caller's target thread). Its steps: check the arguments, capture until stable, compare
+/// with the baseline (writing what the check says to write), answer.
 pub fn assert_screenshot(
     args: Map<String, Value>,
     snapshots: &Snapshots,
     serve: &mut dyn FnMut(&Request) -> Reply,
 ) -> Result<Value, OpError> {
-    let args: Args = serde_json::from_value(Value::Object(args)).map_err(|e| {
-        OpError::new(ErrorCode::BadRequest, format!("{ASSERT_SCREENSHOT}: {e}")).with_hint(HINT)
-    })?;
-    let names = automation_golden::files(&args.name).map_err(|why| {
-        OpError::bad_argument(format!("{ASSERT_SCREENSHOT}: {why}"))
-            .with_hint("name the screenshot as a file stem: its baseline is <name>.png in the snapshots directory")
-    })?;
-    let limits = Limits {
-        threshold: args
-            .threshold
-            .unwrap_or(automation_golden::DEFAULT_THRESHOLD),
-        max_diff_pixels: args.max_diff_pixels,
-        max_diff_ratio: args.max_diff_ratio,
-    };
-    limits.validate().map_err(|why| {
-        OpError::bad_argument(format!("{ASSERT_SCREENSHOT}: {why}"))
-            .with_hint("threshold 0.1 is pixelmatch's default; max_diff_ratio 0.001 allows one pixel in a thousand")
-    })?;
-    let stable = args.stable_frames.unwrap_or(2);
-    if !(1..=20).contains(&stable) {
-        return Err(OpError::bad_argument(format!(
-            "{ASSERT_SCREENSHOT}: stable_frames must be 1 to 20, got {stable}"
-        ))
-        .with_hint("2 (the default) waits for two identical captures; 1 compares the first"));
-    }
-    let budget = Duration::from_millis(args.timeout_ms.unwrap_or(5000).min(600_000));
-
-    // Where the capture starts (window-logical px), to place masks in it.
-    let origin = match &args.node {
-        Some(node) => bounds_of(node, serve)?,
-        None => Bounds::default(),
-    };
-    let mut mask_bounds = Vec::with_capacity(args.mask.len());
-    for m in &args.mask {
-        mask_bounds.extend(mask_of(m, serve)?);
-    }
-    let place = |scale: f64| -> Vec<Region> {
-        mask_bounds
-            .iter()
-            .map(|b| b.region_in(&origin, scale))
-            .collect()
-    };
-    let (image, png, masks, frames) =
-        stable_capture(args.node.as_ref(), &place, stable, budget, serve)?;
-
+    let call = Call::parse(args)?;
+    let capture = call.capture(serve)?;
     let dir = &snapshots.dir;
-    let baseline_path = dir.join(&names.baseline);
-    let baseline = read_baseline(&baseline_path)?;
-    if baseline.is_none() && snapshots.refuse_missing {
-        return Err(missing_on_ci(
-            &args.name,
-            dir,
-            &baseline_path,
-            &dir.join(&names.actual),
-            &png,
-        ));
-    }
-    let check = automation_golden::check(
-        baseline.as_deref(),
-        &image,
-        &png,
-        &limits,
-        &masks,
-        snapshots.update,
-    )
-    .map_err(|e| {
-        OpError::bad_argument(format!(
-            "{ASSERT_SCREENSHOT}: {}: {e}",
-            baseline_path.display()
-        ))
-        .with_hint("delete the file, or rerun with --update-snapshots to write a new baseline")
-    })?;
-    let (actual_path, diff_path) = (dir.join(&names.actual), dir.join(&names.diff));
-    write_files(&check, dir, &baseline_path, &actual_path, &diff_path)?;
+    let paths = Paths {
+        baseline: dir.join(&call.names.baseline),
+        actual: dir.join(&call.names.actual),
+        diff: dir.join(&call.names.diff),
+    };
+    let check = call.compare(&capture, snapshots, &paths)?;
+    call.answer(&capture, &check, &paths)
+}
 
-    let mut data = Map::new();
-    data.insert("name".into(), json!(args.name));
-    data.insert("result".into(), json!(check.verdict.word()));
-    data.insert("baseline".into(), json!(shown(&baseline_path)));
-    data.insert("width".into(), json!(image.width));
-    data.insert("height".into(), json!(image.height));
-    data.insert("frames".into(), json!(frames));
-    if let Verdict::Matched(c) | Verdict::Updated(c) | Verdict::Differs(c) = &check.verdict {
-        data.insert("diff_pixels".into(), json!(c.diff_pixels));
-        data.insert("compared_pixels".into(), json!(c.compared_pixels));
-        if c.masked_pixels > 0 {
-            data.insert("masked_pixels".into(), json!(c.masked_pixels));
+/// One call's arguments, checked: what its steps share.
+struct Call {
+    args: Args,
+    names: automation_golden::Files,
+    limits: Limits,
+    stable: u32,
+    budget: Duration,
+}
+
+/// A capture that held still: the image, its PNG, the masks placed in it, the captures taken.
+struct Capture {
+    image: Rgba,
+    png: Vec<u8>,
+    masks: Vec<Region>,
+    frames: u32,
+}
+
+/// The call's files in the snapshots directory.
+struct Paths {
+    baseline: PathBuf,
+    actual: PathBuf,
+    diff: PathBuf,
+}
+
+impl Call {
+    /// The arguments, each refused in words about itself before anything is captured.
+    fn parse(args: Map<String, Value>) -> Result<Self, OpError> {
+        let args: Args = serde_json::from_value(Value::Object(args)).map_err(|e| {
+            OpError::new(ErrorCode::BadRequest, format!("{ASSERT_SCREENSHOT}: {e}")).with_hint(HINT)
+        })?;
+        let names = automation_golden::files(&args.name).map_err(|why| {
+            OpError::bad_argument(format!("{ASSERT_SCREENSHOT}: {why}"))
+                .with_hint("name the screenshot as a file stem: its baseline is <name>.png in the snapshots directory")
+        })?;
+        let limits = Limits {
+            threshold: args
+                .threshold
+                .unwrap_or(automation_golden::DEFAULT_THRESHOLD),
+            max_diff_pixels: args.max_diff_pixels,
+            max_diff_ratio: args.max_diff_ratio,
+        };
+        limits.validate().map_err(|why| {
+            OpError::bad_argument(format!("{ASSERT_SCREENSHOT}: {why}"))
+                .with_hint("threshold 0.1 is pixelmatch's default; max_diff_ratio 0.001 allows one pixel in a thousand")
+        })?;
+        let stable = args.stable_frames.unwrap_or(2);
+        if !(1..=20).contains(&stable) {
+            return Err(OpError::bad_argument(format!(
+                "{ASSERT_SCREENSHOT}: stable_frames must be 1 to 20, got {stable}"
+            ))
+            .with_hint("2 (the default) waits for two identical captures; 1 compares the first"));
         }
-        data.insert("allowed".into(), json!(c.allowed));
+        let budget = Duration::from_millis(args.timeout_ms.unwrap_or(5000).min(600_000));
+        Ok(Self {
+            args,
+            names,
+            limits,
+            stable,
+            budget,
+        })
     }
-    match &check.verdict {
-        Verdict::Differs(c) => {
-            let actual = json!({
-                "diff_pixels": c.diff_pixels,
-                "ratio": c.ratio(),
-                "actual": shown(&actual_path),
-                "diff": shown(&diff_path),
-            });
-            let expected = json!({"baseline": shown(&baseline_path), "allowed": c.allowed, "threshold": limits.threshold});
-            Err(OpError::new(
+
+    /// Captures the window (or node) until `stable` captures in a row agree, the masks'
+    /// nodes resolved first.
+    fn capture(&self, serve: &mut dyn FnMut(&Request) -> Reply) -> Result<Capture, OpError> {
+        let args = &self.args;
+        // Where the capture starts (window-logical px), to place masks in it.
+        let origin = match &args.node {
+            Some(node) => bounds_of(node, serve)?,
+            None => Bounds::default(),
+        };
+        let mut mask_bounds = Vec::with_capacity(args.mask.len());
+        for m in &args.mask {
+            mask_bounds.extend(mask_of(m, serve)?);
+        }
+        let place = |scale: f64| -> Vec<Region> {
+            mask_bounds
+                .iter()
+                .map(|b| b.region_in(&origin, scale))
+                .collect()
+        };
+        let (image, png, masks, frames) =
+            stable_capture(args.node.as_ref(), &place, self.stable, self.budget, serve)?;
+        Ok(Capture {
+            image,
+            png,
+            masks,
+            frames,
+        })
+    }
+
+    /// Checks the capture against its baseline and writes the files the check asks for.
+    fn compare(
+        &self,
+        capture: &Capture,
+        snapshots: &Snapshots,
+        paths: &Paths,
+    ) -> Result<Check, OpError> {
+        let dir = &snapshots.dir;
+        let baseline = read_baseline(&paths.baseline)?;
+        if baseline.is_none() && snapshots.refuse_missing {
+            return Err(missing_on_ci(
+                &self.args.name,
+                dir,
+                &paths.baseline,
+                &paths.actual,
+                &capture.png,
+            ));
+        }
+        let check = automation_golden::check(
+            baseline.as_deref(),
+            &capture.image,
+            &capture.png,
+            &self.limits,
+            &capture.masks,
+            snapshots.update,
+        )
+        .map_err(|e| {
+            OpError::bad_argument(format!(
+                "{ASSERT_SCREENSHOT}: {}: {e}",
+                paths.baseline.display()
+            ))
+            .with_hint("delete the file, or rerun with --update-snapshots to write a new baseline")
+        })?;
+        write_files(&check, dir, &paths.baseline, &paths.actual, &paths.diff)?;
+        Ok(check)
+    }
+
+    /// The reply: the check's figures, or ASSERTION_FAILED when the capture differs.
+    fn answer(&self, capture: &Capture, check: &Check, paths: &Paths) -> Result<Value, OpError> {
+        let name = &self.args.name;
+        let mut data = Map::new();
+        data.insert("name".into(), json!(name));
+        data.insert("result".into(), json!(check.verdict.word()));
+        data.insert("baseline".into(), json!(shown(&paths.baseline)));
+        data.insert("width".into(), json!(capture.image.width));
+        data.insert("height".into(), json!(capture.image.height));
+        data.insert("frames".into(), json!(capture.frames));
+        if let Verdict::Matched(c) | Verdict::Updated(c) | Verdict::Differs(c) = &check.verdict {
+            data.insert("diff_pixels".into(), json!(c.diff_pixels));
+            data.insert("compared_pixels".into(), json!(c.compared_pixels));
+            if c.masked_pixels > 0 {
+                data.insert("masked_pixels".into(), json!(c.masked_pixels));
+            }
+            data.insert("allowed".into(), json!(c.allowed));
+        }
+        match &check.verdict {
+            Verdict::Differs(c) => {
+                let actual = json!({
+                    "diff_pixels": c.diff_pixels,
+                    "ratio": c.ratio(),
+                    "actual": shown(&paths.actual),
+                    "diff": shown(&paths.diff),
+                });
+                let expected = json!({"baseline": shown(&paths.baseline), "allowed": c.allowed, "threshold": self.limits.threshold});
+                Err(OpError::new(
+                    ErrorCode::AssertionFailed,
+                    format!(
+                        "screenshot {:?} differs from its baseline in {} of {} pixels ({:.3}%), {} allowed; diff image: {}",
+                        name,
+                        c.diff_pixels,
+                        c.compared_pixels,
+                        c.ratio() * 100.0,
+                        c.allowed,
+                        shown(&paths.diff)
+                    ),
+                )
+                .with_hint(update_hint())
+                .with_actual_expected(actual, expected))
+            }
+            Verdict::SizeDiffers { expected, actual } => Err(OpError::new(
                 ErrorCode::AssertionFailed,
                 format!(
-                    "screenshot {:?} differs from its baseline in {} of {} pixels ({:.3}%), {} allowed; diff image: {}",
-                    args.name,
-                    c.diff_pixels,
-                    c.compared_pixels,
-                    c.ratio() * 100.0,
-                    c.allowed,
-                    shown(&diff_path)
+                    "screenshot {:?} is {}×{} px but its baseline is {}×{} (a resized window, another scale)",
+                    name, actual.0, actual.1, expected.0, expected.1
                 ),
             )
             .with_hint(update_hint())
-            .with_actual_expected(actual, expected))
+            .with_actual_expected(
+                json!({"width": actual.0, "height": actual.1, "actual": shown(&paths.actual)}),
+                json!({"width": expected.0, "height": expected.1, "baseline": shown(&paths.baseline)}),
+            )),
+            _ => Ok(Value::Object(data)),
         }
-        Verdict::SizeDiffers { expected, actual } => Err(OpError::new(
-            ErrorCode::AssertionFailed,
-            format!(
-                "screenshot {:?} is {}×{} px but its baseline is {}×{} (a resized window, another scale)",
-                args.name, actual.0, actual.1, expected.0, expected.1
-            ),
-        )
-        .with_hint(update_hint())
-        .with_actual_expected(
-            json!({"width": actual.0, "height": actual.1, "actual": shown(&actual_path)}),
-            json!({"width": expected.0, "height": expected.1, "baseline": shown(&baseline_path)}),
-        )),
-        _ => Ok(Value::Object(data)),
     }
 }
 
