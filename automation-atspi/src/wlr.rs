@@ -86,6 +86,20 @@ fn base_keysyms() -> Vec<u32> {
         .collect()
 }
 
+/// How many keys a keymap holds: keycodes 9 to 255, the range every XKB client takes.
+const MAX_KEYS: usize = 247;
+
+/// Adds `keysym` as the keymap's last key, and answers its index. A full keymap first drops
+/// the characters added after the base keys (a text of many distinct characters, CJK): the
+/// base keys keep their keycodes.
+fn add_key(keysyms: &mut Vec<u32>, keysym: u32) -> usize {
+    if keysyms.len() >= MAX_KEYS {
+        keysyms.truncate(base_keysyms().len());
+    }
+    keysyms.push(keysym);
+    keysyms.len() - 1
+}
+
 /// An XKB keymap with one key per keysym of `keysyms` (key `i` is keycode `i + 9`), the
 /// modifier keys bound to their modifiers.
 pub fn keymap_text(keysyms: &[u32]) -> String {
@@ -293,9 +307,9 @@ impl Wlr {
         let i = match self.keysyms.iter().position(|k| *k == keysym) {
             Some(i) => i,
             None => {
-                self.keysyms.push(keysym);
+                let i = add_key(&mut self.keysyms, keysym);
                 self.send_keymap()?;
-                self.keysyms.len() - 1
+                i
             }
         };
         // The protocol's keys are evdev codes: XKB's keycode less 8.
@@ -602,6 +616,22 @@ mod tests {
         unique.dedup();
         assert_eq!(unique.len(), keys.len());
         assert!(keys.contains(&0xff52) && keys.contains(&u32::from('~')));
+    }
+
+    #[test]
+    fn the_keymap_stays_within_xkbs_keycodes_and_keeps_its_base_keys() {
+        let mut keys = base_keysyms();
+        let base = keys.len();
+        for c in 0..1000u32 {
+            let i = add_key(&mut keys, 0x0100_4e00 + c);
+            assert!(
+                i < MAX_KEYS && keys.len() <= MAX_KEYS,
+                "{i} of {}",
+                keys.len()
+            );
+            assert_eq!(keys[i], 0x0100_4e00 + c);
+        }
+        assert_eq!(keys[..base], base_keysyms()[..]);
     }
 
     #[test]
