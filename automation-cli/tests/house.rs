@@ -787,6 +787,72 @@ fn error_codes_are_cores_not_strings() {
     );
 }
 
+/// In-process callers (WebDriver, the inspector, the runner's evidence) build typed ops
+/// (`automation_core::replies`) and read typed replies: no op is named by a string outside
+/// the parsers that read names from their users. Those are MCP (`automation-cli/src/mcp`),
+/// the tool layer every door shares (`automation-session/src/tools`), the command line's
+/// `automation op NAME`, and the steps: their flows, their runner and authoring, which writes
+/// steps (a test's text names its tools). `settle` is also the request's field, so it is not
+/// looked for.
+#[test]
+fn no_op_is_called_by_its_name_outside_the_parsers() {
+    let parsers = [
+        "automation-cli/src/mcp/",
+        "automation-cli/src/verbs.rs",
+        "automation-cli/src/cli.rs",
+        "automation-session/src/tools/",
+        "automation-runner/src/flow.rs",
+        "automation-runner/src/steps",
+        "automation-runner/src/poll.rs",
+        "automation-runner/src/authoring/",
+    ];
+    let names: Vec<String> = automation_core::catalog::CATALOG
+        .iter()
+        .map(|spec| format!("\"{}\"", spec.name))
+        .filter(|n| n != "\"settle\"")
+        .collect();
+    let mut named = Vec::new();
+    for krate in [
+        "automation-session",
+        "automation-runner",
+        "automation-http",
+        "automation-cli",
+    ] {
+        for (rel, text) in sources(&root().join(krate).join("src")) {
+            let path = format!("{krate}/src/{rel}");
+            if parsers.iter().any(|p| path.starts_with(p)) {
+                continue;
+            }
+            let code = match text.find("#[cfg(test)]") {
+                Some(at) => &text[..at],
+                None => text.as_str(),
+            };
+            for name in &names {
+                // A name followed by `:` is a JSON key (a record's `"screenshot": …`).
+                let called = code
+                    .match_indices(name.as_str())
+                    .any(|(at, _)| !code[at + name.len()..].trim_start().starts_with(':'));
+                if called {
+                    named.push(format!("{path}: {name}"));
+                }
+            }
+        }
+    }
+    assert_eq!(
+        named,
+        Vec::<String>::new(),
+        "an op named by a string outside the parsers: build it typed \
+         (automation_core::replies: `Session::op::<ReadNode>(args)`, \
+         `TargetHandle::op::<InvokeAction>(args)`), declaring its reply type there if it has none"
+    );
+    // The test can fail: a literal op name in a caller is seen.
+    assert!(
+        names
+            .iter()
+            .any(|n| "data(s, \"read_node\", a)".contains(n.as_str()))
+    );
+}
+
 /// The files under `src` (relative to it) that name quick-junit outside comments: where a
 /// JUnit report is built (its `Report`, `TestSuite`, `TestCase` are how one is made).
 fn junit_writers(src: &Path) -> Vec<String> {

@@ -106,11 +106,13 @@ pub struct SemanticNode {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<usize>,
     /// Disabled.
+    #[serde(default)]
     pub disabled: bool,
     /// Not shown (the toolkit says it is hidden); acting on it is refused `NOT_VISIBLE`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hidden: bool,
     /// Has keyboard focus.
+    #[serde(default)]
     pub focused: bool,
     /// Read-only: its text or value shows, and a person cannot change it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -125,8 +127,10 @@ pub struct SemanticNode {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bounds: Option<Bounds>,
     /// Supported actions, snake_case.
+    #[serde(default)]
     pub actions: Vec<Cow<'static, str>>,
     /// Child references (text runs excluded).
+    #[serde(default)]
     pub children: Vec<RefKey>,
     /// Author-supplied stable id.
     #[serde(default, skip_serializing_if = "Option::is_none")]

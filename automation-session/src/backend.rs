@@ -8,6 +8,7 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc;
 
+use automation_core::replies::TypedOp;
 use automation_core::{Cancel, ErrorCode, OpError, Reply, Request, Session};
 use automation_wire::core_bridge::CoreBridgeClient;
 
@@ -336,6 +337,12 @@ impl TargetHandle {
     /// Sends a request and waits for its reply.
     pub async fn call(&self, request: Request) -> Reply {
         self.submit(request).reply.await.unwrap_or_else(|_| gone())
+    }
+
+    /// One op with a declared reply type (`automation_core::replies`): built from its typed
+    /// arguments (no tool name, no JSON), its reply decoded into that type.
+    pub async fn op<O: TypedOp>(&self, args: O::Args) -> Result<O::Reply, OpError> {
+        O::decode(self.call(Request::new(O::op(args))).await)
     }
 
     /// Sends a request and blocks the current (non-async) thread for its reply.

@@ -11,9 +11,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use automation_core::{ErrorCode, OpError, Reply, Request};
+use automation_core::ops::{self, NodeArgs, SnapshotFormat};
+use automation_core::replies::{InvokeAction, ReadNode, Snapshot, SnapshotTree, TypeText, TypedOp};
+use automation_core::{NodeTarget, OpError, Reply, Request};
 use automation_session::backend::TargetHandle;
-use automation_session::tools::{self, Outcome};
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
@@ -31,7 +32,7 @@ pub const PAGE: &str = include_str!("inspect.html");
 /// How often the app is asked whether its tree changed.
 const POLL: Duration = Duration::from_millis(100);
 /// Largest tree the page gets.
-const MAX_NODES: u64 = 5000;
+const MAX_NODES: usize = 5000;
 /// Largest request body (an action is a few dozen bytes).
 const MAX_BODY: usize = 16 * 1024;
 
@@ -103,30 +104,28 @@ fn op_error(e: &OpError) -> Response {
         .into_response()
 }
 
-/// Runs one tool call on the target thread, through the tool layer.
-async fn call(shared: &Shared, tool: &str, args: Value) -> Outcome {
-    let args = match args {
-        Value::Object(m) => m,
-        _ => Map::new(),
+/// The tree's records, `json`, up to `max_nodes`.
+async fn snapshot(shared: &Shared, max_nodes: usize) -> Result<Snapshot, Response> {
+    let args = ops::SnapshotTree {
+        max_nodes: Some(max_nodes),
+        format: Some(SnapshotFormat::Json),
+        ..Default::default()
     };
-    match tools::parse(tool, args) {
-        Ok(call) => {
-            let reply = shared.target.call(call.request).await;
-            tools::shape::shape(reply, &call.delivery)
-        }
-        Err(tools::ParseError::Bad(e)) => Outcome::Failed(e),
-        Err(tools::ParseError::Unknown(u)) => {
-            Outcome::Failed(OpError::new(ErrorCode::BadRequest, u.to_string()))
-        }
-    }
+    shared
+        .target
+        .op::<SnapshotTree>(args)
+        .await
+        .map_err(|e| op_error(&e))
 }
 
-async fn data(shared: &Shared, tool: &str, args: Value) -> Result<Value, Response> {
-    match call(shared, tool, args).await {
-        Outcome::Data(v) => Ok(v),
-        Outcome::Failed(e) => Err(op_error(&e)),
-        other => Ok(other.into_value()),
-    }
+/// The tree's version now (`None`: the app did not answer).
+async fn version(shared: &Shared) -> Option<u64> {
+    snapshot(shared, 1).await.ok().map(|s| s.version)
+}
+
+/// A reply as the page's JSON.
+fn json_of<T: serde::Serialize>(reply: &T) -> Response {
+    axum::Json(serde_json::to_value(reply).unwrap_or(Value::Null)).into_response()
 }
 
 async fn page() -> Response {
@@ -141,9 +140,8 @@ async fn page() -> Response {
 }
 
 async fn tree(State(shared): Ctx) -> Response {
-    let args = json!({"format": "json", "max_nodes": MAX_NODES});
-    match data(&shared, "snapshot_tree", args).await {
-        Ok(v) => axum::Json(v).into_response(),
+    match snapshot(&shared, MAX_NODES).await {
+        Ok(snapshot) => json_of(&snapshot),
         Err(r) => r,
     }
 }
@@ -193,17 +191,8 @@ async fn shot_meta(State(shared): Ctx) -> Response {
     };
     match meta {
         Ok(mut meta) => {
-            if let Ok(v) = data(
-                &shared,
-                "snapshot_tree",
-                json!({"format": "json", "max_nodes": 1}),
-            )
-            .await
-            {
-                meta.insert(
-                    "version".into(),
-                    v.get("version").cloned().unwrap_or(Value::Null),
-                );
+            if let Some(v) = version(&shared).await {
+                meta.insert("version".into(), json!(v));
             }
             axum::Json(Value::Object(meta)).into_response()
         }
@@ -212,37 +201,35 @@ async fn shot_meta(State(shared): Ctx) -> Response {
 }
 
 async fn node(State(shared): Ctx, Path(id): Path<String>) -> Response {
-    let mut record = match data(
-        &shared,
-        "read_node",
-        json!({"node": id, "with_selector": true}),
-    )
-    .await
-    {
-        Ok(v) => v,
-        Err(r) => return r,
+    let node = match id.parse::<NodeTarget>() {
+        Ok(node) => node,
+        Err(e) => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "BAD_ARGUMENT",
+                &format!("node {id:?} is not a node reference: {e}"),
+                "take a node's id from /api/tree (e.g. e4)",
+            );
+        }
+    };
+    let request = ReadNode::request_with_selector(NodeArgs { node });
+    let read = match ReadNode::decode_selected(shared.target.call(request).await) {
+        Ok(read) => read,
+        Err(e) => return op_error(&e),
     };
     let mut out = Map::new();
-    if let Value::Object(m) = &mut record {
-        if let Some(sel) = m.remove("selector") {
-            out.insert("js".into(), json!(js_snippet(&sel, &record_role(m))));
-            out.insert("yaml".into(), json!(yaml_snippet(&sel, &record_role(m))));
-            out.insert("selector".into(), sel);
-        }
-        if let Some(note) = m.remove("selector_note") {
-            out.insert("selector_note".into(), note);
-        }
+    if let Some(sel) = &read.selector {
+        let role = &read.reply.role;
+        let sel = json!(sel);
+        out.insert("js".into(), json!(js_snippet(&sel, role)));
+        out.insert("yaml".into(), json!(yaml_snippet(&sel, role)));
+        out.insert("selector".into(), sel);
     }
-    out.insert("record".into(), record);
+    if let Some(note) = &read.selector_note {
+        out.insert("selector_note".into(), json!(note));
+    }
+    out.insert("record".into(), json!(read.reply));
     axum::Json(Value::Object(out)).into_response()
-}
-
-fn record_role(record: &Map<String, Value>) -> String {
-    record
-        .get("role")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
 }
 
 /// What a person does with a node of `role`, as a JS client call on a locator.
@@ -260,16 +247,16 @@ fn js_snippet(selector: &Value, role: &str) -> String {
 
 fn yaml_snippet(selector: &Value, role: &str) -> String {
     let (tool, extra) = match js_action(role) {
-        ".typeText('text')" => ("type_text", "\n    text: text"),
-        ".read()" => ("read_node", ""),
-        _ => ("invoke_action", "\n    action: click"),
+        ".typeText('text')" => (TypeText::NAME, "\n    text: text"),
+        ".read()" => (ReadNode::NAME, ""),
+        _ => (InvokeAction::NAME, "\n    action: click"),
     };
     format!("- tool: {tool}\n  args:\n    node: {selector}{extra}")
 }
 
 #[derive(Deserialize)]
 struct Act {
-    node: Value,
+    node: NodeTarget,
     #[serde(default = "click")]
     action: String,
 }
@@ -292,50 +279,42 @@ async fn act(State(shared): Ctx, body: axum::body::Bytes) -> Response {
     };
     use std::sync::atomic::Ordering;
     shared.acting.fetch_add(1, Ordering::SeqCst);
-    let done = data(
-        &shared,
-        "invoke_action",
-        json!({"node": act.node, "action": act.action}),
-    )
-    .await;
+    let args = ops::InvokeAction {
+        node: act.node,
+        action: act.action,
+    };
+    let done = shared.target.op::<InvokeAction>(args).await;
     shared.acting.fetch_sub(1, Ordering::SeqCst);
     match done {
-        Ok(mut v) => {
+        Ok(acted) => {
+            let mut v = json!(acted);
             if let Value::Object(m) = &mut v {
                 m.insert("ok".into(), json!(true));
             }
             axum::Json(v).into_response()
         }
-        Err(r) => r,
+        Err(e) => op_error(&e),
     }
 }
 
 /// `changed` events with the tree's version whenever it moves.
 async fn events(State(shared): Ctx) -> Response {
-    let stream =
-        futures_util::stream::unfold((shared, None::<Value>), |(shared, last)| async move {
-            loop {
-                if shared.acting.load(std::sync::atomic::Ordering::SeqCst) > 0 {
-                    tokio::time::sleep(POLL).await;
-                    continue;
-                }
-                let version = data(
-                    &shared,
-                    "snapshot_tree",
-                    json!({"format": "json", "max_nodes": 1}),
-                )
-                .await
-                .ok()
-                .and_then(|v| v.get("version").cloned());
-                if version.is_some() && version != last {
-                    let event = Event::default()
-                        .event("changed")
-                        .data(json!({"version": version}).to_string());
-                    return Some((Ok::<_, std::convert::Infallible>(event), (shared, version)));
-                }
+    let stream = futures_util::stream::unfold((shared, None::<u64>), |(shared, last)| async move {
+        loop {
+            if shared.acting.load(std::sync::atomic::Ordering::SeqCst) > 0 {
                 tokio::time::sleep(POLL).await;
+                continue;
             }
-        });
+            let version = version(&shared).await;
+            if version.is_some() && version != last {
+                let event = Event::default()
+                    .event("changed")
+                    .data(json!({"version": version}).to_string());
+                return Some((Ok::<_, std::convert::Infallible>(event), (shared, version)));
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    });
     Sse::new(stream)
         .keep_alive(KeepAlive::default())
         .into_response()

@@ -2,11 +2,12 @@
 //! `send keys` text with W3C's special-key code points (U+E000…U+E05D), and the actions API's
 //! input sources, tick by tick.
 //!
-//! Each piece becomes a plain tool call (`type_text`, `inject_key`, `inject_pointer`), so the
-//! kit's judging of each effect is the same as over MCP.
+//! Each piece becomes one of the catalog's ops, typed (`type_text`, `focus_node`,
+//! `inject_key`, `inject_pointer`), so the kit's judging of each effect is the same as over MCP.
 
-use automation_core::PointerButton;
-use serde_json::{Map, Value, json};
+use automation_core::ops::{self, KeyPhase, NodeArgs};
+use automation_core::{NodeTarget, PointerButton};
+use serde_json::Value;
 
 use super::error::WdError;
 
@@ -37,12 +38,13 @@ pub enum Modifier {
 }
 
 impl Modifier {
-    fn field(self) -> &'static str {
+    /// Holds this modifier for a key press.
+    fn hold(self, press: &mut ops::InjectKey) {
         match self {
-            Self::Shift => "shift",
-            Self::Ctrl => "ctrl",
-            Self::Alt => "alt",
-            Self::Meta => "meta",
+            Self::Shift => press.shift = true,
+            Self::Ctrl => press.ctrl = true,
+            Self::Alt => press.alt = true,
+            Self::Meta => press.meta = true,
         }
     }
 
@@ -98,29 +100,39 @@ const F_KEYS: [&str; 12] = [
     "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9", "f10", "f11", "f12",
 ];
 
-/// One tool call of a key sequence.
-pub type ToolCall = (&'static str, Map<String, Value>);
-
-fn object(v: Value) -> Map<String, Value> {
-    match v {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    }
+/// One op of a key sequence.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeyOp {
+    /// A run of plain text, typed into the node.
+    Type(ops::TypeText),
+    /// The node takes the keyboard focus (before the first key pressed on it).
+    Focus(NodeArgs),
+    /// One key pressed, with the modifiers held.
+    Press(ops::InjectKey),
 }
 
-/// The calls that type `text` into `node`: runs of plain text as `type_text`, named keys and
+/// The ops that type `text` into `node`: runs of plain text as `type_text`, named keys and
 /// anything typed while a modifier is held as `inject_key` presses (after focusing `node`).
-pub fn send_keys(node: &str, text: &str) -> Vec<ToolCall> {
+pub fn send_keys(node: &NodeTarget, text: &str) -> Vec<KeyOp> {
     let mut calls = Vec::new();
     let mut run = String::new();
     let mut held: Vec<Modifier> = Vec::new();
     let mut focused = false;
+    let type_run = |text: String| {
+        KeyOp::Type(ops::TypeText {
+            node: Some(node.clone()),
+            text,
+        })
+    };
     let press = |key: String, held: &[Modifier]| {
-        let mut args = object(json!({ "key": key }));
+        let mut press = ops::InjectKey {
+            key,
+            ..Default::default()
+        };
         for m in held {
-            args.insert(m.field().into(), Value::Bool(true));
+            m.hold(&mut press);
         }
-        ("inject_key", args)
+        KeyOp::Press(press)
     };
     for c in text.chars() {
         let key = classify(c);
@@ -131,14 +143,11 @@ pub fn send_keys(node: &str, text: &str) -> Vec<ToolCall> {
             continue;
         }
         if !run.is_empty() {
-            calls.push((
-                "type_text",
-                object(json!({"node": node, "text": std::mem::take(&mut run)})),
-            ));
+            calls.push(type_run(std::mem::take(&mut run)));
             focused = true;
         }
         if !focused {
-            calls.push(("focus_node", object(json!({ "node": node }))));
+            calls.push(KeyOp::Focus(NodeArgs { node: node.clone() }));
             focused = true;
         }
         match key {
@@ -153,7 +162,7 @@ pub fn send_keys(node: &str, text: &str) -> Vec<ToolCall> {
         }
     }
     if !run.is_empty() {
-        calls.push(("type_text", object(json!({"node": node, "text": run}))));
+        calls.push(type_run(run));
     }
     calls
 }
@@ -324,34 +333,54 @@ fn step(kind: &str, a: &Value) -> Result<Step, String> {
     }
 }
 
-/// The `inject_key` arguments of a key step (`None`: a NULL key, nothing to send).
-pub fn key_call(down: bool, key: Key) -> Option<Map<String, Value>> {
+/// The `inject_key` of a key step (`None`: a NULL key, nothing to send).
+pub fn key_call(down: bool, key: Key) -> Option<ops::InjectKey> {
     let name = match key {
         Key::Char(c) => c.to_string(),
         Key::Named(n) => n.to_string(),
         Key::Modifier(m) => m.key().to_string(),
         Key::Null => return None,
     };
-    Some(object(
-        json!({"key": name, "phase": if down { "down" } else { "up" }}),
-    ))
+    Some(ops::InjectKey {
+        key: name,
+        phase: if down { KeyPhase::Down } else { KeyPhase::Up },
+        ..Default::default()
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn send_keys_types_text_runs_and_presses_named_keys() {
-        let calls = send_keys("e3", "Zoë\u{E007}");
-        assert_eq!(calls.len(), 2);
-        assert_eq!(calls[0].0, "type_text");
-        assert_eq!(calls[0].1["text"], "Zoë");
-        assert_eq!(calls[1], ("inject_key", object(json!({"key": "enter"}))));
-        let calls = send_keys("e3", "\u{E009}a\u{E000}b");
-        assert_eq!(calls[0].0, "focus_node");
-        assert_eq!(calls[1].1, object(json!({"key": "a", "ctrl": true})));
-        assert_eq!(calls[2].1["text"], "b");
+        let e3: NodeTarget = "e3".parse().unwrap();
+        let typed = |text: &str| {
+            KeyOp::Type(ops::TypeText {
+                node: Some(e3.clone()),
+                text: text.into(),
+            })
+        };
+        let key = |key: &str, ctrl: bool| {
+            KeyOp::Press(ops::InjectKey {
+                key: key.into(),
+                ctrl,
+                ..Default::default()
+            })
+        };
+        assert_eq!(
+            send_keys(&e3, "Zoë\u{E007}"),
+            [typed("Zoë"), key("enter", false)]
+        );
+        assert_eq!(
+            send_keys(&e3, "\u{E009}a\u{E000}b"),
+            [
+                KeyOp::Focus(NodeArgs { node: e3.clone() }),
+                key("a", true),
+                typed("b")
+            ]
+        );
     }
 
     #[test]

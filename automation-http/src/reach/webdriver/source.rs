@@ -7,62 +7,61 @@
 //! ([`super::xpath`]), so what Appium Inspector or lxml select on the page source is what find
 //! selects.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
-use serde_json::{Map, Value};
+use automation_core::RefKey;
+use automation_core::snapshot::{SemanticNode, ToggledState};
 
 /// The root element's name.
 pub const ROOT: &str = "App";
 
 /// The page-source attributes of one node record, in the order the XML gives them.
-pub fn attributes(record: &Map<String, Value>) -> Vec<(&'static str, String)> {
-    let mut out = Vec::new();
-    let text = |k: &str| record.get(k).and_then(Value::as_str).map(str::to_string);
-    let flag = |k: &str| record.get(k).and_then(Value::as_bool);
-    if let Some(r) = text("id") {
-        out.push(("ref", r));
-    }
+pub fn attributes(record: &SemanticNode) -> Vec<(&'static str, String)> {
+    let mut out = vec![("ref", record.id.to_string())];
     // The accessible name, as core's `label` matches it: the label, or a Label's text.
-    let name = text("label").or_else(|| {
-        (record.get("role").and_then(Value::as_str) == Some("Label"))
-            .then(|| text("value"))
+    let name = record.label.clone().or_else(|| {
+        (record.role == "Label")
+            .then(|| record.value.clone())
             .flatten()
     });
     if let Some(n) = name.filter(|n| !n.trim().is_empty()) {
         out.push(("name", n));
     }
-    let value = text("value").or_else(|| {
-        record
-            .get("numeric_value")
-            .and_then(Value::as_f64)
-            .map(number)
-    });
-    if let Some(v) = value {
+    if let Some(v) = record
+        .value
+        .clone()
+        .or_else(|| record.numeric_value.map(number))
+    {
         out.push(("value", v));
     }
-    if let Some(a) = text("author_id") {
-        out.push(("accessibility-id", a));
+    if let Some(a) = &record.author_id {
+        out.push(("accessibility-id", a.clone()));
     }
-    if let Some(d) = text("description") {
-        out.push(("description", d));
+    if let Some(d) = &record.description {
+        out.push(("description", d.clone()));
     }
-    out.push(("enabled", (!flag("disabled").unwrap_or(false)).to_string()));
-    out.push(("visible", (!flag("hidden").unwrap_or(false)).to_string()));
-    out.push(("focused", flag("focused").unwrap_or(false).to_string()));
-    match record.get("toggled") {
-        Some(Value::Bool(b)) => out.push(("checked", b.to_string())),
-        Some(Value::String(s)) => out.push(("checked", s.clone())),
-        _ => {}
+    out.push(("enabled", (!record.disabled).to_string()));
+    out.push(("visible", (!record.hidden).to_string()));
+    out.push(("focused", record.focused.to_string()));
+    match record.toggled {
+        Some(ToggledState::Bool(b)) => out.push(("checked", b.to_string())),
+        Some(ToggledState::Mixed) => out.push(("checked", "mixed".into())),
+        None => {}
     }
-    if let Some(s) = flag("selected") {
+    if let Some(s) = record.selected {
         out.push(("selected", s.to_string()));
     }
-    if let Some(e) = flag("expanded") {
+    if let Some(e) = record.expanded {
         out.push(("expanded", e.to_string()));
     }
-    if let Some(Value::Object(b)) = record.get("bounds") {
-        for k in ["x", "y", "width", "height"] {
-            let v = b.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    if let Some(b) = record.bounds {
+        for (k, v) in [
+            ("x", b.x),
+            ("y", b.y),
+            ("width", b.width),
+            ("height", b.height),
+        ] {
             out.push((k, format!("{}", v.round() as i64)));
         }
     }
@@ -76,17 +75,6 @@ pub fn number(v: f64) -> String {
     } else {
         format!("{v}")
     }
-}
-
-/// The records of a `snapshot_tree {format: json}` reply: `nodes` at the top or under `tree`.
-pub fn records(snapshot: &Map<String, Value>) -> Vec<&Map<String, Value>> {
-    let nodes = snapshot
-        .get("nodes")
-        .or_else(|| snapshot.get("tree").and_then(|t| t.get("nodes")));
-    nodes
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_object).collect())
-        .unwrap_or_default()
 }
 
 /// One element of the page source: its name, its attributes (values already as the XML
@@ -115,60 +103,36 @@ pub struct Page {
 impl Page {
     /// The page of a snapshot: each root node and its subtree, walked without recursion (a
     /// deep tree cannot overflow the stack).
-    pub fn new(snapshot: &Map<String, Value>, app: &str) -> Self {
-        let records = records(snapshot);
-        let by_ref: std::collections::HashMap<&str, &Map<String, Value>> = records
+    pub fn new(records: &[SemanticNode], app: &str) -> Self {
+        let by_ref: HashMap<RefKey, &SemanticNode> = records.iter().map(|r| (r.id, r)).collect();
+        let child_refs: HashSet<RefKey> = records
             .iter()
-            .filter_map(|r| Some((r.get("id")?.as_str()?, *r)))
+            .flat_map(|r| r.children.iter().copied())
             .collect();
-        let children = |r: &Map<String, Value>| -> Vec<String> {
-            r.get("children")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|c| c.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let child_refs: std::collections::HashSet<String> =
-            records.iter().flat_map(|r| children(r)).collect();
-        let mut stack: Vec<(&Map<String, Value>, usize)> = records
+        let mut stack: Vec<(&SemanticNode, usize)> = records
             .iter()
             .rev()
-            .filter(|r| {
-                r.get("id")
-                    .and_then(Value::as_str)
-                    .is_none_or(|id| !child_refs.contains(id))
-            })
-            .map(|r| (*r, 1))
+            .filter(|r| !child_refs.contains(&r.id))
+            .map(|r| (r, 1))
             .collect();
         let mut elements = Vec::with_capacity(records.len());
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         while let Some((record, depth)) = stack.pop() {
             // A node listed as a child twice (or in a cycle) appears once.
-            if let Some(id) = record.get("id").and_then(Value::as_str)
-                && !seen.insert(id)
-            {
+            if !seen.insert(record.id) {
                 continue;
             }
-            let name = element_name(
-                record
-                    .get("role")
-                    .and_then(Value::as_str)
-                    .unwrap_or("Unknown"),
-            );
             let attributes = attributes(record)
                 .into_iter()
                 .map(|(k, v)| (k, clean(&v)))
                 .collect();
             elements.push(Element {
-                name,
+                name: element_name(&record.role),
                 attributes,
                 depth,
             });
-            for c in children(record).iter().rev() {
-                if let Some(k) = by_ref.get(c.as_str()) {
+            for c in record.children.iter().rev() {
+                if let Some(k) = by_ref.get(c) {
                     stack.push((k, depth + 1));
                 }
             }
@@ -217,9 +181,9 @@ impl Page {
     }
 }
 
-/// The page source of a snapshot as XML (`Page::new(…).xml()`).
-pub fn xml(snapshot: &Map<String, Value>, app: &str) -> String {
-    Page::new(snapshot, app).xml()
+/// The page source of a snapshot's records as XML (`Page::new(…).xml()`).
+pub fn xml(records: &[SemanticNode], app: &str) -> String {
+    Page::new(records, app).xml()
 }
 
 fn indent(out: &mut String, depth: usize) {

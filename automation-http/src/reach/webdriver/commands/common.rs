@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use automation_core::ops::NodeArgs;
-use automation_core::replies::ReadNode;
+use automation_core::ops::{self, NodeArgs, SnapshotFormat};
+use automation_core::replies::{ReadNode, SnapshotTree, TypedOp};
 use automation_core::{Bounds, NodeTarget, SemanticNode};
 use automation_session::tools::Outcome;
 use axum::extract::Path;
@@ -18,14 +18,11 @@ use super::super::source;
 use super::super::{Server, Wd, reply};
 
 /// The largest page source (nodes) a find or `GET /source` reads.
-pub(super) const SOURCE_NODES: u64 = 20_000;
+pub(super) const SOURCE_NODES: usize = 20_000;
 /// How many nodes' cut strings the page source puts back whole (a `read_node` each).
 const WHOLE_NODES: usize = 256;
 /// How often a find with an implicit wait looks again.
 pub(super) const FIND_POLL: Duration = Duration::from_millis(150);
-/// Largest screenshot side and size: WebDriver wants the full image, not MCP's thumbnail.
-pub(super) const SHOT_DIMENSION: u64 = 16_384;
-pub(super) const SHOT_BYTES: u64 = 256 * 1024 * 1024;
 
 pub(super) fn args(v: Value) -> Map<String, Value> {
     match v {
@@ -34,14 +31,15 @@ pub(super) fn args(v: Value) -> Map<String, Value> {
     }
 }
 
-/// One tool call's data; `on_element`: a gone node is a stale element.
-pub(super) async fn data(s: &Wd, tool: &str, a: Value, on_element: bool) -> WdResult {
+/// A tool the client names (`execute/sync`'s `automation: <op>`), through the tool layer MCP
+/// uses; its data as the tool answers it.
+pub(super) async fn named_tool(s: &Wd, tool: &str, a: Value) -> WdResult {
     match s.call(tool, args(a)).await {
         Outcome::Data(mut d) => {
             automation_session::tools::strip_selector(&mut d);
             Ok(d)
         }
-        Outcome::Failed(e) => Err(WdError::from_op(&e, on_element)),
+        Outcome::Failed(e) => Err(WdError::from_op(&e, false)),
         Outcome::Snapshot(m) => Ok(Value::Object(m)),
         Outcome::Image(i) => Ok(json!({
             "png": base64::engine::general_purpose::STANDARD.encode(&i.png),
@@ -50,9 +48,26 @@ pub(super) async fn data(s: &Wd, tool: &str, a: Value, on_element: bool) -> WdRe
     }
 }
 
+/// One typed op on the session; `on_element`: a gone node is a stale element.
+pub(super) async fn op<O>(s: &Wd, args: O::Args, on_element: bool) -> Result<O::Reply, WdError>
+where
+    O: TypedOp,
+    O::Args: Send + 'static,
+    O::Reply: Send + 'static,
+{
+    s.op::<O>(args)
+        .await
+        .map_err(|e| WdError::from_op(&e, on_element))
+}
+
+/// A node named by an element id (or a window's ref) as an op takes it.
+pub(super) fn node(r: &str) -> Result<NodeTarget, WdError> {
+    r.parse().map_err(WdError::argument)
+}
+
 /// An element's record, whole and typed (`read_node`); a gone node is a stale element.
 pub(super) async fn record(s: &Wd, eid: &str) -> Result<SemanticNode, WdError> {
-    record_of(s, eid.parse().map_err(WdError::argument)?, true).await
+    record_of(s, node(eid)?, true).await
 }
 
 /// A node's record, typed; `on_element`: a gone node is a stale element.
@@ -61,9 +76,7 @@ pub(super) async fn record_of(
     node: NodeTarget,
     on_element: bool,
 ) -> Result<SemanticNode, WdError> {
-    s.op::<ReadNode>(NodeArgs { node })
-        .await
-        .map_err(|e| WdError::from_op(&e, on_element))
+    op::<ReadNode>(s, NodeArgs { node }, on_element).await
 }
 
 /// An element's record as the page source, `getAttribute` and `getProperty` read it: its
@@ -95,66 +108,45 @@ pub(super) type Sid = Path<String>;
 pub(super) type SidEid = Path<(String, String)>;
 pub(super) type SidEidName = Path<(String, String, String)>;
 
+/// The records of the tree from `root` (the whole app without one), `json`, up to
+/// [`SOURCE_NODES`]; `on_element`: a gone root is a stale element.
+async fn records(
+    s: &Wd,
+    root: Option<&str>,
+    on_element: bool,
+) -> Result<Vec<SemanticNode>, WdError> {
+    let args = ops::SnapshotTree {
+        root: root.map(node).transpose()?,
+        max_nodes: Some(SOURCE_NODES),
+        format: Some(SnapshotFormat::Json),
+        ..Default::default()
+    };
+    Ok(op::<SnapshotTree>(s, args, on_element).await?.nodes)
+}
+
 /// The page source from `root` (a window's node), or of the whole app.
 pub(super) async fn page_in(s: &Wd, root: Option<&str>) -> Result<source::Page, WdError> {
-    let mut a = json!({"format": "json", "bounds": true, "max_nodes": SOURCE_NODES});
-    if let Some(r) = root {
-        a["root"] = json!(r);
-    }
-    let snap = data(s, "snapshot_tree", a, false).await?;
-    let mut map = match snap {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    };
-    whole_values(s, &mut map).await;
+    let mut nodes = records(s, root, false).await?;
+    whole_values(s, &mut nodes).await;
     let app = s.describe.split(" (pid").next().unwrap_or_default();
-    Ok(source::Page::new(&map, app))
+    Ok(source::Page::new(&nodes, app))
 }
 
 /// Puts back, whole, the strings a snapshot cut (it keeps 1 KiB of each and lists the field
 /// in `cut`), from `read_node`, for up to [`WHOLE_NODES`] nodes: an XPath on a long value,
 /// and lxml on the source, then see what the app holds. A node gone meanwhile keeps its cut.
-async fn whole_values(s: &Wd, snapshot: &mut Map<String, Value>) {
-    let nodes = if snapshot.contains_key("nodes") {
-        snapshot.get_mut("nodes")
-    } else {
-        snapshot.get_mut("tree").and_then(|t| t.get_mut("nodes"))
-    };
-    let Some(Value::Array(nodes)) = nodes else {
-        return;
-    };
+async fn whole_values(s: &Wd, nodes: &mut [SemanticNode]) {
     let cut = nodes
         .iter_mut()
-        .filter_map(Value::as_object_mut)
-        .filter(|r| {
-            r.get("cut")
-                .and_then(Value::as_array)
-                .is_some_and(|c| !c.is_empty())
-        })
+        .filter(|r| !r.cut.is_empty())
         .take(WHOLE_NODES);
     for node in cut {
-        let Some(id) = node.get("id").and_then(Value::as_str).map(str::to_string) else {
+        let Ok(mut whole) = record_of(s, node.id.into(), false).await else {
             continue;
         };
-        let Ok(whole) = record_fields(s, &id).await else {
-            continue;
-        };
-        let fields: Vec<String> = node
-            .get("cut")
-            .and_then(Value::as_array)
-            .map(|c| {
-                c.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
-        for f in fields {
-            if let Some(v) = whole.get(&f) {
-                node.insert(f, v.clone());
-            }
-        }
-        node.remove("cut");
+        // The page keeps the snapshot's shape: the record's strings, the tree's children.
+        whole.children = std::mem::take(&mut node.children);
+        *node = whole;
     }
 }
 
@@ -165,16 +157,10 @@ pub(super) async fn subtree(
     root: &str,
     on_element: bool,
 ) -> Result<std::collections::HashSet<String>, WdError> {
-    let snap = data(
-        s,
-        "snapshot_tree",
-        json!({"format": "json", "root": root, "max_nodes": SOURCE_NODES}),
-        on_element,
-    )
-    .await?;
-    Ok(source::records(snap.as_object().unwrap_or(&Map::new()))
+    Ok(records(s, Some(root), on_element)
+        .await?
         .iter()
-        .filter_map(|r| r.get("id").and_then(Value::as_str).map(str::to_string))
+        .map(|r| r.id.to_string())
         .collect())
 }
 

@@ -2,6 +2,10 @@
 
 use std::time::Duration;
 
+use automation_core::ops::{self, FieldValue, PointerAction};
+use automation_core::replies::{
+    FocusNode, InjectKey, InjectPointer, InvokeAction, SetValue, TypeText,
+};
 use automation_core::snapshot::ToggledState;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -9,10 +13,10 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::super::error::{W3c, WdError, WdResult};
-use super::super::input::{self, ELEMENT_KEY, Step};
+use super::super::input::{self, ELEMENT_KEY, KeyOp, Step};
 use super::super::{Ctx, Wd, body, source};
 use super::common::{
-    Sid, SidEid, SidEidName, data, record, record_fields, rect_json, rect_of, with,
+    Sid, SidEid, SidEidName, named_tool, node, op, record, record_fields, rect_json, rect_of, with,
 };
 use crate::reach::sessions::lock;
 
@@ -21,13 +25,11 @@ pub(in crate::reach::webdriver) async fn click(
     Path((sid, eid)): SidEid,
 ) -> Response {
     with(&server, &sid, |s| async move {
-        data(
-            &s,
-            "invoke_action",
-            json!({"node": eid, "action": "click"}),
-            true,
-        )
-        .await?;
+        let args = ops::InvokeAction {
+            node: node(&eid)?,
+            action: "click".into(),
+        };
+        op::<InvokeAction>(&s, args, true).await?;
         Ok(Value::Null)
     })
     .await
@@ -38,7 +40,11 @@ pub(in crate::reach::webdriver) async fn clear(
     Path((sid, eid)): SidEid,
 ) -> Response {
     with(&server, &sid, |s| async move {
-        data(&s, "set_value", json!({"node": eid, "value": ""}), true).await?;
+        let args = ops::SetValue {
+            node: node(&eid)?,
+            value: FieldValue::Text(String::new()),
+        };
+        op::<SetValue>(&s, args, true).await?;
         Ok(Value::Null)
     })
     .await
@@ -56,8 +62,12 @@ pub(in crate::reach::webdriver) async fn send_keys(
             (_, Some(Value::Array(parts))) => parts.iter().filter_map(Value::as_str).collect(),
             _ => return Err(WdError::argument("send keys takes {\"text\": \"…\"}")),
         };
-        for (tool, a) in input::send_keys(&eid, &text) {
-            data(&s, tool, Value::Object(a), true).await?;
+        for key_op in input::send_keys(&node(&eid)?, &text) {
+            match key_op {
+                KeyOp::Type(a) => op::<TypeText>(&s, a, true).await.map(drop)?,
+                KeyOp::Focus(a) => op::<FocusNode>(&s, a, true).await.map(drop)?,
+                KeyOp::Press(a) => op::<InjectKey>(&s, a, true).await.map(drop)?,
+            }
         }
         Ok(Value::Null)
     })
@@ -105,7 +115,7 @@ pub(in crate::reach::webdriver) async fn attribute(
 /// An attribute as the page source gives it (`name`, `value`, `checked`, …; `id` and `text`
 /// are read as `accessibility-id` and `value`), else the record's field of that name.
 async fn attribute_of(s: &Wd, eid: &str, name: &str) -> WdResult {
-    let r = record_fields(s, eid).await?;
+    let r = record(s, eid).await?;
     let wanted = name.to_ascii_lowercase();
     let from_source = source::attributes(&r)
         .into_iter()
@@ -115,7 +125,12 @@ async fn attribute_of(s: &Wd, eid: &str, name: &str) -> WdResult {
                 || (wanted == "text" && *k == "value")
         })
         .map(|(_, v)| json!(v));
-    Ok(from_source.unwrap_or_else(|| match r.get(name) {
+    // Else the record's field by its wire name (a W3C name is a string from the client).
+    let fields = match serde_json::to_value(&r) {
+        Ok(Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    };
+    Ok(from_source.unwrap_or_else(|| match fields.get(name) {
         Some(Value::String(v)) => json!(v),
         Some(v @ (Value::Bool(_) | Value::Number(_))) => json!(v.to_string()),
         _ => Value::Null,
@@ -226,25 +241,29 @@ async fn run_step(s: &Wd, step: Step) -> Result<(), WdError> {
             } else {
                 input::Point { x, y }
             };
-            data(
-                s,
-                "inject_pointer",
-                json!({"x": to.x, "y": to.y, "action": "move"}),
-                false,
-            )
-            .await?;
+            let args = ops::InjectPointer {
+                x: Some(to.x),
+                y: Some(to.y),
+                action: PointerAction::Move,
+                ..Default::default()
+            };
+            op::<InjectPointer>(s, args, false).await?;
             lock(&s.state).pointer = to;
         }
         Step::Button { down, button } => {
             let p = lock(&s.state).pointer;
-            let action = if down { "down" } else { "up" };
-            data(
-                s,
-                "inject_pointer",
-                json!({"x": p.x, "y": p.y, "action": action, "button": button}),
-                false,
-            )
-            .await?;
+            let args = ops::InjectPointer {
+                x: Some(p.x),
+                y: Some(p.y),
+                action: if down {
+                    PointerAction::Down
+                } else {
+                    PointerAction::Up
+                },
+                button,
+                ..Default::default()
+            };
+            op::<InjectPointer>(s, args, false).await?;
             let mut st = lock(&s.state);
             st.buttons.retain(|b| *b != button);
             if down {
@@ -253,7 +272,7 @@ async fn run_step(s: &Wd, step: Step) -> Result<(), WdError> {
         }
         Step::Key { down, key } => {
             if let Some(a) = input::key_call(down, key) {
-                data(s, "inject_key", Value::Object(a), false).await?;
+                op::<InjectKey>(s, a, false).await?;
                 let mut st = lock(&s.state);
                 st.keys.retain(|k| *k != key);
                 if down {
@@ -344,7 +363,7 @@ pub(in crate::reach::webdriver) async fn execute(
                 return Err(WdError::argument(format!("execute's args must be [ {{the op's arguments}} ], got {other}")));
             }
         };
-        data(&s, op, a, false).await
+        named_tool(&s, op, a).await
     })
     .await
 }

@@ -3,16 +3,17 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use automation_core::replies::FindNode;
+use automation_core::ops::{self, SnapshotFormat};
+use automation_core::replies::{FindNode, SnapshotTree, TypedOp};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::super::error::{W3c, WdError};
 use super::super::locate::{self, Locator};
 use super::super::{Ctx, Server, Wd, body, xpath};
-use super::common::{FIND_POLL, Sid, SidEid, data, element, page_in, subtree, with};
+use super::common::{FIND_POLL, Sid, SidEid, element, op, page_in, subtree, with};
 use super::windows::scope;
 use crate::reach::sessions::lock;
 
@@ -89,7 +90,7 @@ async fn by_selector(
     // The client's selector is read once, as find_node reads its arguments (a bad one is an
     // invalid selector), then asked for match after match.
     let mut selector =
-        match automation_core::Op::from_parts("find_node", Value::Object(sel.clone())) {
+        match automation_core::Op::from_parts(FindNode::NAME, Value::Object(sel.clone())) {
             Ok(automation_core::Op::FindNode(selector)) => selector,
             Ok(_) => return Ok(Vec::new()),
             Err(e) => return Err(selector_error(&e)),
@@ -203,18 +204,15 @@ pub(in crate::reach::webdriver) async fn find_many_from(
 
 pub(in crate::reach::webdriver) async fn active(State(server): Ctx, Path(sid): Sid) -> Response {
     with(&server, &sid, |s| async move {
-        let snap = data(
-            &s,
-            "snapshot_tree",
-            json!({"format": "json", "max_nodes": 1}),
-            false,
-        )
-        .await?;
-        let focus = snap
-            .get("focus")
-            .or_else(|| snap.get("tree").and_then(|t| t.get("focus")))
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        let args = ops::SnapshotTree {
+            max_nodes: Some(1),
+            format: Some(SnapshotFormat::Json),
+            ..Default::default()
+        };
+        let focus = op::<SnapshotTree>(&s, args, false)
+            .await?
+            .focused()
+            .map(|f| f.to_string());
         focus
             .map(|f| element(&f))
             .ok_or_else(|| WdError::new(W3c::NoSuchElement, "no element has keyboard focus"))

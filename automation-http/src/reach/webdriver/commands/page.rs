@@ -1,13 +1,16 @@
 //! The page: its source (the window switched to, or the whole app), screenshots, and the
 //! answer for what desktop apps do not have.
 
+use automation_core::ops;
+use automation_core::replies::Screenshot;
 use axum::extract::{Path, State};
 use axum::response::Response;
+use base64::Engine as _;
 use serde_json::{Value, json};
 
 use super::super::error::{W3c, WdError, WdResult};
 use super::super::{Ctx, Wd, reply};
-use super::common::{SHOT_BYTES, SHOT_DIMENSION, Sid, SidEid, data, page_in, with};
+use super::common::{Sid, SidEid, node, op, page_in, with};
 use super::windows::scope;
 
 /// The page source of the session's app: the window switched to, or the whole app before any
@@ -24,13 +27,16 @@ pub(in crate::reach::webdriver) async fn source(State(server): Ctx, Path(sid): S
     .await
 }
 
-async fn shot(s: &Wd, node: Option<&str>) -> WdResult {
-    let mut a = json!({"max_dimension": SHOT_DIMENSION, "max_bytes": SHOT_BYTES});
-    if let Some(n) = node {
-        a["node"] = json!(n);
-    }
-    let d = data(s, "screenshot", a, node.is_some()).await?;
-    Ok(d.get("png").cloned().unwrap_or(Value::Null))
+/// The window's pixels (or an element's), whole: a WebDriver client wants the full image,
+/// not MCP's budgeted thumbnail.
+async fn shot(s: &Wd, element: Option<&str>) -> WdResult {
+    let args = ops::Screenshot {
+        node: element.map(node).transpose()?,
+    };
+    let image = op::<Screenshot>(s, args, element.is_some()).await?;
+    Ok(json!(
+        base64::engine::general_purpose::STANDARD.encode(&image.png)
+    ))
 }
 
 pub(in crate::reach::webdriver) async fn screenshot(

@@ -234,24 +234,27 @@ fn invalid(expr: &str, why: &str) -> WdError {
 mod tests {
     use super::*;
     use crate::reach::webdriver::source::literal;
-    use serde_json::{Map, Value, json};
+    use automation_core::SemanticNode;
+    use serde_json::{Value, json};
     use std::time::Instant;
 
     fn no_cancel() -> Arc<AtomicBool> {
         Arc::new(AtomicBool::new(false))
     }
 
-    fn snapshot() -> Map<String, Value> {
-        json!({"nodes": [
+    /// Records as a snapshot's JSON writes them.
+    fn records(nodes: Value) -> Vec<SemanticNode> {
+        serde_json::from_value(nodes).unwrap()
+    }
+
+    fn snapshot() -> Vec<SemanticNode> {
+        records(json!([
             {"id": "e1", "role": "Window", "label": "Demo", "children": ["e2", "e3", "e4"], "disabled": false, "focused": false},
             {"id": "e2", "role": "Button", "label": "Say \"hi\" & <go>", "children": [], "disabled": false, "focused": true,
              "bounds": {"x": 8.0, "y": 32.4, "width": 42.6, "height": 20.0}},
             {"id": "e3", "role": "CheckBox", "label": "Remember", "toggled": false, "children": [], "disabled": true, "focused": false},
             {"id": "e4", "role": "Slider", "numeric_value": 30.0, "author_id": "zoom", "children": [], "disabled": false, "focused": false}
-        ]})
-        .as_object()
-        .cloned()
-        .unwrap()
+        ]))
     }
 
     #[test]
@@ -302,12 +305,12 @@ mod tests {
     /// A page of `n` nodes: a window holding rows of buttons.
     fn wide(n: usize) -> Page {
         let mut nodes = vec![
-            json!({"id": "w", "role": "Window", "children": (0..n).map(|i| format!("b{i}")).collect::<Vec<_>>()}),
+            json!({"id": "e1", "role": "Window", "children": (0..n).map(|i| format!("e{}", i + 2)).collect::<Vec<_>>()}),
         ];
         for i in 0..n {
-            nodes.push(json!({"id": format!("b{i}"), "role": "Button", "label": format!("button {i}"), "children": []}));
+            nodes.push(json!({"id": format!("e{}", i + 2), "role": "Button", "label": format!("button {i}"), "children": []}));
         }
-        Page::new(json!({"nodes": nodes}).as_object().unwrap(), "wide")
+        Page::new(&records(Value::Array(nodes)), "wide")
     }
 
     #[test]
@@ -348,10 +351,10 @@ mod tests {
         // An ordinary find over a big page stays far inside the budget.
         let page = wide(20_000);
         for (expr, want) in [
-            ("//Button[@name='button 19999']", "b19999"),
-            ("//Window/Button[last()]", "b19999"),
-            ("//*[contains(@name, '19998')]", "b19998"),
-            ("//Button[@name='button 7']/following-sibling::*[1]", "b8"),
+            ("//Button[@name='button 19999']", "e20001"),
+            ("//Window/Button[last()]", "e20001"),
+            ("//*[contains(@name, '19998')]", "e20000"),
+            ("//Button[@name='button 7']/following-sibling::*[1]", "e10"),
         ] {
             let t = Instant::now();
             assert_eq!(
