@@ -5,8 +5,10 @@
 
 use std::sync::Arc;
 
-use automation_core::ops::{NodeArgs, Screenshot, SnapshotTree};
+use automation_core::ops::{self, NodeArgs, Screenshot};
+use automation_core::replies::{Acted, ReadNode, SnapshotTree, TypedOp};
 use automation_core::{Access, Cancel, NodeTarget, Op, Reply, Request};
+use serde::Deserialize;
 use serde_json::Value;
 
 use automation_session::backend::{Backend, TargetHandle, serve_caught};
@@ -42,12 +44,12 @@ pub fn after_action(
     {
         return None;
     }
-    let node = reply.data()?.get("node")?.as_str()?.to_string();
-    let node: NodeTarget = serde_json::from_value(Value::String(node)).ok()?;
-    let read = Request::new(Op::ReadNode(NodeArgs { node }));
-    let bounds = serve_caught(backend, &read, cancel)
-        .data()
-        .and_then(|d| d.get("bounds").cloned());
+    let node: NodeTarget = Acted::deserialize(reply.data()?).ok()?.node?.into();
+    let read = Request::new(ReadNode::op(NodeArgs { node }));
+    let bounds = ReadNode::decode(serve_caught(backend, &read, cancel))
+        .ok()
+        .and_then(|r| r.bounds)
+        .and_then(|b| serde_json::to_value(b).ok());
     let mut shot = capture(&mut |r| serve_caught(backend, r, cancel))?;
     shot.bounds = bounds;
     Some(shot)
@@ -61,12 +63,10 @@ pub fn window(backend: &mut Box<dyn Backend>, cancel: &Cancel) -> Option<Evidenc
 
 /// The app when a flow failed: its window and the tree's outline.
 pub fn at_failure(target: &TargetHandle) -> Option<Evidence> {
-    let tree = target
-        .call_blocking(Request::new(Op::SnapshotTree(SnapshotTree::default())))
-        .data()
-        .and_then(|d| d.get("tree"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    let outline = Request::new(SnapshotTree::op(ops::SnapshotTree::default()));
+    let tree = SnapshotTree::decode(target.call_blocking(outline))
+        .ok()
+        .and_then(|s| s.tree);
     let mut shot = capture(&mut |r| target.call_blocking(r.clone())).or_else(|| {
         // No pixels (a target without screenshots): the tree alone still helps.
         tree.as_ref().map(|_| Evidence {

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use automation_session::files::{self, REPORT_FILE};
@@ -145,18 +145,37 @@ pub struct CallEntry {
 }
 
 /// One finding of an audit, as the report outlines it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AuditBox {
     /// The rule's id.
+    #[serde(default)]
     pub rule: String,
     /// The node's name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// What a person meets there.
+    #[serde(default)]
     pub message: String,
     /// Where it is (window-logical px).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bounds: Option<Value>,
+}
+
+/// Where an `audit_app` call's result holds its findings: the reply itself, an
+/// `expect_pass` error's `actual`, or a script call's envelope's `data`.
+#[derive(Deserialize)]
+struct AuditResult {
+    #[serde(default)]
+    findings: Option<Vec<AuditBox>>,
+    #[serde(default)]
+    actual: Option<Value>,
+    #[serde(default)]
+    data: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Findings {
+    findings: Vec<AuditBox>,
 }
 
 impl AuditBox {
@@ -165,34 +184,11 @@ impl AuditBox {
     /// envelope (`{status, data}`).
     #[must_use]
     pub fn of_result(result: &Value) -> Option<Vec<AuditBox>> {
-        let report = [
-            result.get("findings").map(|_| result),
-            result.get("actual"),
-            result.get("data"),
-        ]
-        .into_iter()
-        .flatten()
-        .find(|r| r.get("findings").is_some_and(Value::is_array))?;
-        let findings = report.get("findings")?.as_array()?;
-        Some(
-            findings
-                .iter()
-                .map(|f| AuditBox {
-                    rule: f
-                        .get("rule")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string(),
-                    name: f.get("name").and_then(Value::as_str).map(str::to_string),
-                    message: f
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string(),
-                    bounds: f.get("bounds").cloned(),
-                })
-                .collect(),
-        )
+        let r = AuditResult::deserialize(result).ok()?;
+        let inner = |v: Option<Value>| Some(Findings::deserialize(v?).ok()?.findings);
+        r.findings
+            .or_else(|| inner(r.actual))
+            .or_else(|| inner(r.data))
     }
 }
 

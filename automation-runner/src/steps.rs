@@ -446,15 +446,30 @@ enum Next {
     Stop,
 }
 
+/// An error's value as a step's result holds it: its code and message (either may be
+/// missing in a script's own error).
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct ErrorWords {
+    /// The error's code.
+    #[serde(default)]
+    pub code: Option<String>,
+    /// What it says.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+impl ErrorWords {
+    /// The words of an error value (none when it is not an object).
+    pub fn of(error: &Value) -> Self {
+        serde::Deserialize::deserialize(error).unwrap_or_default()
+    }
+}
+
 /// `CODE: message` for the event and the display.
 pub fn one_line(error: &Value) -> String {
-    let code = error.get("code").and_then(Value::as_str);
-    let message = error
-        .get("message")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .unwrap_or_else(|| error.to_string());
-    match code {
+    let words = ErrorWords::of(error);
+    let message = words.message.unwrap_or_else(|| error.to_string());
+    match words.code {
         Some(c) => format!("{c}: {message}"),
         None => message,
     }

@@ -3,7 +3,10 @@
 
 use std::collections::VecDeque;
 
-use automation_core::{Op, Selector};
+use automation_core::replies::{FoundNode, WithSelector};
+use automation_core::snapshot::ToggledState;
+use automation_core::{Op, RefKey, Selector, SemanticNode};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use automation_session::tools::Outcome;
@@ -35,9 +38,8 @@ pub enum Recorded {
         selector: Option<Selector>,
         /// Why there is none (when the call named a node).
         selector_note: Option<String>,
-        /// What a read saw: `find_node`'s match or `read_node`'s node (`id`, `value`,
-        /// `toggled`, …).
-        read: Option<Map<String, Value>>,
+        /// What a read saw: `find_node`'s match or `read_node`'s node.
+        read: Option<Read>,
     },
     /// It failed with this code.
     Failed {
@@ -57,18 +59,24 @@ pub struct SessionLog {
     dropped: usize,
 }
 
+/// The parts of a read a later check needs: which node it was, its value, its toggled state.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Read {
+    /// The node read.
+    pub id: Option<RefKey>,
+    /// Its value.
+    pub value: Option<String>,
+    /// Its toggled state.
+    pub toggled: Option<ToggledState>,
+}
+
 fn size_of(entry: &Entry) -> usize {
     let read = match &entry.result {
-        Recorded::Ok { read: Some(r), .. } => Value::Object(r.clone()).to_string().len(),
+        Recorded::Ok { read: Some(r), .. } => r.value.as_ref().map_or(0, String::len) + 32,
         _ => 0,
     };
     Value::Object(entry.args.clone()).to_string().len() + read + 64
 }
-
-/// The parts of a read a later check needs.
-const READ_FIELDS: &[&str] = &[
-    "id", "role", "label", "value", "toggled", "expanded", "selected", "disabled",
-];
 
 impl SessionLog {
     /// Records a call and its outcome (the outcome as the target answered it, before any
@@ -80,16 +88,17 @@ impl SessionLog {
                 code: e.code.as_str().to_string(),
                 message: e.message.clone(),
             },
-            Outcome::Data(Value::Object(data)) => Recorded::Ok {
-                selector: data
-                    .get("selector")
-                    .and_then(|s| serde_json::from_value(s.clone()).ok()),
-                selector_note: data
-                    .get("selector_note")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-                read: read_of(op, data),
-            },
+            Outcome::Data(data @ Value::Object(_)) => {
+                let selected = WithSelector::<Value>::deserialize(data).ok();
+                let (selector, selector_note) = selected
+                    .map(|s| (s.selector, s.selector_note))
+                    .unwrap_or_default();
+                Recorded::Ok {
+                    selector,
+                    selector_note,
+                    read: read_of(op, data),
+                }
+            }
             _ => Recorded::Ok {
                 selector: None,
                 selector_note: None,
@@ -128,17 +137,16 @@ impl SessionLog {
     }
 }
 
-/// What a read saw, trimmed to [`READ_FIELDS`]: `read_node`'s node, `find_node`'s record.
-fn read_of(op: &Op, data: &Map<String, Value>) -> Option<Map<String, Value>> {
+/// What a read saw: `read_node`'s node, `find_node`'s record.
+fn read_of(op: &Op, data: &Value) -> Option<Read> {
     let record = match op {
-        Op::ReadNode(_) => data,
-        Op::FindNode(_) => data.get("record")?.as_object()?,
+        Op::ReadNode(_) => SemanticNode::deserialize(data).ok()?,
+        Op::FindNode(_) => FoundNode::deserialize(data).ok()?.record?,
         _ => return None,
     };
-    Some(
-        READ_FIELDS
-            .iter()
-            .filter_map(|k| record.get(*k).map(|v| ((*k).to_string(), v.clone())))
-            .collect(),
-    )
+    Some(Read {
+        id: Some(record.id),
+        value: record.value,
+        toggled: record.toggled,
+    })
 }

@@ -17,10 +17,11 @@
 //!   later check whose `value` is that text checks the input instead.
 
 use automation_core::ops::FieldValue;
+use automation_core::snapshot::ToggledState;
 use automation_core::{Access, NodeTarget, Op, Selector};
 use serde_json::{Map, Value, json};
 
-use super::log::{Entry, Recorded};
+use super::log::{Entry, Read, Recorded};
 
 /// What to export.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -179,11 +180,14 @@ fn step_name(tool: &str, op: &Op, widget: Option<&Selector>, check: bool) -> Str
 }
 
 /// A check of what a read saw: the value, else the toggled state, else existence.
-fn check_of(node: &Selector, read: Option<&Map<String, Value>>) -> Map<String, Value> {
+fn check_of(node: &Selector, read: Option<&Read>) -> Map<String, Value> {
     let mut args = Map::new();
     args.insert("node".into(), json!(node));
-    let value = read.and_then(|r| r.get("value")).and_then(Value::as_str);
-    let toggled = read.and_then(|r| r.get("toggled")).and_then(Value::as_bool);
+    let value = read.and_then(|r| r.value.as_deref());
+    let toggled = match read.and_then(|r| r.toggled) {
+        Some(ToggledState::Bool(on)) => Some(on),
+        Some(ToggledState::Mixed) | None => None,
+    };
     match (value, toggled) {
         (Some(v), _) => {
             args.insert("kind".into(), json!("value_equals"));
@@ -322,7 +326,8 @@ impl Planner<'_, '_> {
         };
         match &entry.op {
             Op::ReadNode(_) | Op::FindNode(_) => {
-                let found = read.and_then(|r| r.get("id")).and_then(Value::as_str);
+                let found = read.and_then(|r| r.id).map(|id| id.to_string());
+                let found = found.as_deref();
                 let after_action = self.all[..pos]
                     .iter()
                     .any(|e| e.op.spec().access == Access::Mutating);

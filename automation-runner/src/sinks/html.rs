@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use automation_wire::events::EventKind;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::budget::MAX_RECORDS_PER_STEP;
@@ -308,17 +309,28 @@ impl ShotMeta {
 
     /// A screenshot call's result: `{width, height, scale, …}`.
     fn of_result(result: &Value) -> Self {
-        let n = |k: &str| {
-            result
-                .get(k)
-                .and_then(Value::as_u64)
-                .and_then(|v| u32::try_from(v).ok())
-                .unwrap_or(0)
-        };
+        /// A screenshot's size, as its result gives it.
+        #[derive(serde::Deserialize)]
+        struct Size {
+            #[serde(default)]
+            width: u32,
+            #[serde(default)]
+            height: u32,
+            #[serde(default = "one")]
+            scale: f64,
+        }
+        fn one() -> f64 {
+            1.0
+        }
+        let size = Size::deserialize(result).unwrap_or(Size {
+            width: 0,
+            height: 0,
+            scale: 1.0,
+        });
         Self {
-            width: n("width"),
-            height: n("height"),
-            scale: result.get("scale").and_then(Value::as_f64).unwrap_or(1.0),
+            width: size.width,
+            height: size.height,
+            scale: size.scale,
             bounds: None,
             tree: None,
         }

@@ -17,7 +17,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use crate::budget::{BoundedLines, MAX_RUN_LOG_BYTES};
 use crate::events::{RunEvent, Sink};
 use crate::report::{RunReport, StepStatus, where_line};
-use crate::steps::one_line;
+use crate::steps::{ErrorWords, one_line};
 
 /// Replaces every character XML 1.0 cannot carry (C0 controls other than tab, LF and CR;
 /// U+FFFE and U+FFFF) with U+FFFD, so any string can go into the report. (Lone surrogates
@@ -198,13 +198,8 @@ impl Sink for JunitSink {
                         message.push_str(&format!(" (its fallback_id jumped to {to})"));
                     }
                     s.set_message(xml_safe(&message));
-                    s.set_type(xml_safe(
-                        step.error
-                            .as_ref()
-                            .and_then(|e| e.get("code"))
-                            .and_then(|c| c.as_str())
-                            .unwrap_or("step_failed"),
-                    ));
+                    let code = step.error.as_ref().and_then(|e| ErrorWords::of(e).code);
+                    s.set_type(xml_safe(code.as_deref().unwrap_or("step_failed")));
                     if let Some(e) = &step.error {
                         s.set_description(xml_safe(
                             &serde_json::to_string_pretty(e).unwrap_or_default(),

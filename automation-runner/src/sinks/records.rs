@@ -19,7 +19,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use automation_core::replies::WithSelector;
 use automation_session::files::{self, PRIVATE_FILE, dirs};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::budget::{BoundedLines, MAX_RECORDS_PER_STEP};
@@ -202,10 +204,13 @@ impl RecordsSink {
 /// generated at the call (a reference like `e12` means nothing in another run).
 pub fn snippet(call: &CallRecord) -> String {
     let mut args = call.args.clone();
-    if let (Some(selector), Value::Object(m)) = (call.result.get("selector"), &mut args)
+    let selector = WithSelector::<Value>::deserialize(&call.result)
+        .ok()
+        .and_then(|r| r.selector);
+    if let (Some(selector), Value::Object(m)) = (selector, &mut args)
         && m.contains_key("node")
     {
-        m.insert("node".into(), selector.clone());
+        m.insert("node".into(), json!(selector));
     }
     let args = serde_json::to_string_pretty(&args).unwrap_or_else(|_| "{}".into());
     format!(

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use automation_core::ops::{NodeArgs, Screenshot};
+use automation_core::replies::{ReadNode, TypedOp};
 use automation_core::{ErrorCode, NodeTarget, Op, OpError, Reply, Request};
 use automation_golden::{Check, Limits, Region, Rgba, Update, Verdict, decode_png};
 use serde::Deserialize;
@@ -89,14 +90,25 @@ pub fn ci_from_env() -> bool {
 /// What a passing check wrote, for a person: `created <baseline>` or `updated <baseline>`;
 /// `None` when it only compared. `result` is the check's reply.
 pub fn written_note(result: &Value) -> Option<String> {
-    let word = match result.get("result")?.as_str()? {
+    /// The part of a check's reply that says what it wrote.
+    #[derive(Deserialize)]
+    struct Written {
+        result: String,
+        #[serde(default)]
+        name: Option<String>,
+        baseline: String,
+    }
+    let written = Written::deserialize(result).ok()?;
+    let word = match written.result.as_str() {
         "created" => "created",
         "updated" | "resized" => "updated",
         _ => return None,
     };
-    let name = result.get("name").and_then(Value::as_str).unwrap_or("?");
-    let path = result.get("baseline")?.as_str()?;
-    Some(format!("{ASSERT_SCREENSHOT} {name:?}: {word} {path}"))
+    let name = written.name.as_deref().unwrap_or("?");
+    Some(format!(
+        "{ASSERT_SCREENSHOT} {name:?}: {word} {}",
+        written.baseline
+    ))
 }
 
 /// Whether [`UPDATE_ENV`] asks for updating.
@@ -439,26 +451,20 @@ fn bounds_of(
     node: &NodeTarget,
     serve: &mut dyn FnMut(&Request) -> Reply,
 ) -> Result<Bounds, OpError> {
-    let reply = serve(&Request::new(Op::ReadNode(NodeArgs { node: node.clone() })));
-    let data = match reply {
-        Reply::Ok(data) => data,
-        Reply::Err(e) => return Err(e),
-        Reply::Image(_) => Value::Null,
-    };
-    let b = data.get("bounds").cloned().unwrap_or(Value::Null);
-    let num = |k: &str| b.get(k).and_then(Value::as_f64).filter(|v| v.is_finite());
-    match (num("x"), num("y"), num("width"), num("height")) {
-        (Some(x), Some(y), Some(width), Some(height)) => Ok(Bounds {
-            x,
-            y,
-            width,
-            height,
+    let read = Request::new(ReadNode::op(NodeArgs { node: node.clone() }));
+    let record = ReadNode::decode(serve(&read))?;
+    match record.bounds {
+        Some(b) if [b.x, b.y, b.width, b.height].iter().all(|v| v.is_finite()) => Ok(Bounds {
+            x: b.x,
+            y: b.y,
+            width: b.width,
+            height: b.height,
         }),
         _ => Err(OpError::new(
             ErrorCode::NoGeometry,
             format!(
                 "{ASSERT_SCREENSHOT}: node {} has no bounds to capture or mask",
-                data.get("id").cloned().unwrap_or(Value::Null)
+                record.id
             ),
         )
         .with_hint("wait until it is laid out, or leave it out of node/mask")),
@@ -660,7 +666,7 @@ mod tests {
                     ))
                 }
                 Op::ReadNode(_) => Reply::Ok(
-                    json!({"id": "e1", "bounds": {"x": 2.0, "y": 1.0, "width": 2.0, "height": 1.0}}),
+                    json!({"id": "e1", "role": "Button", "bounds": {"x": 2.0, "y": 1.0, "width": 2.0, "height": 1.0}}),
                 ),
                 _ => Reply::error(ErrorCode::Unsupported, "no"),
             }

@@ -3,6 +3,7 @@
 //! here) within its budget or as a saved file, an error as the typed [`OpError`]. Nothing here knows a protocol: MCP makes a
 //! result of the outcome, a workflow step reads it.
 
+use automation_core::replies::Snapshot;
 use automation_core::{ErrorCode, OpError, Reply};
 use serde_json::{Map, Value, json};
 
@@ -15,8 +16,8 @@ use super::save::save_to;
 pub enum Outcome {
     /// The op's data (an object; any other value is wrapped as `{result}`).
     Data(Value),
-    /// A snapshot's reply `{tree, version, note?}`: read as one text block ([`Self::text`]).
-    Snapshot(Map<String, Value>),
+    /// A snapshot's reply with its outline (`tree`): read as one text block ([`Self::text`]).
+    Snapshot(Snapshot),
     /// A screenshot within its budget.
     Image(Image),
     /// The op failed (or its arguments were refused).
@@ -53,7 +54,15 @@ pub fn shape(reply: Reply, delivery: &Delivery) -> Outcome {
             ErrorCode::TargetFailed,
             "the screenshot reply carries no image",
         )),
-        (Delivery::Snapshot, Value::Object(m)) if m.contains_key("tree") => Outcome::Snapshot(m),
+        (Delivery::Snapshot, Value::Object(m)) if m.contains_key("tree") => {
+            match serde_json::from_value::<Snapshot>(Value::Object(m)) {
+                Ok(snapshot) => Outcome::Snapshot(snapshot),
+                Err(e) => Outcome::Failed(OpError::new(
+                    ErrorCode::TargetFailed,
+                    format!("the snapshot_tree reply is not of its declared type: {e}"),
+                )),
+            }
+        }
         (_, Value::Object(m)) => Outcome::Data(Value::Object(m)),
         (_, other) => Outcome::Data(json!({ "result": other })),
     }
@@ -71,9 +80,9 @@ impl Outcome {
     pub fn value(&self) -> Value {
         match self {
             Self::Data(v) => v.clone(),
-            Self::Snapshot(m) => match outline(m) {
+            Self::Snapshot(s) => match outline(s) {
                 Some(text) => Value::String(text),
-                None => Value::Object(m.clone()),
+                None => serde_json::to_value(s).unwrap_or(Value::Null),
             },
             Self::Image(i) => Value::Object(i.meta.clone()),
             Self::Failed(e) => error_value(e),
@@ -92,8 +101,8 @@ impl Outcome {
     /// A snapshot as the one text block a reader gets: the outline with a first line of
     /// version and truncation note, or the JSON records (sent once, not also as data).
     pub fn text(&self) -> Option<String> {
-        let Self::Snapshot(m) = self else { return None };
-        Some(outline(m).unwrap_or_else(|| serde_json::to_string(m).unwrap_or_default()))
+        let Self::Snapshot(s) = self else { return None };
+        Some(outline(s).unwrap_or_else(|| serde_json::to_string(s).unwrap_or_default()))
     }
 }
 
@@ -105,11 +114,10 @@ pub fn error_value(e: &OpError) -> Value {
 /// `snapshot_tree`'s text outline, its first line carrying the tree version (and the
 /// truncation note, when cut); `None` for the JSON form. The outline is what keeps a snapshot
 /// near 10 tokens a node.
-fn outline(reply: &Map<String, Value>) -> Option<String> {
-    let tree = reply.get("tree")?.as_str()?;
-    let version = reply.get("version").and_then(Value::as_u64).unwrap_or(0);
-    let mut text = format!("version {version}");
-    if let Some(note) = reply.get("note").and_then(Value::as_str) {
+fn outline(reply: &Snapshot) -> Option<String> {
+    let tree = reply.tree.as_deref()?;
+    let mut text = format!("version {}", reply.version);
+    if let Some(note) = &reply.note {
         text.push_str("; truncated: ");
         text.push_str(note);
     }

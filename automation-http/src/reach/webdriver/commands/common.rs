@@ -40,7 +40,7 @@ pub(super) async fn named_tool(s: &Wd, tool: &str, a: Value) -> WdResult {
             Ok(d)
         }
         Outcome::Failed(e) => Err(WdError::from_op(&e, false)),
-        Outcome::Snapshot(m) => Ok(Value::Object(m)),
+        Outcome::Snapshot(s) => Ok(serde_json::to_value(s).unwrap_or(Value::Null)),
         Outcome::Image(i) => Ok(json!({
             "png": base64::engine::general_purpose::STANDARD.encode(&i.png),
             "meta": Value::Object(i.meta),
