@@ -148,26 +148,44 @@ pub fn runner_error(code: ErrorCode, message: impl Into<String>, hint: &str) -> 
 /// An op error's candidates as one line a person reads in a run's output: the nodes by role,
 /// name and value (their references mean nothing once the run is over), then the hint.
 pub fn candidates_line(error: &Value) -> Option<String> {
-    let candidates = error.get("candidates")?.as_array()?;
-    if candidates.is_empty() {
+    /// What an op error offers: the closest nodes and the hint.
+    #[derive(serde::Deserialize)]
+    struct Offered {
+        #[serde(default)]
+        candidates: Vec<Named>,
+        #[serde(default)]
+        hint: Option<String>,
+    }
+    /// A candidate as a person reads it (its reference means nothing once the run is over).
+    #[derive(serde::Deserialize)]
+    struct Named {
+        #[serde(default)]
+        role: Option<String>,
+        #[serde(default)]
+        label: Option<String>,
+        #[serde(default)]
+        value: Option<String>,
+    }
+    let offered: Offered = serde::Deserialize::deserialize(error).ok()?;
+    if offered.candidates.is_empty() {
         return None;
     }
-    let named: Vec<String> = candidates
+    let named: Vec<String> = offered
+        .candidates
         .iter()
         .map(|c| {
-            let role = c.get("role").and_then(Value::as_str).unwrap_or("node");
-            let mut text = role.to_string();
-            if let Some(l) = c.get("label").and_then(Value::as_str) {
+            let mut text = c.role.clone().unwrap_or_else(|| "node".into());
+            if let Some(l) = &c.label {
                 text.push_str(&format!(" {l:?}"));
             }
-            if let Some(v) = c.get("value").and_then(Value::as_str) {
+            if let Some(v) = &c.value {
                 text.push_str(&format!(" = {v:?}"));
             }
             text
         })
         .collect();
     let mut line = format!("candidates: {}", named.join(", "));
-    if let Some(hint) = error.get("hint").and_then(Value::as_str) {
+    if let Some(hint) = offered.hint {
         line.push_str(&format!("; hint: {hint}"));
     }
     Some(line)

@@ -251,9 +251,7 @@ fn for_people(x: f64) -> String {
 /// `CODE: message`; anything else as it came.
 fn readable_error(text: &str) -> String {
     match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(v @ serde_json::Value::Object(_)) if v.get("message").is_some_and(|m| m.is_string()) => {
-            crate::steps::one_line(&v)
-        }
+        Ok(v) if crate::steps::ErrorWords::of(&v).message.is_some() => crate::steps::one_line(&v),
         _ => text.to_string(),
     }
 }
