@@ -46,13 +46,9 @@ where
     {
         return emit(&usage(&e));
     }
-    // A verb refused on its mode line or its app returns at once, as it always has: the
-    // shutdown below is for a verb that ran.
-    let code = match dispatch(cli) {
-        Ok(code) => code,
-        Err(refused) => return refused,
-    };
-    // A launched app and its virtual display end with us.
+    // A verb refused after its app was launched (its target thread did not start) ends the
+    // app too: a launched app and its virtual display end with us, whatever the verb came to.
+    let code = dispatch(cli).unwrap_or_else(|refused| refused);
     #[cfg(feature = "atspi")]
     automation_session::atspi_mode::shutdown();
     code
