@@ -185,7 +185,8 @@ impl Desk {
     pub fn title(&self, w: u32) -> XResult<String> {
         match self {
             Self::X11(x) => x.title(w),
-            Self::Mutter(_) | Self::Sway(_) => Ok(String::new()),
+            Self::Sway(s) => Ok(s.cover(w).map(|(title, _)| title).unwrap_or_default()),
+            Self::Mutter(_) => Ok(String::new()),
         }
     }
 
@@ -206,6 +207,16 @@ impl Desk {
             }
             // Window coordinates: the kit's points on sway are the window's own.
             Self::Sway(s) => {
+                if let Some((title, (x, y, width, height))) = s.cover(w) {
+                    return Ok(XWindow {
+                        id: w,
+                        title,
+                        x,
+                        y,
+                        width,
+                        height,
+                    });
+                }
                 let (width, height) = s.size();
                 Ok(XWindow {
                     id: w,
@@ -227,12 +238,14 @@ impl Desk {
         }
     }
 
-    /// The top-level window a click at screen `(x, y)` goes to. A compositor does not say:
-    /// the app's window is taken to be on top (the toolkit's own hit test still runs).
+    /// The top-level window a click at screen `(x, y)` goes to. sway's tree says which
+    /// window is on top there; Mutter does not say, so there the app's window is taken to be
+    /// on top (the toolkit's own hit test still runs).
     pub fn toplevel_at(&self, x: i32, y: i32) -> XResult<Option<u32>> {
         match self {
             Self::X11(xs) => xs.toplevel_at(x, y),
-            Self::Mutter(_) | Self::Sway(_) => Ok(Some(WAYLAND_WINDOW)),
+            Self::Sway(s) => s.toplevel_at(x, y, WAYLAND_WINDOW).map(Some),
+            Self::Mutter(_) => Ok(Some(WAYLAND_WINDOW)),
         }
     }
 

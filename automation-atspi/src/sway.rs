@@ -65,6 +65,111 @@ pub struct Placed {
     pub output_origin: (i32, i32),
     /// The window's title.
     pub title: String,
+    /// sway's id of the window's container.
+    pub con: i64,
+}
+
+/// A window sway shows: its container's id, its client's pid, its title, and its
+/// container's rectangle in the layout (borders and title bar included: they cover too).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    /// sway's id of the container.
+    pub con: i64,
+    /// The client's pid.
+    pub pid: Option<u32>,
+    /// The title.
+    pub title: String,
+    /// Left, top, width, height in the layout.
+    pub rect: (i32, i32, u32, u32),
+}
+
+impl Shown {
+    fn of(node: &Value) -> Self {
+        Self {
+            con: node.get("id").and_then(Value::as_i64).unwrap_or(0),
+            pid: node
+                .get("pid")
+                .and_then(Value::as_u64)
+                .and_then(|p| u32::try_from(p).ok()),
+            title: node
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            rect: rect(&node["rect"]),
+        }
+    }
+
+    fn holds(&self, x: i32, y: i32) -> bool {
+        let (rx, ry, w, h) = self.rect;
+        let (x, y) = (i64::from(x), i64::from(y));
+        x >= i64::from(rx)
+            && y >= i64::from(ry)
+            && x < i64::from(rx) + i64::from(w)
+            && y < i64::from(ry) + i64::from(h)
+    }
+}
+
+/// The windows sway shows over layout point `(x, y)`, bottom first: on the output holding
+/// the point, its current workspace's tiled windows, then its floating ones in their stacking
+/// order (sway raises a floating window to the end of the list), a fullscreen one last.
+pub fn shown_at(tree: &Value, x: i32, y: i32) -> Vec<Shown> {
+    fn views(node: &Value, tiled: &mut Vec<Shown>, full: &mut Vec<Shown>) {
+        let is_view = node.get("pid").is_some() || node.get("app_id").is_some_and(|a| !a.is_null());
+        if is_view && node.get("visible").and_then(Value::as_bool) != Some(false) {
+            let shown = Shown::of(node);
+            if node
+                .get("fullscreen_mode")
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+                > 0
+            {
+                full.push(shown);
+            } else {
+                tiled.push(shown);
+            }
+        }
+        for key in ["nodes", "floating_nodes"] {
+            for child in node
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                views(child, tiled, full);
+            }
+        }
+    }
+    let children = |n: &Value, key: &str| -> Vec<Value> {
+        n.get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let Some(output) = children(tree, "nodes").into_iter().find(|o| {
+        o.get("type").and_then(Value::as_str) == Some("output")
+            // sway's scratchpad (`__i3`) is an output of the tree too, never active.
+            && o.get("active").and_then(Value::as_bool) == Some(true)
+            && Shown::of(o).holds(x, y)
+    }) else {
+        return Vec::new();
+    };
+    let current = output.get("current_workspace").and_then(Value::as_str);
+    let Some(workspace) = children(&output, "nodes")
+        .into_iter()
+        .find(|w| current.is_none() || w.get("name").and_then(Value::as_str) == current)
+    else {
+        return Vec::new();
+    };
+    let (mut out, mut full) = (Vec::new(), Vec::new());
+    for child in children(&workspace, "nodes") {
+        views(&child, &mut out, &mut full);
+    }
+    for floating in children(&workspace, "floating_nodes") {
+        views(&floating, &mut out, &mut full);
+    }
+    out.extend(full);
+    out
 }
 
 fn rect(v: &Value) -> (i32, i32, u32, u32) {
@@ -114,6 +219,7 @@ pub fn windows_of(tree: &Value, pid: u32) -> Vec<(bool, Placed)> {
                         .and_then(Value::as_str)
                         .unwrap_or_default()
                         .to_string(),
+                    con: node.get("id").and_then(Value::as_i64).unwrap_or(0),
                 },
             ));
         }
@@ -144,6 +250,11 @@ pub struct Sway {
     /// The app window's content origin in the layout, set when the target places it: the
     /// points the target gives are window-relative, as AT-SPI's extents are.
     placed: Option<Placed>,
+    /// The output layout's size, read once a window is placed (pointer motion spans it).
+    extent: std::cell::Cell<Option<(u32, u32)>>,
+    /// The windows last seen covering a point of the placed one, by the id the desk gives
+    /// them: their titles and rectangles, for the error that names them.
+    covers: std::cell::RefCell<Vec<(u32, Shown)>>,
     held_mods: u32,
 }
 
@@ -156,6 +267,8 @@ impl Sway {
             ipc,
             wlr: std::cell::RefCell::new(wlr),
             placed: None,
+            extent: std::cell::Cell::new(None),
+            covers: std::cell::RefCell::new(Vec::new()),
             held_mods: 0,
         })
     }
@@ -169,6 +282,49 @@ impl Sway {
     /// Takes `placed` as the window that window-relative points and areas are given in.
     pub fn place(&mut self, placed: Placed) {
         self.placed = Some(placed);
+        self.extent.set(None);
+    }
+
+    /// The window shown on top at window point `(x, y)` of the placed one: `own` for the
+    /// placed window (or when sway's tree shows nothing there: the app's popups are not in
+    /// it), else an id for the window that covers it ([`Self::cover`] names it).
+    pub fn toplevel_at(&self, x: i32, y: i32, own: u32) -> SResult<u32> {
+        let Some(placed) = &self.placed else {
+            return Ok(own);
+        };
+        let (lx, ly) = (placed.x + x, placed.y + y);
+        let tree = ipc(&self.ipc, GET_TREE, "")?;
+        let top = shown_at(&tree, lx, ly)
+            .into_iter()
+            .rev()
+            .find(|w| w.holds(lx, ly));
+        match top {
+            Some(w) if w.con != placed.con => {
+                // An id the desk can name it by, never the placed window's own.
+                let id = u32::try_from(w.con).unwrap_or(u32::MAX).max(own + 1);
+                let mut covers = self.covers.borrow_mut();
+                covers.retain(|(i, _)| *i != id);
+                covers.push((id, w));
+                Ok(id)
+            }
+            _ => Ok(own),
+        }
+    }
+
+    /// A window [`Self::toplevel_at`] found covering the placed one: its title and its
+    /// rectangle relative to the placed window (the points the kit gives on sway).
+    pub fn cover(&self, id: u32) -> Option<(String, (i32, i32, u32, u32))> {
+        let (ox, oy) = self.origin();
+        self.covers
+            .borrow()
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, w)| {
+                (
+                    w.title.clone(),
+                    (w.rect.0 - ox, w.rect.1 - oy, w.rect.2, w.rect.3),
+                )
+            })
     }
 
     /// The placed window's content origin in the layout.
@@ -181,8 +337,11 @@ impl Sway {
         self.placed.as_ref().map_or((0, 0), |p| (p.width, p.height))
     }
 
-    /// The output layout's size: what absolute pointer motion spans.
+    /// The output layout's size: what absolute pointer motion spans (read once a placing).
     fn extent(&self) -> SResult<(u32, u32)> {
+        if let Some(known) = self.extent.get() {
+            return Ok(known);
+        }
         let outputs = ipc(&self.ipc, GET_OUTPUTS, "")?;
         let (mut w, mut h) = (0u32, 0u32);
         for o in outputs.as_array().into_iter().flatten() {
@@ -196,6 +355,7 @@ impl Sway {
         if w == 0 || h == 0 {
             return Err("sway lists no active output".into());
         }
+        self.extent.set(Some((w, h)));
         Ok((w, h))
     }
 
@@ -284,7 +444,14 @@ impl Sway {
             w,
             h,
         );
-        self.wlr.borrow_mut().capture(&placed.output, in_output)
+        let mut shot = self.wlr.borrow_mut().capture(&placed.output, in_output)?;
+        if (w, h) != (cw, ch) {
+            shot.note = Some(format!(
+                "only the part inside the window was captured: {w}x{h} of {cw}x{ch} at \
+                 ({cx}, {cy}) (the window is {pw}x{ph})"
+            ));
+        }
+        Ok(shot)
     }
 }
 
@@ -323,5 +490,45 @@ mod tests {
             ("HEADLESS-2", (1600, 0))
         );
         assert!(windows_of(&tree, 8).is_empty());
+    }
+
+    #[test]
+    fn the_window_on_top_at_a_point_is_the_last_floating_one_over_it() {
+        let tree = json!({"type": "root", "nodes": [
+            {"type": "output", "name": "__i3", "rect": {"x":0,"y":0,"width":1600,"height":1000},
+             "nodes": [{"type": "workspace", "name": "__i3_scratch"}]},
+            {"type": "output", "name": "HEADLESS-1", "current_workspace": "1", "active": true,
+             "rect": {"x":0,"y":0,"width":1600,"height":1000}, "nodes": [
+                {"type": "workspace", "name": "2", "nodes": [
+                    {"type": "con", "id": 40, "pid": 9, "visible": false, "name": "hidden",
+                     "rect": {"x":0,"y":0,"width":1600,"height":1000}}]},
+                {"type": "workspace", "name": "1", "nodes": [
+                    {"type": "con", "id": 10, "pid": 7, "visible": true, "name": "app",
+                     "rect": {"x":0,"y":0,"width":1600,"height":1000}}
+                ], "floating_nodes": [
+                    {"type": "floating_con", "id": 20, "pid": 8, "visible": true, "name": "low",
+                     "rect": {"x":100,"y":100,"width":300,"height":200}},
+                    {"type": "floating_con", "id": 30, "pid": 9, "visible": true, "name": "high",
+                     "rect": {"x":200,"y":150,"width":300,"height":200}}
+                ]}
+            ]}
+        ]});
+        let top = |x, y| {
+            shown_at(&tree, x, y)
+                .into_iter()
+                .rev()
+                .find(|w| w.holds(x, y))
+                .map(|w| w.title)
+        };
+        assert_eq!(top(10, 10).as_deref(), Some("app"));
+        assert_eq!(top(150, 120).as_deref(), Some("low"));
+        assert_eq!(top(250, 200).as_deref(), Some("high"));
+        assert_eq!(top(1700, 10), None, "off every output");
+        let shown: Vec<i64> = shown_at(&tree, 5, 5).iter().map(|w| w.con).collect();
+        assert_eq!(
+            shown,
+            [10, 20, 30],
+            "the other workspace's window is not shown"
+        );
     }
 }

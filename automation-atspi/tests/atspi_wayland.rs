@@ -242,10 +242,125 @@ fn gtk4_on_headless_sway_types_clicks_and_takes_screenshots_as_pyatspi_sees() {
     let t = drive_gtk4(&mut r, true);
     let took = screenshots_follow_the_app(&mut r);
     grim_sees_what_the_kit_shot(&mut r);
+    a_window_over_the_check_button_refuses_the_click(&mut r);
     eprintln!("sway screenshot of the window: {} ms", took.as_millis());
     eprintln!("sway timings: {t:?}");
     drop(r);
     drop(one);
+}
+
+/// sway's tree, read with swaymsg (not the kit's code).
+fn sway_tree(ipc: &std::path::Path) -> Value {
+    let out = std::process::Command::new("swaymsg")
+        .arg("-s")
+        .arg(ipc)
+        .args(["-t", "get_tree", "-r"])
+        .output()
+        .expect("swaymsg");
+    serde_json::from_slice(&out.stdout).expect("sway's tree")
+}
+
+/// The container of client `pid` in sway's tree.
+fn sway_con(tree: &Value, pid: u32) -> Option<Value> {
+    if tree["pid"] == pid {
+        return Some(tree.clone());
+    }
+    ["nodes", "floating_nodes"]
+        .iter()
+        .flat_map(|k| tree[*k].as_array().into_iter().flatten())
+        .find_map(|c| sway_con(c, pid))
+}
+
+/// A floating window over the check button (zenity's dialog, moved there with swaymsg): the
+/// kit's click is refused, naming that window, and pyatspi sees the button unchanged; with the
+/// dialog gone, the same click toggles it.
+fn a_window_over_the_check_button_refuses_the_click(r: &mut Running) {
+    let vd = r.launched.display.as_ref().unwrap();
+    let ipc = automation_atspi::display_sway::ipc_socket(&vd.runtime_dir()).expect("sway's IPC");
+    let mut dialog = std::process::Command::new("zenity");
+    dialog.args([
+        "--info",
+        "--title",
+        "Cover",
+        "--text",
+        "over the check button",
+    ]);
+    vd.env_into(&mut dialog);
+    let mut dialog = dialog
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("zenity");
+    let mut oracle = Oracle::start(r);
+    let second = all(&mut oracle, "check box", "checkbutton")[1].clone();
+    let was = has_state(&second, "checked");
+    let app = sway_con(&sway_tree(&ipc), r.session.target.app().pid.unwrap()).unwrap();
+    let e = &second["extents"];
+    let at = |k: &str| app["rect"][k].as_i64().unwrap() + app["window_rect"][k].as_i64().unwrap();
+    let centre = (
+        at("x") + e[0].as_i64().unwrap() + e[2].as_i64().unwrap() / 2,
+        at("y") + e[1].as_i64().unwrap() + e[3].as_i64().unwrap() / 2,
+    );
+    let zenity = dialog.id();
+    eventually("sway shows zenity's dialog", || {
+        sway_con(&sway_tree(&ipc), zenity).map(|_| json!(true))
+    });
+    let moved = std::process::Command::new("swaymsg")
+        .arg("-s")
+        .arg(&ipc)
+        .arg(format!(
+            "[pid={zenity}] floating enable, move absolute position {} {}",
+            centre.0 - 40,
+            centre.1 - 20
+        ))
+        .output()
+        .expect("swaymsg");
+    assert!(moved.status.success(), "{moved:?}");
+    eventually(
+        "sway shows the dialog over the check button's centre",
+        || {
+            let con = sway_con(&sway_tree(&ipc), zenity)?;
+            let r = &con["rect"];
+            let n = |k: &str| r[k].as_i64().unwrap_or(0);
+            (centre.0 >= n("x")
+                && centre.1 >= n("y")
+                && centre.0 < n("x") + n("width")
+                && centre.1 < n("y") + n("height"))
+            .then_some(con)
+        },
+    );
+    let check = r.ok(json!({"find_node": {"role": "CheckBox", "label": "checkbutton", "nth": 1}}))
+        ["node"]
+        .clone();
+    let click = json!({"invoke_action": {"node": check, "action": "click"}});
+    match r.op(click.clone()) {
+        Reply::Err(e) => {
+            eprintln!("under zenity's dialog: {} {}", e.code.as_str(), e.message);
+            assert!(
+                e.message.contains("another window covers it") && e.message.contains("Cover"),
+                "{e:?}"
+            );
+        }
+        other => panic!("a click under zenity's dialog answered {other:?}"),
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        has_state(&oracle.read(&second["id"]), "checked"),
+        was,
+        "pyatspi sees the covered check button unchanged"
+    );
+    let _ = dialog.kill();
+    let _ = dialog.wait();
+    eventually("zenity's dialog is gone from sway's tree", || {
+        sway_con(&sway_tree(&ipc), zenity)
+            .is_none()
+            .then_some(json!(true))
+    });
+    ok(r, click);
+    eventually("pyatspi sees the uncovered check button toggled", || {
+        let now = oracle.read(&second["id"]);
+        (has_state(&now, "checked") != was).then_some(now)
+    });
 }
 
 /// A PNG's pixels as RGB rows.
