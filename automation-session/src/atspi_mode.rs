@@ -22,6 +22,7 @@ use automation_core::{Cancel, Reply, Request, Session};
 
 use crate::backend::{Backend, BackendFactory, Resolved};
 use crate::display::DisplayKind;
+use crate::error::SessionError;
 
 /// The launched app, until [`shutdown`].
 static LAUNCHED: Mutex<Option<Launched>> = Mutex::new(None);
@@ -75,7 +76,10 @@ fn watch_exit(exit: Arc<ExitWatch>) {
 
 /// `--launch CMD [--virtual-display]`. SIGTERM, SIGINT or SIGHUP from here on end the app
 /// and the display before the process dies by the signal (start-up included).
-pub fn launch(command: &str, virtual_display: Option<DisplayKind>) -> Result<Resolved, String> {
+pub fn launch(
+    command: &str,
+    virtual_display: Option<DisplayKind>,
+) -> Result<Resolved, SessionError> {
     let (resolved, launched) = launch_owned(command, virtual_display)?;
     *LAUNCHED.lock().unwrap_or_else(|e| e.into_inner()) = Some(launched);
     Ok(resolved)
@@ -87,8 +91,8 @@ pub fn launch(command: &str, virtual_display: Option<DisplayKind>) -> Result<Res
 pub fn launch_owned(
     command: &str,
     virtual_display: Option<DisplayKind>,
-) -> Result<(Resolved, Launched), String> {
-    automation_atspi::cleanup::end_on_signal()?;
+) -> Result<(Resolved, Launched), SessionError> {
+    automation_atspi::cleanup::end_on_signal().map_err(SessionError::Atspi)?;
     automation_atspi::cleanup::observe(watch);
     let (target, launched) = if let Some(kind) = virtual_display {
         // A private display is ours to start again: when it, or its accessibility bus, did
@@ -101,12 +105,15 @@ pub fn launch_owned(
             Err((first, true)) => {
                 tracing::warn!("{first}; starting {command:?} once more on a new display");
                 launch_on_new_display(command, kind, automation_atspi::launch::LAUNCH_TIMEOUT)
-                    .map_err(|(second, _)| format!("{second} (a first try failed too: {first})"))?
+                    .map_err(|(second, _)| {
+                        SessionError::Atspi(format!("{second} (a first try failed too: {first})"))
+                    })?
             }
-            Err((first, false)) => return Err(first),
+            Err((first, false)) => return Err(SessionError::Atspi(first)),
         }
     } else {
-        automation_atspi::launch(command, None, Output::Tee).map_err(|e| e.to_string())?
+        automation_atspi::launch(command, None, Output::Tee)
+            .map_err(|e| SessionError::Atspi(e.to_string()))?
     };
     let where_ = launched
         .display
@@ -171,10 +178,10 @@ fn watch(change: automation_atspi::cleanup::Change<'_>) {
 }
 
 /// `--atspi NAME|PID`: a running app on this session's accessibility bus.
-pub fn attach(which: &str) -> Result<Resolved, String> {
-    let bus = Bus::connect(None).map_err(|e| e.to_string())?;
+pub fn attach(which: &str) -> Result<Resolved, SessionError> {
+    let bus = Bus::connect(None).map_err(|e| SessionError::Atspi(e.to_string()))?;
     let target = automation_atspi::attach(&bus, &AppSelector::parse(which), None)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| SessionError::Atspi(e.to_string()))?;
     let describe = format!(
         "{} (pid {}) over AT-SPI",
         target.app().name,

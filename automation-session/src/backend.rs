@@ -9,6 +9,8 @@ use std::panic::AssertUnwindSafe;
 use std::sync::mpsc;
 
 use automation_core::replies::TypedOp;
+
+use crate::error::SessionError;
 use automation_core::{Cancel, ErrorCode, OpError, Reply, Request, Session};
 use automation_wire::core_bridge::CoreBridgeClient;
 
@@ -272,7 +274,7 @@ fn serve_loop(mut backend: Box<dyn Backend>, rx: &mpsc::Receiver<Work>) {
 
 impl TargetHandle {
     /// Starts the target thread, builds the backend on it, and waits until it is ready.
-    pub fn spawn(factory: BackendFactory) -> Result<TargetHandle, String> {
+    pub fn spawn(factory: BackendFactory) -> Result<TargetHandle, SessionError> {
         let (tx, rx) = mpsc::channel::<Work>();
         let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
         install_panic_hook();
@@ -291,11 +293,13 @@ impl TargetHandle {
                 };
                 serve_loop(backend, &rx);
             })
-            .map_err(|e| format!("cannot start the target thread: {e}"))?;
+            .map_err(|e| SessionError::Target(format!("cannot start the target thread: {e}")))?;
         match ready_rx.recv() {
             Ok(Ok(())) => Ok(TargetHandle { tx }),
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err("the target thread stopped while starting".into()),
+            Ok(Err(e)) => Err(SessionError::Target(e)),
+            Err(_) => Err(SessionError::Target(
+                "the target thread stopped while starting".into(),
+            )),
         }
     }
 
@@ -495,6 +499,9 @@ mod tests {
     #[test]
     fn a_failing_factory_is_reported() {
         let err = TargetHandle::spawn(Box::new(|| Err("no app".to_string()))).err();
-        assert_eq!(err.as_deref(), Some("no app"));
+        assert_eq!(
+            err,
+            Some(crate::error::SessionError::Target("no app".into()))
+        );
     }
 }

@@ -6,6 +6,7 @@
 pub mod atspi_mode;
 pub mod backend;
 pub mod display;
+pub mod error;
 pub mod files;
 pub mod mode;
 pub mod tools;

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 pub use crate::backend::Resolved;
 use crate::backend::{BridgeBackend, headless_factory};
 pub use crate::display::DisplayKind;
+pub use crate::error::SessionError;
 
 /// Env var holding the bridge token for `--connect` (the form the app's banner prints).
 pub const TOKEN_ENV: &str = "AUTOMATION_TOKEN";
@@ -50,8 +51,14 @@ pub enum Mode {
 
 /// Resolves a driving mode (not `List`) to a backend factory, connecting where needed; a
 /// busy app fails at once.
-pub fn resolve(mode: &Mode) -> Result<Resolved, String> {
+pub fn resolve(mode: &Mode) -> Result<Resolved, SessionError> {
     resolve_with_wait(mode, None)
+}
+
+/// The directory of the live apps' descriptors.
+fn descriptors() -> Result<DescriptorDir, SessionError> {
+    DescriptorDir::open_default()
+        .map_err(|e| SessionError::Bridge(format!("cannot read the descriptor directory: {e}")))
 }
 
 /// What to say when the app is still busy with another client.
@@ -68,7 +75,7 @@ fn busy_message(what: &str, wait: Option<Duration>) -> String {
 }
 
 /// [`resolve`], waiting up to `wait` (when given) while another client is attached.
-pub fn resolve_with_wait(mode: &Mode, wait: Option<Duration>) -> Result<Resolved, String> {
+pub fn resolve_with_wait(mode: &Mode, wait: Option<Duration>) -> Result<Resolved, SessionError> {
     match mode {
         Mode::Headless => Ok(Resolved {
             factory: headless_factory(),
@@ -79,21 +86,20 @@ pub fn resolve_with_wait(mode: &Mode, wait: Option<Duration>) -> Result<Resolved
                 Mode::AttachPid(p) => Some(*p),
                 _ => None,
             };
-            let dir = DescriptorDir::open_default()
-                .map_err(|e| format!("cannot read the descriptor directory: {e}"))?;
-            let (descriptor, _state) =
-                probe::attach(&dir, pid, PROBE_TIMEOUT).map_err(|e| e.to_string())?;
+            let dir = descriptors()?;
+            let (descriptor, _state) = probe::attach(&dir, pid, PROBE_TIMEOUT)
+                .map_err(|e| SessionError::Bridge(e.to_string()))?;
             let client = CoreBridgeClient::from_descriptor_with_wait(
                 &descriptor,
                 wait.unwrap_or(Duration::ZERO),
             )
             .map_err(|e| {
                 let what = format!("{} (pid {})", descriptor.app, descriptor.pid);
-                if e.is_busy() {
+                SessionError::Bridge(if e.is_busy() {
                     busy_message(&what, wait)
                 } else {
                     format!("cannot attach to {what}: {e}")
-                }
+                })
             })?;
             Ok(Resolved {
                 factory: BridgeBackend::factory(client),
@@ -110,9 +116,9 @@ pub fn resolve_with_wait(mode: &Mode, wait: Option<Duration>) -> Result<Resolved
             {
                 Some(t) => t,
                 None => {
-                    return Err(format!(
+                    return Err(SessionError::Usage(format!(
                         "--connect needs a token: pass --token T or set ${TOKEN_ENV} (the app prints it at startup)"
-                    ));
+                    )));
                 }
             };
             let client = CoreBridgeClient::connect_with_wait(
@@ -121,11 +127,11 @@ pub fn resolve_with_wait(mode: &Mode, wait: Option<Duration>) -> Result<Resolved
                 wait.unwrap_or(Duration::ZERO),
             )
             .map_err(|e| {
-                if e.is_busy() {
+                SessionError::Bridge(if e.is_busy() {
                     busy_message(&format!("the app behind {endpoint}"), wait)
                 } else {
                     format!("cannot connect to {endpoint}: {e}")
-                }
+                })
             })?;
             Ok(Resolved {
                 factory: BridgeBackend::factory(client),
@@ -141,19 +147,19 @@ pub fn resolve_with_wait(mode: &Mode, wait: Option<Duration>) -> Result<Resolved
         #[cfg(feature = "atspi")]
         Mode::Atspi(which) => crate::atspi_mode::attach(which),
         #[cfg(not(feature = "atspi"))]
-        Mode::Launch { .. } | Mode::Atspi(_) => Err(
+        Mode::Launch { .. } | Mode::Atspi(_) => Err(SessionError::NotBuilt(
             "this build has no AT-SPI support (build automation-cli with the `atspi` feature)"
                 .into(),
-        ),
-        Mode::List => Err("--list does not drive an app".into()),
+        )),
+        Mode::List => Err(SessionError::Usage("--list does not drive an app".into())),
     }
 }
 
 /// `--list`: the live apps as JSON, newest first (dead descriptors are pruned, busy ones kept).
-pub fn list() -> Result<Value, String> {
-    let dir = DescriptorDir::open_default()
-        .map_err(|e| format!("cannot read the descriptor directory: {e}"))?;
-    let live = probe::list_live(&dir, PROBE_TIMEOUT).map_err(|e| e.to_string())?;
+pub fn list() -> Result<Value, SessionError> {
+    let dir = descriptors()?;
+    let live =
+        probe::list_live(&dir, PROBE_TIMEOUT).map_err(|e| SessionError::Bridge(e.to_string()))?;
     let apps: Vec<Value> = live
         .into_iter()
         .map(|(entry, state)| {

@@ -21,7 +21,7 @@ use automation_core::{Cancel, ErrorCode, OpError, Request};
 use serde_json::{Map, Value};
 
 use automation_session::backend::{Backend, TargetHandle, serve_caught};
-use automation_session::mode::Mode;
+use automation_session::mode::{Mode, SessionError};
 use automation_session::tools::{self, Outcome, Snapshots};
 
 /// Why a session was not created.
@@ -33,7 +33,7 @@ pub enum CreateError {
         max: usize,
     },
     /// The target could not be started or reached.
-    Failed(String),
+    Failed(SessionError),
 }
 
 impl std::fmt::Display for CreateError {
@@ -43,7 +43,7 @@ impl std::fmt::Display for CreateError {
                 f,
                 "all {max} session slots are in use; end a session (DELETE /session/ID) or start the server with a larger --max-sessions"
             ),
-            Self::Failed(why) => f.write_str(why),
+            Self::Failed(why) => write!(f, "{why}"),
         }
     }
 }
@@ -235,7 +235,11 @@ impl<S: Default + Send + 'static> Sessions<S> {
         let snapshots = Arc::clone(&self.snapshots);
         let opened = tokio::task::spawn_blocking(move || open(mode))
             .await
-            .unwrap_or_else(|e| Err(format!("starting the target failed: {e}")));
+            .unwrap_or_else(|e| {
+                Err(SessionError::Target(format!(
+                    "starting the target failed: {e}"
+                )))
+            });
         let result = opened.map(|(target, describe, owned)| {
             let session = Arc::new(Session {
                 id: new_id(),
@@ -350,7 +354,7 @@ fn new_id() -> String {
 }
 
 /// Starts `mode`'s target on a new target thread.
-fn open(mode: Mode) -> Result<(TargetHandle, String, Owned), String> {
+fn open(mode: Mode) -> Result<(TargetHandle, String, Owned), SessionError> {
     let (resolved, owned) = match mode {
         #[cfg(feature = "atspi")]
         Mode::Launch {
