@@ -3,5 +3,6 @@
 #![warn(clippy::too_many_lines)]
 
 pub mod edge;
+pub mod error;
 pub mod reach;
 pub mod seeing;

@@ -10,6 +10,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use automation_http::error::HttpError;
 use automation_http::reach::http::{self, Access, Policy};
 use automation_http::reach::sessions::{Session, Sessions};
 use automation_session::mode::Mode;
@@ -69,7 +70,7 @@ impl Drop for Owner {
 }
 
 /// Binds and serves until the process ends; `announce` gets the MCP URL once it listens.
-pub async fn serve(config: Config, announce: impl FnOnce(&str)) -> Result<(), String> {
+pub async fn serve(config: Config, announce: impl FnOnce(&str)) -> Result<(), HttpError> {
     // Refused before anything binds.
     let policy = Policy::new(config.addr, &config.access)?;
     if let Mode::Launch { command, .. } = &config.mode {

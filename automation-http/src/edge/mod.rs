@@ -19,6 +19,7 @@ pub mod conns;
 pub mod peer;
 pub mod rules;
 
+use crate::error::HttpError;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -59,10 +60,10 @@ impl Door {
         token: Option<String>,
         allow_origins: &[String],
         max_body: usize,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, HttpError> {
         let origins = allow_origins
             .iter()
-            .map(|o| rules::parse_origin(o))
+            .map(|o| rules::parse_origin(o).map_err(HttpError::Config))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
             name,
@@ -204,13 +205,13 @@ fn effective_uid() -> u32 {
 }
 
 /// Binds `addr`; the listener and the address it got (port 0 picks one).
-pub async fn bind(addr: SocketAddr) -> Result<(tokio::net::TcpListener, SocketAddr), String> {
+pub async fn bind(addr: SocketAddr) -> Result<(tokio::net::TcpListener, SocketAddr), HttpError> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
-        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        .map_err(|e| HttpError::Listen(format!("cannot listen on {addr}: {e}")))?;
     let local = listener
         .local_addr()
-        .map_err(|e| format!("no local address: {e}"))?;
+        .map_err(|e| HttpError::Listen(format!("no local address: {e}")))?;
     Ok((listener, local))
 }
 
@@ -219,7 +220,7 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
     door: Door,
-) -> Result<(), String> {
+) -> Result<(), HttpError> {
     let door = Arc::new(door);
     let conns = Conns::new();
     tracing::debug!(door = door.name, cap = conns.cap(), "serving");

@@ -8,6 +8,7 @@
 //!   token, the content type, timeouts, connection caps — is the edge's, the same for every
 //!   HTTP server of the binary.
 
+use crate::error::HttpError;
 use std::net::SocketAddr;
 
 use crate::edge::Door;
@@ -35,14 +36,15 @@ pub struct Policy {
 impl Policy {
     /// The policy for a server on `addr`, or why it must not start: beyond loopback it needs
     /// both a token and at least one `allow_app` glob.
-    pub fn new(addr: SocketAddr, access: &Access) -> Result<Self, String> {
+    pub fn new(addr: SocketAddr, access: &Access) -> Result<Self, HttpError> {
         let has_token = access.token.as_ref().is_some_and(|t| !t.is_empty());
         let allow_apps = access
             .allow_app
             .iter()
             .map(|g| {
-                glob::Pattern::new(g)
-                    .map_err(|e| format!("--allow-app {g:?} is not a glob pattern: {e}"))
+                glob::Pattern::new(g).map_err(|e| {
+                    HttpError::Config(format!("--allow-app {g:?} is not a glob pattern: {e}"))
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         if !addr.ip().is_loopback() && (!has_token || allow_apps.is_empty()) {
@@ -53,29 +55,29 @@ impl Policy {
                 (true, false) => "a bearer token (--auth-token T)",
                 _ => "an allow-list of app command lines (--allow-app GLOB)",
             };
-            return Err(format!(
+            return Err(HttpError::Config(format!(
                 "refusing to listen on {addr}: beyond loopback a session's app capability runs a command on this machine, so the server needs {missing}; or bind 127.0.0.1"
-            ));
+            )));
         }
         Ok(Self { allow_apps })
     }
 
     /// Whether a session may launch `command` (any command on loopback without a list).
-    pub fn may_launch(&self, command: &str) -> Result<(), String> {
+    pub fn may_launch(&self, command: &str) -> Result<(), HttpError> {
         if self.allow_apps.is_empty() || self.allow_apps.iter().any(|p| p.matches(command.trim())) {
             Ok(())
         } else {
             let globs: Vec<&str> = self.allow_apps.iter().map(glob::Pattern::as_str).collect();
-            Err(format!(
+            Err(HttpError::NotAllowed(format!(
                 "the app {command:?} is not in the server's allow-list ({}); ask for an allowed command line, or restart the server with another --allow-app",
                 globs.join(", ")
-            ))
+            )))
         }
     }
 }
 
 /// The door of a session server bound at `addr` (the port it got).
-pub fn door(name: &'static str, addr: SocketAddr, access: &Access) -> Result<Door, String> {
+pub fn door(name: &'static str, addr: SocketAddr, access: &Access) -> Result<Door, HttpError> {
     Door::api(
         name,
         addr,
@@ -98,6 +100,8 @@ mod tests {
             allow_origin: Vec::new(),
         };
         let e = Policy::new(any, &access(None, &[])).unwrap_err();
+        assert!(matches!(e, HttpError::Config(_)), "{e:?}");
+        let e = e.to_string();
         assert!(
             e.contains("--auth-token") && e.contains("--allow-app"),
             "{e}"
@@ -106,11 +110,8 @@ mod tests {
         assert!(Policy::new(any, &access(None, &["gtk3-*"])).is_err());
         let ok = Policy::new(any, &access(Some("t"), &["gtk3-*"])).unwrap();
         assert!(ok.may_launch("gtk3-widget-factory").is_ok());
-        assert!(
-            ok.may_launch("rm -rf /")
-                .unwrap_err()
-                .contains("allow-list")
-        );
+        let refused = ok.may_launch("rm -rf /").unwrap_err();
+        assert!(matches!(&refused, HttpError::NotAllowed(m) if m.contains("allow-list")));
         let local: SocketAddr = "127.0.0.1:4723".parse().unwrap();
         assert!(
             Policy::new(local, &access(None, &[]))

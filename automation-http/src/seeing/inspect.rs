@@ -8,6 +8,7 @@
 //! DNS-rebinding page) is refused. Every read and action goes through the same target thread
 //! and tool layer as MCP.
 
+use crate::error::HttpError;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -50,9 +51,9 @@ type Ctx = State<Arc<Shared>>;
 
 /// The inspector over `target`, bound to `127.0.0.1:port` (0: a free port); its URL carries
 /// the token.
-pub async fn bind(target: TargetHandle, port: u16) -> Result<Server, String> {
+pub async fn bind(target: TargetHandle, port: u16) -> Result<Server, HttpError> {
     let token = automation_wire::handshake::generate_token()
-        .map_err(|e| format!("cannot make a token: {e}"))?;
+        .map_err(|e| HttpError::Token(format!("cannot make a token: {e}")))?;
     let bound = loopback::bind(port).await?;
     let addr = bound.addr;
     let shared = Arc::new(Shared {

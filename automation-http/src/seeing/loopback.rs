@@ -2,6 +2,7 @@
 //! serves, so the URL printed is one that answers, and served behind the binary's one edge
 //! ([`crate::edge`]): its own user, a loopback `Host`, its own pages' origin, its token.
 
+use crate::error::HttpError;
 use std::net::SocketAddr;
 
 use axum::Router;
@@ -16,7 +17,7 @@ pub struct Bound {
 }
 
 /// Binds `127.0.0.1:port` (0: a free port).
-pub async fn bind(port: u16) -> Result<Bound, String> {
+pub async fn bind(port: u16) -> Result<Bound, HttpError> {
     let (listener, addr) = edge::bind(SocketAddr::from(([127, 0, 0, 1], port))).await?;
     Ok(Bound { listener, addr })
 }
@@ -51,7 +52,7 @@ impl Server {
     }
 
     /// Serves until the process ends.
-    pub async fn serve(self) -> Result<(), String> {
+    pub async fn serve(self) -> Result<(), HttpError> {
         edge::serve(self.bound.listener, self.app, self.door).await
     }
 }

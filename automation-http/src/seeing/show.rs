@@ -4,6 +4,7 @@
 //! the report is the writer's (`automation_runner::report_page::IMAGES`), passed in by the
 //! caller that knows both.
 
+use crate::error::HttpError;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -26,13 +27,13 @@ struct Report {
 
 /// The report in `dir` (its images in `dir/images`), served on `127.0.0.1:port` (0: a free
 /// port).
-pub async fn bind(dir: PathBuf, images: &'static str, port: u16) -> Result<Server, String> {
+pub async fn bind(dir: PathBuf, images: &'static str, port: u16) -> Result<Server, HttpError> {
     if !dir.join("index.html").is_file() {
-        return Err(format!(
+        return Err(HttpError::Config(format!(
             "{} holds no report (no index.html); write one with `automation run … --report {}`",
             dir.display(),
             dir.display()
-        ));
+        )));
     }
     let bound = loopback::bind(port).await?;
     let url = format!("http://{}/", bound.addr);

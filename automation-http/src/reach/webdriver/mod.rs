@@ -21,6 +21,7 @@ pub mod locate;
 pub mod source;
 pub mod xpath;
 
+use crate::error::HttpError;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -93,7 +94,7 @@ type Ctx = State<Arc<Server>>;
 type Wd = Arc<Session<WdState>>;
 
 /// Binds and serves until the process ends; `announce` gets the URL once it listens.
-pub async fn serve(config: Config, announce: impl FnOnce(&str)) -> Result<(), String> {
+pub async fn serve(config: Config, announce: impl FnOnce(&str)) -> Result<(), HttpError> {
     // Refused before anything binds.
     let policy = Policy::new(config.addr, &config.access)?;
     http::door("WebDriver server", config.addr, &config.access)?;
@@ -249,7 +250,7 @@ async fn create(server: &Server, bytes: &Bytes) -> WdResult {
         server
             .policy
             .may_launch(command)
-            .map_err(|why| WdError::new(W3c::SessionNotCreated, why))?;
+            .map_err(|why| WdError::new(W3c::SessionNotCreated, why.to_string()))?;
     }
     let session = server
         .sessions
