@@ -129,15 +129,8 @@ pub fn shown_at(tree: &Value, x: i32, y: i32) -> Vec<Shown> {
                 tiled.push(shown);
             }
         }
-        for key in ["nodes", "floating_nodes"] {
-            for child in node
-                .get(key)
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                views(child, tiled, full);
-            }
+        for child in held(node) {
+            views(child, tiled, full);
         }
     }
     let children = |n: &Value, key: &str| -> Vec<Value> {
@@ -170,6 +163,16 @@ pub fn shown_at(tree: &Value, x: i32, y: i32) -> Vec<Shown> {
     }
     out.extend(full);
     out
+}
+
+/// What a node of sway's tree holds: its tiled children, then its floating ones.
+fn held(node: &Value) -> impl Iterator<Item = &Value> {
+    ["nodes", "floating_nodes"].into_iter().flat_map(|key| {
+        node.get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+    })
 }
 
 fn rect(v: &Value) -> (i32, i32, u32, u32) {
@@ -223,15 +226,8 @@ pub fn windows_of(tree: &Value, pid: u32) -> Vec<(bool, Placed)> {
                 },
             ));
         }
-        for key in ["nodes", "floating_nodes"] {
-            for child in node
-                .get(key)
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                walk(child, pid, output, out);
-            }
+        for child in held(node) {
+            walk(child, pid, output, out);
         }
     }
     let mut out = Vec::new();

@@ -386,24 +386,8 @@ fn grim_sees_what_the_kit_shot(r: &mut Running) {
     let runtime = vd.runtime_dir();
     let wayland = vd.display.clone();
     let ipc = automation_atspi::display_sway::ipc_socket(&runtime).expect("sway's IPC socket");
-    let tree = std::process::Command::new("swaymsg")
-        .arg("-s")
-        .arg(&ipc)
-        .args(["-t", "get_tree", "-r"])
-        .output()
-        .expect("swaymsg");
-    let tree: Value = serde_json::from_slice(&tree.stdout).expect("sway's tree");
     let pid = r.session.target.app().pid.unwrap();
-    fn find(n: &Value, pid: u32) -> Option<Value> {
-        if n["pid"] == pid {
-            return Some(n.clone());
-        }
-        ["nodes", "floating_nodes"]
-            .iter()
-            .flat_map(|k| n[*k].as_array().into_iter().flatten())
-            .find_map(|c| find(c, pid))
-    }
-    let con = find(&tree, pid).expect("the app's window in sway's tree");
+    let con = sway_con(&sway_tree(&ipc), pid).expect("the app's window in sway's tree");
     let at = |k: &str| con["rect"][k].as_i64().unwrap() + con["window_rect"][k].as_i64().unwrap();
     let mut oracle = Oracle::start(r);
     let check = all(&mut oracle, "check box", "checkbutton")[1].clone();
