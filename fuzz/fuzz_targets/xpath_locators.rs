@@ -20,7 +20,8 @@ fn page() -> Page {
     nodes.push(json!({"id": "e4", "role": "TextInput", "label": "Name", "value": "Zoë\u{2028}x", "children": ["e6"]}));
     nodes.push(json!({"id": "e5", "role": "Slider", "numeric_value": 30.0, "children": []}));
     nodes.push(json!({"id": "e6", "role": "Label", "value": "a \"quoted\" <tag> & 'x'", "children": []}));
-    let records = serde_json::from_value(serde_json::Value::Array(nodes)).expect("records");
+    let records: Vec<automation_core::SemanticNode> =
+        serde_json::from_value(serde_json::Value::Array(nodes)).expect("records");
     Page::new(&records, "demo")
 }
 
