@@ -21,6 +21,41 @@ pub enum Locator {
     Selector(Map<String, Value>),
 }
 
+/// A find's body, `{using, value}`, as the client sent it (either may be missing or not a
+/// string: the find then says what it needs).
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct FindBody {
+    #[serde(default)]
+    using: Option<Value>,
+    #[serde(default)]
+    value: Option<Value>,
+}
+
+impl FindBody {
+    /// The body's fields (none, for a body that is not an object).
+    pub fn of(body: &Value) -> Self {
+        serde::Deserialize::deserialize(body).unwrap_or_default()
+    }
+
+    /// The strategy.
+    pub fn using(&self) -> Option<&str> {
+        self.using.as_ref()?.as_str()
+    }
+
+    /// What to look for.
+    pub fn value(&self) -> Option<&str> {
+        self.value.as_ref()?.as_str()
+    }
+
+    /// The value as the client sent it, for a message.
+    pub fn value_json(&self) -> String {
+        self.value
+            .as_ref()
+            .map(Value::to_string)
+            .unwrap_or_default()
+    }
+}
+
 /// The `find_node` selector a one-element find from the root may use instead of its XPath:
 /// `accessibility id` and `class name` (and the id's CSS form) select the first node in
 /// document order with that author id or role either way, and core answers without reading
@@ -28,8 +63,8 @@ pub enum Locator {
 /// that names a matching field, which the page source's `name` attribute keeps, so the first
 /// by one would not be the first by the other.
 pub fn as_selector(body: &Value) -> Option<Map<String, Value>> {
-    let using = body.get("using")?.as_str()?;
-    let value = body.get("value")?.as_str()?;
+    let find = FindBody::of(body);
+    let (using, value) = (find.using()?, find.value()?);
     let (field, v) = match using {
         "accessibility id" | "id" => ("author_id", value.to_string()),
         "class name" | "tag name" => ("role", value.trim().to_string()),
@@ -70,13 +105,12 @@ pub const STRATEGIES: &[&str] = &[
 
 /// Reads `{using, value}`; `scoped`: from an element (the XPath is then relative to it).
 pub fn read(body: &Value, scoped: bool) -> Result<Locator, WdError> {
-    let using = body
-        .get("using")
-        .and_then(Value::as_str)
+    let find = FindBody::of(body);
+    let using = find
+        .using()
         .ok_or_else(|| WdError::argument("a find needs `using` (the strategy) and `value`"))?;
-    let value = body
-        .get("value")
-        .and_then(Value::as_str)
+    let value = find
+        .value()
         .ok_or_else(|| WdError::argument("a find needs `value`, a string"))?;
     let anywhere = if scoped { ".//*" } else { "//*" };
     let by_attr = |attr: &str| Locator::XPath(format!("{anywhere}[@{attr}={}]", literal(value)));

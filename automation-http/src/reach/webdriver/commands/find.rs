@@ -138,13 +138,13 @@ fn selector_error(e: &automation_core::OpError) -> WdError {
 }
 
 fn none_found(bytes: &Bytes) -> WdError {
-    let b = body(bytes).unwrap_or(Value::Null);
+    let find = locate::FindBody::of(&body(bytes).unwrap_or(Value::Null));
     WdError::new(
         W3c::NoSuchElement,
         format!(
             "no element matches {} {}; GET /source shows the tree the locator reads",
-            b.get("using").and_then(Value::as_str).unwrap_or("?"),
-            b.get("value").map(Value::to_string).unwrap_or_default()
+            find.using().unwrap_or("?"),
+            find.value_json()
         ),
     )
 }
