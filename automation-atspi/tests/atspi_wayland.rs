@@ -46,7 +46,7 @@ fn start_wayland(command: &str) -> Running {
 fn on_mutter(
     command: &str,
     needs: &[(&str, bool, &str)],
-) -> Option<(std::sync::MutexGuard<'static, ()>, Running, Oracle)> {
+) -> Option<(automation_testkit::heavy::Heavy, Running, Oracle)> {
     let one = serial();
     if !mutter_session()
         || !needs

@@ -5,6 +5,8 @@
 //! - [`laggy`]: a real-clock target whose effects land later, as an out-of-process app's do.
 //! - [`rig`]: the JSON request rig the crates' tests share.
 //! - [`docs`]: the drift check of generated docs sections.
+//! - [`heavy`]: the one lock a test holds while it runs an app, a virtual display, a browser
+//!   or Selenium, across every test binary.
 //! - [`require`]: a test whose real component (Xvfb, node, the Python SDK, …) is missing
 //!   fails, unless the run opted out explicitly; skips are recorded and listed at the end.
 //! - [`selectors`]: the selector generator's coverage of a whole tree.
@@ -17,6 +19,7 @@
 
 pub mod docs;
 pub mod fixture;
+pub mod heavy;
 pub mod laggy;
 pub mod require;
 pub mod rig;

@@ -1,8 +1,6 @@
 //! Real apps under a private Xvfb, session bus and accessibility bus, for the tests.
 #![allow(dead_code)]
 
-use std::sync::{Mutex, MutexGuard};
-
 use automation_atspi::{AtspiTarget, Launched, Output, VirtualDisplay, launch};
 use automation_core::{Reply, Request, Session};
 use automation_testkit::require::{on_path, require};
@@ -11,11 +9,10 @@ use serde_json::Value;
 /// Display numbers these tests may use.
 pub const DISPLAYS: std::ops::RangeInclusive<u32> = 90..=93;
 
-/// One app at a time: the machine is small and the apps are real.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-pub fn serial() -> MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+/// One app at a time: the machine is small and the apps are real. The suite's one heavy-test
+/// lock (the testkit's), so no other crate's app test runs beside these either.
+pub fn serial() -> automation_testkit::heavy::Heavy {
+    automation_testkit::heavy::heavy()
 }
 
 /// The session tools (Xvfb, dbus, at-spi2-core) are there, or the test fails (or skips when
@@ -73,7 +70,7 @@ pub fn serial_start(
     package: &str,
     command: &str,
     output: Output,
-) -> Option<(MutexGuard<'static, ()>, Running)> {
+) -> Option<(automation_testkit::heavy::Heavy, Running)> {
     let one = serial();
     app(bin, package).then(|| (one, start(command, output)))
 }

@@ -5,7 +5,7 @@ the app's own output, or the file it wrote.
 Usage (inside `dbus-run-session --`, with the venv python that has the `mcp` SDK):
     python atspi_person.py GROUP AUTOMATION_BIN
 A group is one app started once; it runs its cases in order and prints `ok CASE` for each that
-passed, `FAIL CASE: why` for each that did not (the Rust test `tests/atspi_person.rs` has one
+passed, `FAIL CASE: why` for each that did not (the Rust test `tests/atspi/atspi_person.rs` has one
 test per case). Exits 4 with `MISSING …` when the group's app or tool is not installed.
 """
 

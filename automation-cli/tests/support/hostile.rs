@@ -61,7 +61,7 @@ impl Ran {
 /// Runs `automation ARGS…` in `dir` with `env` to its end (60 s at most), polling its peak
 /// memory every 2 ms.
 pub fn automation<S: AsRef<OsStr>>(args: &[S], env: &[(&str, &str)], dir: &Path) -> Ran {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_automation"));
+    let mut cmd = crate::support::automation();
     cmd.args(args)
         .current_dir(dir)
         .stdin(Stdio::null())

@@ -1,75 +1,31 @@
-//! A live app for the attach tests: this test process publishes a descriptor and serves the
-//! headless demo through automation-wire's bridge server, as an app with the bridge does.
+//! What the CLI's test binaries share, included once by each (`#[path]` in its `main.rs`): the
+//! one way to start the real `automation` binary, and the helpers built on it.
+//!
+//! - [`automation`] / [`AUTOMATION`]: the binary under test, as a command or a path.
+//! - [`mcp`]: a hand-driven MCP session over stdio.
+//! - [`hostile`]: a run measured to its end (time, peak memory, what it leaves behind).
+//! - [`webdriver`]: a real `automation webdriver` (or `serve --http`, `inspect`) and raw HTTP.
+//! - [`live_app`]: a live app served from this process through the bridge.
+//! - [`atspi_session`]: what a test session over AT-SPI needs, checked once.
+//!
+//! The lock heavy tests hold is the testkit's: [`automation_testkit::heavy`].
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+pub mod atspi_session;
+pub mod hostile;
+pub mod live_app;
+pub mod mcp;
+pub mod webdriver;
 
-use automation_core::{Reply, Request};
-use automation_session::backend::{Backend, EguiDemo};
-use automation_wire::core_bridge::CoreBridgeServer;
-use automation_wire::server::ServerOptions;
+/// The `automation` binary this build of the tests runs.
+pub const AUTOMATION: &str = env!("CARGO_BIN_EXE_automation");
 
-/// The app: its endpoint, token and descriptor directory (`XDG_RUNTIME_DIR` for the CLI).
-pub struct LiveApp {
-    pub address: String,
-    pub token: String,
-    pub base: tempfile::TempDir,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
+/// `automation`, ready for arguments: the way every test here starts the binary.
+pub fn automation() -> std::process::Command {
+    std::process::Command::new(AUTOMATION)
 }
 
-impl LiveApp {
-    /// Serves the demo; `answer` may answer a request itself (`None`: the demo answers).
-    pub fn start(
-        name: &str,
-        mut answer: impl FnMut(&Request) -> Option<Reply> + Send + 'static,
-    ) -> LiveApp {
-        let base = tempfile::Builder::new()
-            .prefix("acli")
-            .tempdir_in("/tmp")
-            .unwrap();
-        let mut opts = ServerOptions::new(name);
-        opts.base_dir = Some(base.path().to_path_buf());
-        let s = CoreBridgeServer::start(opts).unwrap();
-        let (address, token) = (s.address().to_string(), s.token().to_string());
-        let stop = Arc::new(AtomicBool::new(false));
-        let st = stop.clone();
-        let thread = std::thread::spawn(move || {
-            let mut demo = EguiDemo::new();
-            while !st.load(Ordering::SeqCst) {
-                if let Some(p) = s.recv_timeout(Duration::from_millis(50)) {
-                    let reply = answer(p.request()).unwrap_or_else(|| demo.serve(p.request()));
-                    p.respond(reply);
-                }
-            }
-        });
-        LiveApp {
-            address,
-            token,
-            base,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    /// The real `automation` binary, pointed at this app's descriptor directory.
-    pub fn automation(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_automation"));
-        cmd.args(args)
-            .env("XDG_RUNTIME_DIR", self.base.path())
-            .env_remove("AUTOMATION_TOKEN")
-            .stdin(Stdio::null());
-        cmd
-    }
-}
-
-impl Drop for LiveApp {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
+/// [`automation`] for an async caller (an `rmcp` client's child process).
+pub fn automation_async() -> tokio::process::Command {
+    tokio::process::Command::new(AUTOMATION)
 }

@@ -37,22 +37,12 @@ impl Server {
     /// [`Server::spawn`] with `env` set for the server.
     /// An empty value removes the variable.
     pub fn spawn_env(args: &[&str], env: &[(String, String)]) -> Self {
-        Self::spawn_cmd(
-            Command::new(env!("CARGO_BIN_EXE_automation")),
-            args,
-            env,
-            None,
-        )
+        Self::spawn_cmd(crate::support::automation(), args, env, None)
     }
 
     /// [`Server::spawn_env`] with its stderr in `log` (read it with [`Server::log_text`]).
     pub fn spawn_logged(args: &[&str], env: &[(String, String)], log: &std::path::Path) -> Self {
-        Self::spawn_cmd(
-            Command::new(env!("CARGO_BIN_EXE_automation")),
-            args,
-            env,
-            Some(log),
-        )
+        Self::spawn_cmd(crate::support::automation(), args, env, Some(log))
     }
 
     /// `cmd` (the binary, or a wrapper such as `prlimit … automation`) with `args`.

@@ -1,7 +1,7 @@
 // Every op of automation-core's catalog (`CATALOG` in automation-core/src/catalog.rs), in
 // catalog order, with the App method that sends it. `primary` is the argument a helper takes
 // positionally (`app.typeText('Zoë')`, `app.pressKey('Enter')`); `node` means the first
-// argument may be a locator, a selector or a node id. `automation-cli/tests/js_client.rs`
+// argument may be a locator, a selector or a node id. `automation-cli/tests/clients/js_client.rs`
 // fails when this list drifts from core's (names, access, settle, served by) and
 // `test/catalog.test.js` when an op has no method.
 

@@ -1,5 +1,5 @@
 // The kit's error codes, mirrored from automation-core's `ErrorCode` list (error.rs), in the
-// same order, with whose fault each is. `automation-cli/tests/js_client.rs` fails when this
+// same order, with whose fault each is. `automation-cli/tests/clients/js_client.rs` fails when this
 // list drifts from core's.
 
 /** @type {ReadonlyArray<{code: string, fault: 'request' | 'retry' | 'relaunch'}>} */

@@ -1,6 +1,6 @@
 // Against a real live app, found the way `node test.js` finds one: no endpoint in the
 // environment, the newest live descriptor in the descriptor directory. Run by
-// automation-cli/tests/js_client.rs, which serves the egui demo through automation-wire's
+// automation-cli/tests/clients/js_client.rs, which serves the egui demo through automation-wire's
 // bridge server and points $XDG_RUNTIME_DIR at its descriptor directory.
 
 import { test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// Type-checked (not run) by automation-cli/tests/js_client.rs with `tsc -p test/types`:
+// Type-checked (not run) by automation-cli/tests/clients/js_client.rs with `tsc -p test/types`:
 // the shapes the README shows compile under --strict.
 import {
   connect,
