@@ -1,5 +1,5 @@
 //! The generated part of `docs/mcp.md`: the tool table, from the catalog and the MCP schemas
-//! (the error-code table is `automation_core::docs::error_code_table`). `tests/house/docs.rs` fails
+//! (the error-code table is `automation_core::docs::error_code_table`). `tests/cli/docs.rs` fails
 //! when the checked-in page drifts; `UPDATE_DOCS=1` rewrites it.
 
 use std::fmt::Write as _;

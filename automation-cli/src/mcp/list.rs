@@ -3,7 +3,7 @@
 //!
 //! Which tools `tools/list` shows is each op's [`Cap`] in the catalog, and nothing else:
 //! `core` by default, more with `--caps`. A tool that is not an op would be added in
-//! [`tools`] with a cap of its own; `tests/mcp/tools_budget.rs` counts whatever the real binary
+//! [`tools`] with a cap of its own; `tests/cli/tools_budget.rs` counts whatever the real binary
 //! sends.
 
 use std::sync::Arc;

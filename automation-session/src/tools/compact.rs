@@ -2,7 +2,7 @@
 //! spelled out once, where it belongs — a node reference in `find_node` (the selector) and the
 //! server instructions, the settle spec in the `settle` tool — and named briefly elsewhere;
 //! schemars' bookkeeping (`$schema`, `title`, `format`, per-variant notes) is dropped.
-//! `automation-cli/tests/mcp/tools_budget.rs` counts what this saves.
+//! `automation-cli/tests/cli/tools_budget.rs` counts what this saves.
 
 use std::sync::LazyLock;
 

@@ -1,5 +1,5 @@
 //! `docs/mcp.md`'s tool and error tables are generated from the catalog; this fails when they
-//! drift. `UPDATE_DOCS=1 cargo test -p automation-cli --test house docs::` rewrites them.
+//! drift. `UPDATE_DOCS=1 cargo test -p automation-cli --test cli docs::` rewrites them.
 
 #[test]
 fn mcp_doc_tables_match_the_catalog() {
@@ -10,7 +10,7 @@ fn mcp_doc_tables_match_the_catalog() {
             ("tools", automation_cli::docs::tools_table()),
             ("errors", automation_core::docs::error_code_table()),
         ],
-        "cargo test -p automation-cli --test house docs::",
+        "cargo test -p automation-cli --test cli docs::",
     );
 }
 
@@ -21,7 +21,7 @@ fn audit_doc_table_matches_the_rules() {
     automation_testkit::docs::check_page(
         path,
         &[("audit-rules", automation_audit::format::rules_table())],
-        "cargo test -p automation-cli --test house docs::",
+        "cargo test -p automation-cli --test cli docs::",
     );
 }
 
@@ -36,7 +36,7 @@ fn cli_doc_tables_match_the_binary() {
             ("verbs", automation_cli::docs::verbs_table()),
             ("tools-fields", automation_cli::docs::tools_fields()),
         ],
-        "cargo test -p automation-cli --test house docs::",
+        "cargo test -p automation-cli --test cli docs::",
     );
 }
 

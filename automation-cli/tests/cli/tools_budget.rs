@@ -3,7 +3,7 @@
 //! The default list must stay within [`DEFAULT_BUDGET`]; every op stays reachable through
 //! `--caps`. A tool added later (an op, or a server-only tool) is counted here as it is.
 //!
-//! `cargo test -p automation-cli --test mcp tools_budget:: -- --nocapture` prints the figures.
+//! `cargo test -p automation-cli --test cli tools_budget:: -- --nocapture` prints the figures.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::support::mcp as common;

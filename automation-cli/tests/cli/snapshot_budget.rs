@@ -3,7 +3,7 @@
 //! (text outline) must stay within [`TOKENS_PER_NODE`]; the JSON records are measured beside
 //! it.
 //!
-//! `cargo test -p automation-cli --test mcp snapshot_budget:: -- --nocapture` prints the figures.
+//! `cargo test -p automation-cli --test cli snapshot_budget:: -- --nocapture` prints the figures.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::support::mcp as common;
