@@ -133,13 +133,7 @@ pub fn shown_at(tree: &Value, x: i32, y: i32) -> Vec<Shown> {
             views(child, tiled, full);
         }
     }
-    let children = |n: &Value, key: &str| -> Vec<Value> {
-        n.get(key)
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
-    };
-    let Some(output) = children(tree, "nodes").into_iter().find(|o| {
+    let Some(output) = tiled(tree).find(|o| {
         o.get("type").and_then(Value::as_str) == Some("output")
             // sway's scratchpad (`__i3`) is an output of the tree too, never active.
             && o.get("active").and_then(Value::as_bool) == Some(true)
@@ -148,21 +142,26 @@ pub fn shown_at(tree: &Value, x: i32, y: i32) -> Vec<Shown> {
         return Vec::new();
     };
     let current = output.get("current_workspace").and_then(Value::as_str);
-    let Some(workspace) = children(&output, "nodes")
-        .into_iter()
+    let Some(workspace) = tiled(output)
         .find(|w| current.is_none() || w.get("name").and_then(Value::as_str) == current)
     else {
         return Vec::new();
     };
+    // Its tiled windows, then its floating ones: `held`'s order.
     let (mut out, mut full) = (Vec::new(), Vec::new());
-    for child in children(&workspace, "nodes") {
-        views(&child, &mut out, &mut full);
-    }
-    for floating in children(&workspace, "floating_nodes") {
-        views(&floating, &mut out, &mut full);
+    for child in held(workspace) {
+        views(child, &mut out, &mut full);
     }
     out.extend(full);
     out
+}
+
+/// A node's tiled children (an output's workspaces, the root's outputs).
+fn tiled(node: &Value) -> impl Iterator<Item = &Value> {
+    node.get("nodes")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
 }
 
 /// What a node of sway's tree holds: its tiled children, then its floating ones.
