@@ -186,6 +186,15 @@ pub struct WithSelector<R> {
     /// The op's reply.
     #[serde(flatten)]
     pub reply: R,
+    /// The selector beside it.
+    #[serde(flatten)]
+    pub selected: Selected,
+}
+
+/// The durable selector a reply asked `with_selector` carries beside the op's own fields;
+/// read alone, it leaves the rest of the reply unread.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Selected {
     /// The node's durable selector, taken before the op acted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<Selector>,
@@ -316,8 +325,11 @@ mod tests {
         })))
         .unwrap();
         assert_eq!(read.reply.label.as_deref(), Some("Save"));
-        assert_eq!(read.selector.unwrap().label.as_deref(), Some("Save"));
-        assert!(read.selector_note.is_none());
+        assert_eq!(
+            read.selected.selector.unwrap().label.as_deref(),
+            Some("Save")
+        );
+        assert!(read.selected.selector_note.is_none());
     }
 
     #[test]

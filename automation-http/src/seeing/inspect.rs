@@ -219,14 +219,14 @@ async fn node(State(shared): Ctx, Path(id): Path<String>) -> Response {
         Err(e) => return op_error(&e),
     };
     let mut out = Map::new();
-    if let Some(sel) = &read.selector {
+    if let Some(sel) = &read.selected.selector {
         let role = &read.reply.role;
         let sel = json!(sel);
         out.insert("js".into(), json!(js_snippet(&sel, role)));
         out.insert("yaml".into(), json!(yaml_snippet(&sel, role)));
         out.insert("selector".into(), sel);
     }
-    if let Some(note) = &read.selector_note {
+    if let Some(note) = &read.selected.selector_note {
         out.insert("selector_note".into(), json!(note));
     }
     out.insert("record".into(), json!(read.reply));

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use automation_core::replies::{FoundNode, WithSelector};
+use automation_core::replies::{FoundNode, Selected};
 use automation_core::snapshot::ToggledState;
 use automation_core::{Op, RefKey, Selector, SemanticNode};
 use serde::Deserialize;
@@ -60,10 +60,10 @@ pub struct SessionLog {
 }
 
 /// The parts of a read a later check needs: which node it was, its value, its toggled state.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Read {
     /// The node read.
-    pub id: Option<RefKey>,
+    pub id: RefKey,
     /// Its value.
     pub value: Option<String>,
     /// Its toggled state.
@@ -89,10 +89,10 @@ impl SessionLog {
                 message: e.message.clone(),
             },
             Outcome::Data(data @ Value::Object(_)) => {
-                let selected = WithSelector::<Value>::deserialize(data).ok();
-                let (selector, selector_note) = selected
-                    .map(|s| (s.selector, s.selector_note))
-                    .unwrap_or_default();
+                let Selected {
+                    selector,
+                    selector_note,
+                } = Selected::deserialize(data).unwrap_or_default();
                 Recorded::Ok {
                     selector,
                     selector_note,
@@ -145,7 +145,7 @@ fn read_of(op: &Op, data: &Value) -> Option<Read> {
         _ => return None,
     };
     Some(Read {
-        id: Some(record.id),
+        id: record.id,
         value: record.value,
         toggled: record.toggled,
     })

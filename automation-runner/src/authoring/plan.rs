@@ -326,7 +326,7 @@ impl Planner<'_, '_> {
         };
         match &entry.op {
             Op::ReadNode(_) | Op::FindNode(_) => {
-                let found = read.and_then(|r| r.id).map(|id| id.to_string());
+                let found = read.map(|r| r.id.to_string());
                 let found = found.as_deref();
                 let after_action = self.all[..pos]
                     .iter()

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use automation_core::replies::WithSelector;
+use automation_core::replies::Selected;
 use automation_session::files::{self, PRIVATE_FILE, dirs};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -204,7 +204,7 @@ impl RecordsSink {
 /// generated at the call (a reference like `e12` means nothing in another run).
 pub fn snippet(call: &CallRecord) -> String {
     let mut args = call.args.clone();
-    let selector = WithSelector::<Value>::deserialize(&call.result)
+    let selector = Selected::deserialize(&call.result)
         .ok()
         .and_then(|r| r.selector);
     if let (Some(selector), Value::Object(m)) = (selector, &mut args)
