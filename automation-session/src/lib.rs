@@ -9,5 +9,6 @@ pub mod display;
 pub mod error;
 pub mod files;
 pub mod mode;
+pub mod quote;
 pub mod tools;
 pub mod watchdog;

@@ -16,6 +16,7 @@ use automation_core::ops::{self, NodeArgs, SnapshotFormat};
 use automation_core::replies::{InvokeAction, ReadNode, Snapshot, SnapshotTree, TypeText, TypedOp};
 use automation_core::{NodeTarget, OpError, Reply, Request};
 use automation_session::backend::TargetHandle;
+use automation_session::quote;
 use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
@@ -242,8 +243,14 @@ fn js_action(role: &str) -> &'static str {
     }
 }
 
+/// The selector is the app's text: it goes in through the one quoting function (a label with
+/// U+2028 would otherwise end the line in older JavaScript, and in a YAML 1.1 reader).
 fn js_snippet(selector: &Value, role: &str) -> String {
-    format!("await app.find({selector}){};", js_action(role))
+    format!(
+        "await app.find({}){};",
+        quote::ts_value(selector),
+        js_action(role)
+    )
 }
 
 fn yaml_snippet(selector: &Value, role: &str) -> String {
@@ -252,7 +259,11 @@ fn yaml_snippet(selector: &Value, role: &str) -> String {
         ".read()" => (ReadNode::NAME, ""),
         _ => (InvokeAction::NAME, "\n    action: click"),
     };
-    format!("- tool: {tool}\n  args:\n    node: {selector}{extra}")
+    // JSON with its line terminators escaped is a YAML flow value too.
+    format!(
+        "- tool: {tool}\n  args:\n    node: {}{extra}",
+        quote::ts_value(selector)
+    )
 }
 
 #[derive(Deserialize)]
@@ -333,5 +344,21 @@ mod tests {
             r#"await app.find({"label":"Save","role":"Button"}).click();"#
         );
         assert!(yaml_snippet(&sel, "TextInput").starts_with("- tool: type_text"));
+        // An app's label with line terminators stays on its line in both languages.
+        let hostile = json!({"label": "a\u{2028}b\u{2029}c\u{85}d\ne"});
+        for snippet in [
+            js_snippet(&hostile, "Button"),
+            yaml_snippet(&hostile, "Button"),
+        ] {
+            let node_line = snippet.lines().find(|l| l.contains("label")).unwrap();
+            assert!(
+                node_line.contains(r"a\u2028b\u2029c\u0085d\ne"),
+                "{snippet:?}"
+            );
+            assert!(
+                !snippet.contains(['\u{2028}', '\u{2029}', '\u{85}']),
+                "{snippet:?}"
+            );
+        }
     }
 }

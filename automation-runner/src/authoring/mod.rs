@@ -5,8 +5,8 @@
 //!   named by the durable selector core generated at that call (the tree as it was then);
 //! - [`plan`](mod@plan): recorded calls → the test's steps, checks, inputs and what is left out;
 //! - [`render`](mod@render): a plan → TypeScript, YAML or JSON that `automation run` runs unchanged;
-//! - [`quote`]: every session string into the test through one quoting function per place and
-//!   language (comments, literals, values, names): quoted, never spliced;
+//!   Every session string goes in through `automation_session::quote`: one quoting function per
+//!   place and language (comments, literals, values, names), quoted, never spliced;
 //! - [`records`]: a run's records directory read back as a log (`automation export`).
 //!
 //! [`export`] is the `export_test` tool: arguments in, the test's source (or the file it was
@@ -14,7 +14,6 @@
 
 pub mod log;
 pub mod plan;
-pub mod quote;
 pub mod records;
 pub mod render;
 

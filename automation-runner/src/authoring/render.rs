@@ -6,7 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::plan::{Plan, Planned};
-use super::quote;
+use automation_session::quote;
 
 /// The formats a test is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]

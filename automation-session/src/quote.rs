@@ -1,6 +1,6 @@
-//! Quoting, never splicing: every string a session hands an exported test — an app's text, a
-//! node's name, a failure's message, the export's own name — reaches the file through one of
-//! these, one per place in one language. An app's text can hold anything, and a test is code a
+//! Quoting, never splicing: every string a session hands generated code — an exported test
+//! (an app's text, a node's name, a failure's message, the export's own name) or the
+//! inspector's snippets — reaches it through one of these, one per place in one language. An app's text can hold anything, and a test is code a
 //! team commits and runs.
 //!
 //! - TypeScript: a comment ends at any of ECMAScript's line terminators (LF, CR, U+2028,
