@@ -82,6 +82,14 @@ fn keysym_char(keysym: u32) -> Option<char> {
     }
 }
 
+/// Where the pointer was sent last (monitor coordinates), and when it last moved or released a
+/// button there.
+#[derive(Debug, Clone, Copy)]
+struct Pointer {
+    at: (f64, f64),
+    moved_at: std::time::Instant,
+}
+
 /// A remote-desktop session on Mutter, with a monitor stream for absolute pointer motion.
 pub struct Mutter {
     conn: Connection,
@@ -95,8 +103,9 @@ pub struct Mutter {
     gtk_unicode: bool,
     /// A key event pressed through the Unicode entry (its release sends nothing).
     unicode_pressed: bool,
-    /// The pointer moved since the last press (the next press waits for Mutter's pick).
-    moved: std::cell::Cell<bool>,
+    /// Where the pointer was last sent, and when it last changed place (a press waits until
+    /// Mutter has picked the surface under it; see [`Mutter::button`]).
+    pointer: std::cell::Cell<Option<Pointer>>,
     /// The monitor stream's PipeWire node (what its screenshots are read from), or why it
     /// is not known.
     #[cfg_attr(not(feature = "pipewire"), allow(dead_code))]
@@ -242,7 +251,7 @@ impl Mutter {
             held_mods: Vec::new(),
             gtk_unicode,
             unicode_pressed: false,
-            moved: std::cell::Cell::new(false),
+            pointer: std::cell::Cell::new(None),
             node,
         };
         // The first keyboard event after `Start` is dropped (mutter 43): a Shift tap takes
@@ -285,7 +294,16 @@ impl Mutter {
             "NotifyPointerMotionAbsolute",
             &(self.stream.as_str(), cx, cy),
         )?;
-        self.moved.set(true);
+        let last = self.pointer.get();
+        let moved_at = match last {
+            // Sent to where it already was: nothing new to pick.
+            Some(p) if p.at == (cx, cy) => p.moved_at,
+            _ => std::time::Instant::now(),
+        };
+        self.pointer.set(Some(Pointer {
+            at: (cx, cy),
+            moved_at,
+        }));
         Ok(())
     }
 
@@ -293,12 +311,23 @@ impl Mutter {
     pub fn button(&self, button: PointerButton, down: bool) -> MResult<()> {
         // Mutter picks the surface under the pointer when it next paints: a press sent right
         // after a motion onto a surface can go to none (a session's first click was lost one
-        // time in two, the motion and the press a millisecond apart). A press after a motion
-        // waits two frames at 60 Hz; a drag's or a fling's motions do not.
-        if down && self.moved.replace(false) {
-            std::thread::sleep(PICKED_WITHIN);
+        // time in two, the motion and the press a millisecond apart). A press waits until two
+        // frames at 60 Hz have passed since the pointer last changed place, or since the last
+        // release (what the app shows under a still pointer may change with it): a second
+        // click on the same point, once its first has had that long, waits no more. A drag's
+        // or a fling's motions do not wait.
+        if down && let Some(p) = self.pointer.get() {
+            std::thread::sleep(PICKED_WITHIN.saturating_sub(p.moved_at.elapsed()));
         }
-        self.notify("NotifyPointerButton", &(evdev_button(button), down))
+        self.notify("NotifyPointerButton", &(evdev_button(button), down))?;
+        if !down && let Some(p) = self.pointer.get() {
+            // A release counts as a change of place for the next press.
+            self.pointer.set(Some(Pointer {
+                moved_at: std::time::Instant::now(),
+                ..p
+            }));
+        }
+        Ok(())
     }
 
     /// A primary-button click at `(x, y)`: move, press, release.
