@@ -54,7 +54,7 @@ impl Suites {
             report.add_test_suite(s);
         }
         report.set_time(total);
-        let xml = report.to_string()?;
+        let xml = report.to_string().map_err(serialize)?;
         files::write_replacing(path, xml.as_bytes(), files::REPORT_FILE)
             .map_err(|e| RunnerError::file_for("cannot write JUnit", e))
     }
@@ -296,5 +296,10 @@ pub fn audit_report(report: &automation_audit::Report) -> Result<String, RunnerE
     suite.set_time(Duration::from_millis(report.ms));
     let mut out = Report::new("automation audit");
     out.add_test_suite(suite);
-    Ok(out.to_string()?)
+    out.to_string().map_err(serialize)
+}
+
+/// quick-junit's error as the runner's.
+fn serialize(e: quick_junit::SerializeError) -> RunnerError {
+    RunnerError::Junit(Box::new(e))
 }
