@@ -603,4 +603,21 @@ mod tests {
             assert!(super::super::flow::FileKind::of(&dir.path().join(name)).is_ok());
         }
     }
+
+    /// A path that is not there is the user's input refused: `BAD_REQUEST`, said on the
+    /// terminal without its code, in the sentence it always had.
+    #[test]
+    fn a_missing_path_is_a_refusal_in_its_old_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nope.yaml");
+        let e = super::collect(std::slice::from_ref(&missing)).unwrap_err();
+        assert_eq!(e.to_json()["code"], "BAD_REQUEST");
+        assert_eq!(
+            e.sentence(),
+            format!(
+                "{} does not exist; pass flow files (.ts, .js, .json, .yaml) or directories",
+                missing.display()
+            )
+        );
+    }
 }
