@@ -12,6 +12,7 @@ use automation_session::mode::Mode;
 use clap::Parser;
 
 use crate::cli::{Cli, RunArgs, Verb, resolve_target};
+use crate::error::CliError;
 use crate::verbs::{self, Outcome};
 
 /// Env var for the log filter (tracing `EnvFilter` syntax; default `warn`). Logs go to stderr.
@@ -44,7 +45,7 @@ where
         )
     ) && let Err(e) = resolve_target(&cli.target, None)
     {
-        return emit(&usage(&e));
+        return emit(&refused(e));
     }
     // A verb refused after its app was launched (its target thread did not start) ends the
     // app too: a launched app and its virtual display end with us, whatever the verb came to.
@@ -57,13 +58,13 @@ where
 /// Runs the verb (or the MCP server); its exit code, or `Err` with the code of a verb refused
 /// on its mode line or its app (its error printed).
 fn dispatch(cli: Cli) -> Result<u8, u8> {
-    let unusable = |e: String| emit(&usage(&e));
+    let unusable = |e: CliError| emit(&refused(e));
     // The MCP server's settings, stdio or HTTP (read before the match takes the verb apart).
     let (caps, snapshots) = (cli.caps.clone().unwrap_or_default(), server_snapshots(&cli));
     Ok(match cli.verb {
         None => match resolve_target(&cli.target, None) {
             Ok((mode, wait)) => serve(mode.unwrap_or(Mode::Headless), wait, &caps, snapshots),
-            Err(e) => emit(&usage(&e)),
+            Err(e) => emit(&refused(e)),
         },
         Some(Verb::Op {
             target,
@@ -72,7 +73,7 @@ fn dispatch(cli: Cli) -> Result<u8, u8> {
             out,
             overwrite,
         }) => {
-            let target = verb_target(&cli.target, "op", &target).map_err(|o| emit(&o))?;
+            let target = verb_target(&cli.target, "op", &target).map_err(unusable)?;
             let save = verbs::SaveTo {
                 path: out,
                 overwrite,
@@ -88,7 +89,7 @@ fn dispatch(cli: Cli) -> Result<u8, u8> {
             write_baseline,
             no_keyboard,
         }) => {
-            let target = verb_target(&cli.target, "audit", &target).map_err(|o| emit(&o))?;
+            let target = verb_target(&cli.target, "audit", &target).map_err(unusable)?;
             let how = crate::audit::How {
                 format,
                 out,
@@ -122,7 +123,7 @@ fn dispatch(cli: Cli) -> Result<u8, u8> {
         }
         Some(Verb::Inspect { target, port }) => match verb_mode(&cli.target, "inspect", &target) {
             Ok((mode, wait)) => inspect(mode, wait, port),
-            Err(e) => emit(&usage(&e)),
+            Err(e) => emit(&refused(e)),
         },
         Some(Verb::ShowReport { dir, port }) => show_report(dir, port),
         Some(Verb::Webdriver { port, reach }) => webdriver(port, &reach),
@@ -176,6 +177,16 @@ fn usage(message: &str) -> Outcome {
     )
 }
 
+/// What a refused or failed command prints, and its exit code: the command line's own
+/// mistake is a usage error (2), anything else a failure (1).
+fn refused(e: CliError) -> Outcome {
+    if e.is_usage() {
+        usage(&e.to_string())
+    } else {
+        Outcome::error(1, format!("error: {e}"))
+    }
+}
+
 /// Prints an outcome (ignoring a closed pipe) and returns its code.
 pub fn emit(o: &Outcome) -> u8 {
     if !o.stdout.is_empty() {
@@ -211,17 +222,17 @@ fn serve(
             Ok(apps) => emit(&Outcome::ok(
                 serde_json::to_string_pretty(&apps).unwrap_or_default(),
             )),
-            Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
+            Err(e) => emit(&refused(e.into())),
         };
     }
     let resolved = match mode::resolve_with_wait(&mode, wait) {
         Ok(r) => r,
-        Err(e) => return emit(&Outcome::error(1, format!("error: {e}"))),
+        Err(e) => return emit(&refused(e.into())),
     };
     let describe = resolved.describe;
     let target = match TargetHandle::spawn(resolved.factory) {
         Ok(t) => t,
-        Err(e) => return emit(&Outcome::error(1, format!("error: {e}"))),
+        Err(e) => return emit(&refused(e.into())),
     };
     if std::io::stdin().is_terminal() {
         let listed = crate::mcp::list::tools(caps).len();
@@ -245,7 +256,7 @@ fn serve(
     rt.shutdown_timeout(Duration::from_millis(200));
     match result {
         Ok(()) => 0,
-        Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
+        Err(e) => emit(&refused(e)),
     }
 }
 
@@ -275,7 +286,7 @@ fn inspect(mode: Mode, wait: Option<Duration>, port: u16) -> u8 {
         TargetHandle::spawn(r.factory).map(|t| (t, describe))
     }) {
         Ok(t) => t,
-        Err(e) => return emit(&Outcome::error(1, format!("error: {e}"))),
+        Err(e) => return emit(&refused(e.into())),
     };
     let rt = match web_runtime() {
         Ok(rt) => rt,
@@ -288,7 +299,7 @@ fn inspect(mode: Mode, wait: Option<Duration>, port: u16) -> u8 {
     });
     match result {
         Ok(()) => 0,
-        Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
+        Err(e) => emit(&refused(e.into())),
     }
 }
 
@@ -298,25 +309,24 @@ fn verb_mode(
     top: &crate::cli::TargetArgs,
     verb: &str,
     after: &crate::cli::TargetArgs,
-) -> Result<(Mode, Option<Duration>), String> {
+) -> Result<(Mode, Option<Duration>), CliError> {
     let (mode, wait) = resolve_target(top, Some((verb, after)))?;
     match mode.unwrap_or(Mode::Headless) {
-        Mode::List => Err(format!("--list cannot be combined with `{verb}`")),
+        Mode::List => Err(CliError::ListWithVerb { verb: verb.into() }),
         mode => Ok((mode, wait)),
     }
 }
 
 /// The app a one-shot verb drives, on its target thread: a mode line that makes no sense is a
-/// usage error (2), an app that does not start a failure (1).
+/// usage error (2), an app that does not start a failure (1) ([`refused`] says which).
 fn verb_target(
     top: &crate::cli::TargetArgs,
     verb: &str,
     after: &crate::cli::TargetArgs,
-) -> Result<TargetHandle, Outcome> {
-    let (mode, wait) = verb_mode(top, verb, after).map_err(|e| usage(&e))?;
-    mode::resolve_with_wait(&mode, wait)
-        .and_then(|r| TargetHandle::spawn(r.factory))
-        .map_err(|e| Outcome::error(1, format!("error: {e}")))
+) -> Result<TargetHandle, CliError> {
+    let (mode, wait) = verb_mode(top, verb, after)?;
+    let resolved = mode::resolve_with_wait(&mode, wait)?;
+    Ok(TargetHandle::spawn(resolved.factory)?)
 }
 
 /// Where an MCP server (stdio or HTTP) keeps `assert_screenshot` baselines.
@@ -346,7 +356,7 @@ fn webdriver(port: u16, reach: &crate::cli::ReachArgs) -> u8 {
     }));
     match result {
         Ok(()) => 0,
-        Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
+        Err(e) => emit(&refused(e.into())),
     }
 }
 
@@ -393,7 +403,7 @@ fn serve_http(
     }));
     match result {
         Ok(()) => 0,
-        Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
+        Err(e) => emit(&refused(e.into())),
     }
 }
 
@@ -412,7 +422,7 @@ fn show_report(dir: std::path::PathBuf, port: u16) -> u8 {
     });
     match result {
         Ok(()) => 0,
-        Err(e) => emit(&Outcome::error(1, format!("error: {e}"))),
+        Err(e) => emit(&refused(e.into())),
     }
 }
 

@@ -7,6 +7,7 @@ use automation_audit::{Baseline, Options, Report, audit, format};
 use automation_session::backend::TargetHandle;
 
 use crate::cli::AuditFormat;
+use crate::error::CliError;
 use crate::verbs::Outcome;
 
 /// What the command line asked of the audit.
@@ -36,19 +37,17 @@ fn usage(message: String) -> Outcome {
 /// The most a baseline file may hold (a FIFO or a device is refused before any read).
 const BASELINE_BYTES: u64 = 16 * 1024 * 1024;
 
-fn read_baseline(path: &Path) -> Result<Baseline, String> {
+fn read_baseline(path: &Path) -> Result<Baseline, CliError> {
     use automation_wire::fsguard::{Follow, read_regular};
-    let bytes = read_regular(path, BASELINE_BYTES, Follow::Yes).map_err(|e| {
-        format!(
-            "--baseline {}: cannot read it ({e}): a regular file of at most 16 MiB",
-            path.display()
-        )
+    let bytes = read_regular(path, BASELINE_BYTES, Follow::Yes).map_err(|source| {
+        CliError::BaselineUnreadable {
+            path: path.to_path_buf(),
+            source,
+        }
     })?;
-    serde_json::from_slice(&bytes).map_err(|e| {
-        format!(
-            "--baseline {}: not a baseline ({e}); write one with --write-baseline FILE",
-            path.display()
-        )
+    serde_json::from_slice(&bytes).map_err(|source| CliError::NotABaseline {
+        path: path.to_path_buf(),
+        source,
     })
 }
 
@@ -56,7 +55,7 @@ fn read_baseline(path: &Path) -> Result<Baseline, String> {
 pub fn run(target: &TargetHandle, how: &How) -> Outcome {
     let baseline = match how.baseline.as_deref().map(read_baseline).transpose() {
         Ok(b) => b,
-        Err(e) => return usage(e),
+        Err(e) => return usage(e.to_string()),
     };
     let options = Options {
         rules: how.rules.clone(),

@@ -6,6 +6,8 @@ use clap::{Args, Parser, Subcommand};
 
 use automation_session::mode::{DisplayKind, Mode};
 
+use crate::error::CliError;
+
 /// Drive desktop apps through their accessibility tree: an MCP server over stdio (the default),
 /// one-shot verbs for scripts, and a runner for any test command's events.
 #[derive(Debug, Parser)]
@@ -91,7 +93,7 @@ impl TargetArgs {
 pub fn resolve_target(
     top: &TargetArgs,
     verb: Option<(&str, &TargetArgs)>,
-) -> Result<(Option<Mode>, Option<std::time::Duration>), String> {
+) -> Result<(Option<Mode>, Option<std::time::Duration>), CliError> {
     let none = TargetArgs::default();
     let (name, after) = verb.unwrap_or(("", &none));
     let token = TokenArg {
@@ -103,19 +105,17 @@ pub fn resolve_target(
     };
     let mode = match (top.mode.mode(&token), after.mode.mode(&token)) {
         (Some(_), Some(_)) => {
-            return Err(format!(
-                "give the mode once, either before or after `{name}`"
-            ));
+            return Err(CliError::ModeTwice { verb: name.into() });
         }
         (a, b) => a.or(b),
     };
     if token.token.is_some() && !matches!(mode, Some(Mode::Connect { .. })) {
-        return Err("--token goes with --connect ENDPOINT".into());
+        return Err(CliError::TokenWithoutConnect);
     }
     let display = after.display_kind().or(top.display_kind());
     let mode = match mode {
         Some(m) => Some(with_virtual_display(m, display)?),
-        None if display.is_some() => return Err("--virtual-display goes with --launch".into()),
+        None if display.is_some() => return Err(CliError::VirtualDisplayWithoutLaunch),
         None => None,
     };
     Ok((mode, after.wait.wait.or(top.wait.wait)))
@@ -242,7 +242,7 @@ impl ModeArgs {
 }
 
 /// `--virtual-display[=KIND]` applied to a mode: only `--launch` takes it.
-fn with_virtual_display(mode: Mode, display: Option<DisplayKind>) -> Result<Mode, String> {
+fn with_virtual_display(mode: Mode, display: Option<DisplayKind>) -> Result<Mode, CliError> {
     match (mode, display) {
         (Mode::Launch { command, .. }, display) => Ok(Mode::Launch {
             command,
@@ -250,7 +250,7 @@ fn with_virtual_display(mode: Mode, display: Option<DisplayKind>) -> Result<Mode
             display: display.unwrap_or_default(),
         }),
         (other, None) => Ok(other),
-        _ => Err("--virtual-display goes with --launch".into()),
+        _ => Err(CliError::VirtualDisplayWithoutLaunch),
     }
 }
 
@@ -568,9 +568,10 @@ mod tests {
         lines
     }
 
+    /// What the line resolves to, or the sentence printed (clap's, or the mode's).
     fn resolved(args: &[&str]) -> Result<(Option<Mode>, Option<std::time::Duration>), String> {
         let cli = Cli::try_parse_from(args).map_err(|e| e.to_string())?;
-        match &cli.verb {
+        let resolved = match &cli.verb {
             Some(Verb::Op { target, .. }) => resolve_target(&cli.target, Some(("op", target))),
             Some(Verb::Audit { target, .. }) => {
                 resolve_target(&cli.target, Some(("audit", target)))
@@ -582,8 +583,9 @@ mod tests {
             Some(Verb::Serve { target, .. }) => {
                 resolve_target(&cli.target, Some(("serve", target)))
             }
-            _ => Err("not a verb that drives an app".into()),
-        }
+            _ => return Err("not a verb that drives an app".into()),
+        };
+        resolved.map_err(|e| e.to_string())
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! The runner's one error type: why a flow could not be read, a step's arguments could not be
-//! rendered, or a script could not be started. Each source stays typed (the TypeScript gate's
-//! error, the expression language's, the files layer's); the kit's JSON error shape is made
-//! once, by [`RunnerError::to_json`], where a report or a reply needs it.
+//! rendered, a script could not be started, or a run's reports and records could not be
+//! written. Each source stays typed (the TypeScript gate's error, the expression language's,
+//! the files layer's, I/O, JSON, JUnit's XML); the kit's JSON error shape is made once, by
+//! [`RunnerError::to_json`], where a report or a reply needs it.
+
+use std::path::PathBuf;
 
 use automation_core::ErrorCode;
 use automation_session::files::FileError;
@@ -67,6 +70,87 @@ pub enum RunnerError {
         /// The sentence to show in place of the files layer's.
         message: Option<String>,
     },
+    /// Reading or creating a directory of the run's own (a suite's, a report's, a run's
+    /// records) failed.
+    #[error("cannot {doing} {}: {source}", path.display())]
+    Io {
+        /// What was being done (`read`, `create`).
+        doing: &'static str,
+        /// The directory.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// Something other than a directory sits where a report's directory goes.
+    #[error("{} exists and is not a directory (symlinks are not followed)", path.display())]
+    NotADirectory {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A directory named as one run's records holds none, or holds several runs.
+    #[error("{}", records_sentence(dir, runs))]
+    NoRecords {
+        /// The directory.
+        dir: PathBuf,
+        /// The runs under it (directories holding `run.json`), sorted.
+        runs: Vec<String>,
+    },
+    /// A call record that is not JSON.
+    #[error("{} is not a call record: {source}", path.display())]
+    NotARecord {
+        /// The record's path.
+        path: PathBuf,
+        /// Why it did not parse.
+        source: serde_json::Error,
+    },
+    /// The HTML report's data could not be serialized.
+    #[error("report data: {0}")]
+    ReportData(#[source] serde_json::Error),
+    /// The HTML report's page lost the slot its data goes into (a build mistake).
+    #[error("the report page has no data slot")]
+    NoDataSlot,
+    /// The JUnit report could not be serialized: quick-junit's error, as it is (behind a
+    /// box, so that quick-junit stays named by the one JUnit writer, `sinks::junit`).
+    #[error("{0}")]
+    Junit(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// `automation exec` asked for the output of a flow the JUnit report has no suite for.
+    #[error("no JUnit suite for flow {0}")]
+    NoSuite(usize),
+    /// A lock over what a run's flows share (the JUnit suites, the report's flows) was
+    /// poisoned: a thread panicked holding it.
+    #[error("{0} were poisoned")]
+    Poisoned(&'static str),
+    /// The event pipe of `automation exec` could not be made.
+    #[error("cannot create the event pipe: {0}")]
+    Pipe(#[source] automation_wire::events::PipeError),
+    /// Several sinks failed as a run finished: each one's error, in order.
+    #[error("{}", join(.0))]
+    Many(Vec<RunnerError>),
+}
+
+/// [`RunnerError::NoRecords`]'s sentence: what to pass instead.
+fn records_sentence(dir: &std::path::Path, runs: &[String]) -> String {
+    match runs.last() {
+        None => format!(
+            "{} holds no call records (NNN-<step>-<tool>.json); pass the directory of one run, as `automation run` prints it",
+            dir.display()
+        ),
+        Some(newest) => format!(
+            "{} holds {} runs; pass the directory of the one to export, e.g. {} (the newest)",
+            dir.display(),
+            runs.len(),
+            dir.join(newest).display()
+        ),
+    }
+}
+
+/// [`RunnerError::Many`]'s sentence: each error, joined with `; `.
+fn join(errors: &[RunnerError]) -> String {
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 impl RunnerError {
@@ -83,6 +167,33 @@ impl RunnerError {
     /// A bad flow, step or argument (`BAD_REQUEST`).
     pub fn bad(message: impl Into<String>, hint: impl Into<String>) -> Self {
         Self::refused(ErrorCode::BadRequest, message, hint)
+    }
+
+    /// The files layer's error, said with what it was for in front: `records: …`.
+    pub fn file_for(what: &str, error: FileError) -> Self {
+        Self::File {
+            message: Some(format!("{what}: {error}")),
+            error: Box::new(error),
+        }
+    }
+
+    /// The errors of several sinks as one: none is `None`, one is itself, more are
+    /// [`RunnerError::Many`].
+    pub fn all(mut errors: Vec<RunnerError>) -> Option<Self> {
+        match errors.len() {
+            0 => None,
+            1 => errors.pop(),
+            _ => Some(Self::Many(errors)),
+        }
+    }
+
+    /// The error as a person reads it on a terminal: a refusal's sentence (its code is for
+    /// programs, which read [`RunnerError::to_json`]), any other error as displayed.
+    pub fn sentence(&self) -> String {
+        match self {
+            Self::Refused { message, .. } => message.clone(),
+            other => other.to_string(),
+        }
     }
 
     /// The error in the kit's shape, as reports and replies carry it.
@@ -142,6 +253,51 @@ impl RunnerError {
                 }
                 j
             }
+            Self::Io { path, .. } => json!({
+                "code": ErrorCode::FileIo.as_str(),
+                "message": self.to_string(),
+                "hint": "check the path, its permissions and free space, then retry",
+                "path": path.display().to_string(),
+            }),
+            Self::NotADirectory { path } => json!({
+                "code": ErrorCode::BadRequest.as_str(),
+                "message": self.to_string(),
+                "hint": "name a directory, or a path where one can be made",
+                "path": path.display().to_string(),
+            }),
+            Self::NoRecords { dir, .. } => json!({
+                "code": ErrorCode::BadRequest.as_str(),
+                "message": self.to_string(),
+                "hint": "pass the records directory of one run",
+                "path": dir.display().to_string(),
+            }),
+            Self::NotARecord { path, .. } => json!({
+                "code": ErrorCode::BadRequest.as_str(),
+                "message": self.to_string(),
+                "hint": "pass a records directory `automation run` or execute_sequence wrote",
+                "path": path.display().to_string(),
+            }),
+            Self::ReportData(_)
+            | Self::NoDataSlot
+            | Self::Junit(_)
+            | Self::NoSuite(_)
+            | Self::Poisoned(_)
+            | Self::Pipe(_) => json!({
+                "code": ErrorCode::TargetFailed.as_str(),
+                "message": self.to_string(),
+                "hint": "retry; if it fails again, report it",
+            }),
+            // The first error's shape (its code), with every error's sentence.
+            Self::Many(errors) => {
+                let mut j = errors
+                    .first()
+                    .map(Self::to_json)
+                    .unwrap_or_else(|| json!({}));
+                if let Value::Object(m) = &mut j {
+                    m.insert("message".into(), json!(self.to_string()));
+                }
+                j
+            }
         }
     }
 }
@@ -192,5 +348,46 @@ mod tests {
         let none = RunnerError::NoRuntime.to_json();
         assert_eq!(none["error_type"], "missing_tool");
         assert!(none["message"].as_str().is_some_and(|m| m.contains("node")));
+    }
+
+    /// The sentences the runner printed as strings before it had these variants, unchanged.
+    #[test]
+    fn each_sentence_is_the_one_it_was() {
+        let io = || std::io::Error::new(std::io::ErrorKind::NotFound, "gone");
+        let read = RunnerError::Io {
+            doing: "read",
+            path: "flows".into(),
+            source: io(),
+        };
+        assert_eq!(read.to_string(), "cannot read flows: gone");
+        assert_eq!(read.to_json()["code"], "FILE_IO");
+        let many = RunnerError::all(vec![
+            RunnerError::Poisoned("the JUnit suites"),
+            RunnerError::NoSuite(2),
+        ]);
+        assert_eq!(
+            many.map(|e| e.to_string()).as_deref(),
+            Some("the JUnit suites were poisoned; no JUnit suite for flow 2")
+        );
+        assert!(RunnerError::all(Vec::new()).is_none());
+        let none = RunnerError::NoRecords {
+            dir: "r".into(),
+            runs: Vec::new(),
+        };
+        assert!(none.to_string().starts_with("r holds no call records"));
+        let two = RunnerError::NoRecords {
+            dir: "r".into(),
+            runs: vec!["a".into(), "b".into()],
+        };
+        assert_eq!(
+            two.to_string(),
+            format!(
+                "r holds 2 runs; pass the directory of the one to export, e.g. {} (the newest)",
+                std::path::Path::new("r").join("b").display()
+            )
+        );
+        let bad = RunnerError::bad("x does not exist", "check it");
+        assert_eq!(bad.sentence(), "x does not exist");
+        assert_eq!(read.sentence(), read.to_string());
     }
 }

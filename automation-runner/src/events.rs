@@ -11,6 +11,7 @@ use std::sync::Arc;
 use automation_wire::events::{EventKind, LogRecord};
 use serde_json::Value;
 
+use super::error::RunnerError;
 use super::evidence::Evidence;
 use super::report::RunReport;
 
@@ -88,7 +89,7 @@ pub trait Sink: Send {
     }
 
     /// The run ended with this report; write files, flush. The error names what failed.
-    fn finish(&mut self, report: &RunReport) -> Result<(), String> {
+    fn finish(&mut self, report: &RunReport) -> Result<(), RunnerError> {
         let _ = report;
         Ok(())
     }
@@ -134,17 +135,13 @@ impl Sink for Fanout {
     }
 
     /// Finishes every sink (each one, even after another failed); the errors joined.
-    fn finish(&mut self, report: &RunReport) -> Result<(), String> {
-        let errors: Vec<String> = self
+    fn finish(&mut self, report: &RunReport) -> Result<(), RunnerError> {
+        let errors: Vec<RunnerError> = self
             .sinks
             .iter_mut()
             .filter_map(|s| s.finish(report).err())
             .collect();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(errors.join("; "))
-        }
+        RunnerError::all(errors).map_or(Ok(()), Err)
     }
 }
 

@@ -10,6 +10,8 @@ use serde_json::Value;
 
 use automation_session::files::{self, REPORT_FILE};
 
+use crate::error::RunnerError;
+
 /// The page, with [`DATA_SLOT`] where the data goes.
 pub const PAGE: &str = include_str!("report.html");
 /// The line of [`PAGE`] the data replaces.
@@ -235,19 +237,23 @@ pub struct ReportDir {
 impl ReportDir {
     /// Makes `dir` and its `img/` (if missing) and clears the screenshots an earlier report
     /// left there (regular `.png` files only; nothing else is touched).
-    pub fn prepare(dir: &Path) -> Result<Self, String> {
+    pub fn prepare(dir: &Path) -> Result<Self, RunnerError> {
         let images = dir.join(IMAGES);
         for d in [dir, images.as_path()] {
             match std::fs::symlink_metadata(d) {
                 Ok(m) if m.file_type().is_dir() => {}
                 Ok(_) => {
-                    return Err(format!(
-                        "{} exists and is not a directory (symlinks are not followed)",
-                        d.display()
-                    ));
+                    return Err(RunnerError::NotADirectory {
+                        path: d.to_path_buf(),
+                    });
                 }
-                Err(_) => std::fs::create_dir_all(d)
-                    .map_err(|e| format!("cannot create {}: {e}", d.display()))?,
+                Err(_) => {
+                    std::fs::create_dir_all(d).map_err(|source| RunnerError::Io {
+                        doing: "create",
+                        path: d.to_path_buf(),
+                        source,
+                    })?;
+                }
             }
         }
         if let Ok(entries) = std::fs::read_dir(&images) {
@@ -271,30 +277,30 @@ impl ReportDir {
     }
 
     /// Writes one screenshot as `img/<name>.png`; returns its path relative to the page.
-    pub fn image(&self, name: &str, png: &[u8]) -> Result<String, String> {
+    pub fn image(&self, name: &str, png: &[u8]) -> Result<String, RunnerError> {
         let rel = format!("{IMAGES}/{name}.png");
         files::write_replacing(&self.dir.join(&rel), png, REPORT_FILE)
-            .map_err(|e| format!("report image: {e}"))?;
+            .map_err(|e| RunnerError::file_for("report image", e))?;
         Ok(rel)
     }
 
     /// Writes the page with `report` inlined.
-    pub fn write(&self, report: &Report) -> Result<PathBuf, String> {
+    pub fn write(&self, report: &Report) -> Result<PathBuf, RunnerError> {
         let page = render(report)?;
         let path = self.page();
         files::write_replacing(&path, page.as_bytes(), REPORT_FILE)
-            .map_err(|e| format!("report: {e}"))?;
+            .map_err(|e| RunnerError::file_for("report", e))?;
         Ok(path)
     }
 }
 
 /// The page with `report` inlined: JSON inside a `<script type="application/json">`, with
 /// every `<` escaped so no text in it (a flow's output, an app's label) can close the tag.
-pub fn render(report: &Report) -> Result<String, String> {
-    let json = serde_json::to_string(report).map_err(|e| format!("report data: {e}"))?;
+pub fn render(report: &Report) -> Result<String, RunnerError> {
+    let json = serde_json::to_string(report).map_err(RunnerError::ReportData)?;
     let json = json.replace('<', "\\u003c");
     if !PAGE.contains(DATA_SLOT) {
-        return Err("the report page has no data slot".into());
+        return Err(RunnerError::NoDataSlot);
     }
     Ok(PAGE.replacen(DATA_SLOT, &json, 1))
 }

@@ -61,16 +61,22 @@ const OUTPUT_QUEUE: usize = 1024;
 /// flow's own limit applies too, and the earlier wins.
 pub const TIMEOUT_ENV: &str = "AUTOMATION_SCRIPT_TIMEOUT";
 
-/// `AUTOMATION_SCRIPT_TIMEOUT`, when set: the limit, or the usage error naming the variable
-/// and its value.
-pub fn script_timeout() -> Result<Option<Duration>, String> {
-    match std::env::var(TIMEOUT_ENV) {
-        Ok(v) => budget::parse_timeout(TIMEOUT_ENV, &v).map(Some),
-        Err(std::env::VarError::NotPresent) => Ok(None),
+/// `AUTOMATION_SCRIPT_TIMEOUT`, when set: the limit, or the refusal naming the variable and
+/// its value.
+pub fn script_timeout() -> Result<Option<Duration>, RunnerError> {
+    let said = match std::env::var(TIMEOUT_ENV) {
+        Ok(v) => budget::parse_timeout(TIMEOUT_ENV, &v),
+        Err(std::env::VarError::NotPresent) => return Ok(None),
         Err(std::env::VarError::NotUnicode(v)) => Err(format!(
             "{TIMEOUT_ENV}: {v:?} is not a number of seconds; pass e.g. 600"
         )),
-    }
+    };
+    said.map(Some).map_err(|message| RunnerError::Refused {
+        code: ErrorCode::BadRequest,
+        message,
+        hint: "unset AUTOMATION_SCRIPT_TIMEOUT, or set it to a number of seconds".into(),
+        field: Some(TIMEOUT_ENV.into()),
+    })
 }
 
 /// Runs one script to its end, or to `deadline` (the earlier of it and
@@ -157,24 +163,14 @@ fn prepare(
     execution_id: &str,
     deadline: Deadline,
 ) -> Result<Prepared, RunnerError> {
-    let deadline = match script_timeout() {
-        Ok(Some(limit)) => deadline.min(Deadline::after(limit, TIMEOUT_ENV)),
-        Ok(None) => deadline,
-        Err(e) => {
-            return Err(RunnerError::Refused {
-                code: ErrorCode::BadRequest,
-                message: e,
-                hint: "unset AUTOMATION_SCRIPT_TIMEOUT, or set it to a number of seconds".into(),
-                field: Some(TIMEOUT_ENV.into()),
-            });
-        }
+    let deadline = match script_timeout()? {
+        Some(limit) => deadline.min(Deadline::after(limit, TIMEOUT_ENV)),
+        None => deadline,
     };
     let gate = automation_transpile::transpile(&script.source)?;
     let runtime = runtime::find()?;
-    let run_dir = RunDir::create(execution_id).map_err(|e| RunnerError::File {
-        message: Some(format!("cannot create the run's private directory: {e}")),
-        error: Box::new(e),
-    })?;
+    let run_dir = RunDir::create(execution_id)
+        .map_err(|e| RunnerError::file_for("cannot create the run's private directory", e))?;
     let work = run_dir.path().join("work");
     std::fs::DirBuilder::new().create(&work).map_err(|e| {
         runner_error(

@@ -16,6 +16,7 @@ use automation_session::backend::TargetHandle;
 use automation_session::mode;
 use automation_session::mode::Mode;
 
+use super::error::RunnerError;
 use super::events::Fanout;
 use super::flow;
 use super::partition::Partition;
@@ -56,7 +57,7 @@ pub struct RunOptions {
 }
 
 /// The flow files: files as given, directories searched (sorted, recursively).
-pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, RunnerError> {
     Ok(collect_keyed(paths)?.into_iter().map(|f| f.path).collect())
 }
 
@@ -136,7 +137,7 @@ fn key_of(path: &Path, arg: &Path, arg_resolved: &Path, root: Option<&Path>) -> 
 }
 
 /// [`collect`], each flow with its partition key (see [`suite_root`]).
-pub fn collect_keyed(paths: &[PathBuf]) -> Result<Vec<Found>, String> {
+pub fn collect_keyed(paths: &[PathBuf]) -> Result<Vec<Found>, RunnerError> {
     let root = suite_root(paths);
     let mut out = Vec::new();
     for arg in paths {
@@ -149,10 +150,14 @@ pub fn collect_keyed(paths: &[PathBuf]) -> Result<Vec<Found>, String> {
     Ok(out)
 }
 
-fn collect_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+fn collect_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, RunnerError> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), RunnerError> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+            .map_err(|source| RunnerError::Io {
+                doing: "read",
+                path: dir.to_path_buf(),
+                source,
+            })?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .collect();
         entries.sort();
@@ -185,9 +190,14 @@ fn collect_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             // A file, or something that is not one (a FIFO, a device): reading it says which.
             out.push(p.clone());
         } else {
-            return Err(format!(
-                "{} does not exist; pass flow files (.ts, .js, .json, .yaml) or directories",
-                p.display()
+            // The user's input, not the disk: a refusal, said without its code on a terminal.
+            return Err(RunnerError::refused(
+                ErrorCode::BadRequest,
+                format!(
+                    "{} does not exist; pass flow files (.ts, .js, .json, .yaml) or directories",
+                    p.display()
+                ),
+                "check the path; `automation run` takes flow files and directories holding them",
             ));
         }
     }
@@ -268,7 +278,7 @@ fn usable_flows(opts: &RunOptions) -> Result<Vec<Found>, u8> {
         }
         Ok(f) => f,
         Err(e) => {
-            say(&format!("error: {e}"));
+            say(&format!("error: {}", e.sentence()));
             return Err(2);
         }
     };
@@ -285,7 +295,7 @@ fn usable_flows(opts: &RunOptions) -> Result<Vec<Found>, u8> {
         return Err(2);
     }
     if let Err(e) = super::script::script_timeout() {
-        say(&format!("error: {e}"));
+        say(&format!("error: {}", e.sentence()));
         return Err(2);
     }
     if let Some(root) = opts.records.as_deref()
@@ -592,5 +602,22 @@ mod tests {
         for name in &found {
             assert!(super::super::flow::FileKind::of(&dir.path().join(name)).is_ok());
         }
+    }
+
+    /// A path that is not there is the user's input refused: `BAD_REQUEST`, said on the
+    /// terminal without its code, in the sentence it always had.
+    #[test]
+    fn a_missing_path_is_a_refusal_in_its_old_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nope.yaml");
+        let e = super::collect(std::slice::from_ref(&missing)).unwrap_err();
+        assert_eq!(e.to_json()["code"], "BAD_REQUEST");
+        assert_eq!(
+            e.sentence(),
+            format!(
+                "{} does not exist; pass flow files (.ts, .js, .json, .yaml) or directories",
+                missing.display()
+            )
+        );
     }
 }

@@ -36,7 +36,7 @@ pub trait Backend {
 }
 
 /// Builds a backend on the target thread.
-pub type BackendFactory = Box<dyn FnOnce() -> Result<Box<dyn Backend>, String> + Send>;
+pub type BackendFactory = Box<dyn FnOnce() -> Result<Box<dyn Backend>, SessionError> + Send>;
 
 /// A backend ready to be started, with a line saying what it drives.
 pub struct Resolved {
@@ -276,7 +276,7 @@ impl TargetHandle {
     /// Starts the target thread, builds the backend on it, and waits until it is ready.
     pub fn spawn(factory: BackendFactory) -> Result<TargetHandle, SessionError> {
         let (tx, rx) = mpsc::channel::<Work>();
-        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), String>>();
+        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), SessionError>>();
         install_panic_hook();
         std::thread::Builder::new()
             .name(TARGET_THREAD.into())
@@ -296,7 +296,7 @@ impl TargetHandle {
             .map_err(|e| SessionError::Target(format!("cannot start the target thread: {e}")))?;
         match ready_rx.recv() {
             Ok(Ok(())) => Ok(TargetHandle { tx }),
-            Ok(Err(e)) => Err(SessionError::Target(e)),
+            Ok(Err(e)) => Err(e),
             Err(_) => Err(SessionError::Target(
                 "the target thread stopped while starting".into(),
             )),
@@ -498,10 +498,13 @@ mod tests {
 
     #[test]
     fn a_failing_factory_is_reported() {
-        let err = TargetHandle::spawn(Box::new(|| Err("no app".to_string()))).err();
-        assert_eq!(
-            err,
-            Some(crate::error::SessionError::Target("no app".into()))
+        let err = TargetHandle::spawn(Box::new(|| {
+            Err(crate::error::SessionError::Target("no app".into()))
+        }))
+        .err();
+        assert!(
+            matches!(&err, Some(crate::error::SessionError::Target(why)) if why == "no app"),
+            "{err:?}"
         );
     }
 }

@@ -1,9 +1,14 @@
 //! The session layer's one error type: what it refuses or fails at while it turns a mode into
-//! a driven app and starts the target thread. An op's own failure is core's `OpError`; the
-//! files layer's is [`crate::files::FileError`], which a tool call answers as an `OpError`.
+//! a driven app and starts the target thread, a file it reads or writes, a screenshot it
+//! cannot fit. An op's own failure is core's `OpError`. The files layer keeps its own
+//! [`FileError`] (its code, path and hint; a tool call answers it as an `OpError`), reachable
+//! from here as [`SessionError::File`].
 
-/// Why a mode did not become a driven app.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+use crate::files::FileError;
+
+/// Why a mode did not become a driven app, a file was not read or written, or a screenshot
+/// was not fitted.
+#[derive(Debug, thiserror::Error)]
 pub enum SessionError {
     /// The mode asks for something that makes no sense here (`--list` to drive an app,
     /// `--connect` without a token).
@@ -23,4 +28,10 @@ pub enum SessionError {
     /// The target thread did not start, or the backend it builds failed.
     #[error("{0}")]
     Target(String),
+    /// A file was not read or written: the files layer's error, as it is.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// A screenshot that does not decode, or does not fit its byte budget.
+    #[error("{0}")]
+    Image(String),
 }

@@ -9,6 +9,7 @@ pub mod sequence;
 
 use std::sync::{Arc, Mutex};
 
+use crate::error::CliError;
 use automation_core::{Cancel, ErrorCode, OpError, Reply};
 use automation_runner::authoring::{self, SessionLog};
 use automation_session::backend::{TargetHandle, serve_caught};
@@ -332,14 +333,18 @@ pub async fn serve_stdio(
     target: TargetHandle,
     caps: &Caps,
     snapshots: Snapshots,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
     let server = AutomationServer::with_caps(target, caps).with_snapshots(snapshots);
     serve_lines(server, stdin, stdout).await
 }
 
 /// [`serve_stdio`] over any byte streams (tests drive it in memory).
-pub async fn serve_lines<R, W>(server: AutomationServer, input: R, output: W) -> Result<(), String>
+pub async fn serve_lines<R, W>(
+    server: AutomationServer,
+    input: R,
+    output: W,
+) -> Result<(), CliError>
 where
     R: tokio::io::AsyncRead + Unpin + Send + 'static,
     W: tokio::io::AsyncWrite + Unpin + Send + 'static,
@@ -362,13 +367,13 @@ where
             .waiting()
             .await
             .map(|_| ())
-            .map_err(|e| format!("MCP server stopped: {e}")),
+            .map_err(CliError::McpStopped),
         // stdin closed before a client said hello (Ctrl-D, a probe): a clean exit.
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
             tracing::info!("stdin closed before the MCP handshake");
             Ok(())
         }
-        Err(e) => Err(format!("MCP handshake failed: {e}")),
+        Err(e) => Err(CliError::McpHandshake(Box::new(e))),
     };
     filter.abort();
     // rmcp's output is closed once the service stops: flush what is left, then stop.

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use automation_core::Cancel;
+use automation_runner::error::RunnerError;
 use automation_runner::events::{Fanout, RunEvent, Sink};
 use automation_runner::flow::{self, FlowBody};
 use automation_runner::on_target::{Forward, StepsRun};
@@ -348,7 +349,7 @@ impl Sink for Tee<'_> {
         self.1.event(event);
     }
 
-    fn finish(&mut self, report: &RunReport) -> Result<(), String> {
+    fn finish(&mut self, report: &RunReport) -> Result<(), RunnerError> {
         self.1.finish(report)
     }
 }

@@ -96,9 +96,14 @@ fn reference_arg(entry: &Entry) -> Option<&str> {
     entry.args.get("node").and_then(Value::as_str)
 }
 
+/// Why a recorded call is left out of the test, as `export` lists it (`left out: call 3
+/// find_node: it failed`): a reason for the user, not an error; planning goes on without the
+/// call.
+type Skip = String;
+
 /// The durable way to name the call's node: the recorded selector, else the agent's own
 /// selector object; `Err` says why neither exists.
-fn durable_node(entry: &Entry) -> Result<Option<Selector>, String> {
+fn durable_node(entry: &Entry) -> Result<Option<Selector>, Skip> {
     let Recorded::Ok {
         selector,
         selector_note,
@@ -262,7 +267,7 @@ struct Planner<'p, 'e> {
 
 impl Planner<'_, '_> {
     /// Plans the call at `pos` of the range; `Err` says why it is left out.
-    fn call(&mut self, pos: usize, entry: &Entry) -> Result<(), String> {
+    fn call(&mut self, pos: usize, entry: &Entry) -> Result<(), Skip> {
         if let Recorded::Failed { code, message } = &entry.result {
             let short: String = message.chars().take(120).collect();
             return Err(format!("failed with {code}: {}", short.replace('\n', " ")));
@@ -310,7 +315,7 @@ impl Planner<'_, '_> {
         pos: usize,
         entry: &Entry,
         node: &Option<Selector>,
-    ) -> Result<(Map<String, Value>, bool), String> {
+    ) -> Result<(Map<String, Value>, bool), Skip> {
         let later = &self.all[pos + 1..];
         let acted_on_later = |sel: &Option<Selector>, reference: Option<&str>| {
             later.iter().any(|l| {

@@ -10,6 +10,7 @@ use automation_session::tools::{self, Outcome};
 use serde_json::{Map, Value};
 
 use super::log::SessionLog;
+use crate::error::RunnerError;
 
 /// The largest record read (a record holds one call's arguments and reply).
 const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
@@ -32,9 +33,12 @@ pub fn run_dir(dir: &Path) -> std::path::PathBuf {
 }
 
 /// A directory's call record files and the runs under it (directories holding `run.json`).
-fn scan(dir: &Path) -> Result<(Vec<String>, Vec<String>), String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+fn scan(dir: &Path) -> Result<(Vec<String>, Vec<String>), RunnerError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| RunnerError::Io {
+        doing: "read",
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut names: Vec<String> = Vec::new();
     let mut runs: Vec<String> = Vec::new();
     for entry in entries.flatten() {
@@ -50,31 +54,25 @@ fn scan(dir: &Path) -> Result<(Vec<String>, Vec<String>), String> {
 
 /// Reads every call record of one run's directory, in order, into a log. Records of calls
 /// that are no op of the catalog are skipped.
-pub fn log_from_records(dir: &Path) -> Result<SessionLog, String> {
+pub fn log_from_records(dir: &Path) -> Result<SessionLog, RunnerError> {
     let (mut names, mut runs) = scan(dir)?;
     if names.is_empty() {
-        return Err(if runs.is_empty() {
-            format!(
-                "{} holds no call records (NNN-<step>-<tool>.json); pass the directory of one run, as `automation run` prints it",
-                dir.display()
-            )
-        } else {
-            runs.sort();
-            format!(
-                "{} holds {} runs; pass the directory of the one to export, e.g. {} (the newest)",
-                dir.display(),
-                runs.len(),
-                dir.join(&runs[runs.len() - 1]).display()
-            )
+        runs.sort();
+        return Err(RunnerError::NoRecords {
+            dir: dir.to_path_buf(),
+            runs,
         });
     }
     names.sort();
     let mut log = SessionLog::default();
     for name in names {
         let path = dir.join(&name);
-        let text = files::read_text(&path, MAX_RECORD_BYTES).map_err(|e| e.to_string())?;
-        let record: Value = serde_json::from_str(&text)
-            .map_err(|e| format!("{} is not a call record: {e}", path.display()))?;
+        let text = files::read_text(&path, MAX_RECORD_BYTES)?;
+        let record: Value =
+            serde_json::from_str(&text).map_err(|source| RunnerError::NotARecord {
+                path: path.clone(),
+                source,
+            })?;
         let tool = record["request"]["tool"].as_str().unwrap_or_default();
         let args: Map<String, Value> = record["request"]["args"]
             .as_object()

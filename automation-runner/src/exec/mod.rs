@@ -24,6 +24,7 @@ use automation_wire::events::{EventPipe, PipeItem};
 use indicatif::ProgressBar;
 use serde_json::Value;
 
+use crate::error::RunnerError;
 use crate::events::{Fanout, RunEvent, Sink};
 use crate::report::{RunReport, StepReport, StepStatus, runner_error};
 use crate::sinks::display::DisplaySink;
@@ -122,7 +123,7 @@ impl Feed {
         execution_id: &str,
         elapsed_ms: u64,
         ended: Option<Value>,
-    ) -> (RunReport, Result<(), String>) {
+    ) -> (RunReport, Result<(), RunnerError>) {
         let mut report = RunReport::new(name, execution_id);
         report.steps = self.steps.finish(UNFINISHED);
         let failed: Vec<Value> = report
@@ -226,12 +227,11 @@ fn open_pipe() -> Result<
         EventPipe,
         std::sync::mpsc::Receiver<PipeItem>,
     ),
-    String,
+    RunnerError,
 > {
     let run_dir = automation_session::files::dirs::RunDir::create(&crate::new_execution_id())
-        .map_err(|e| format!("cannot create the run's private directory: {e}"))?;
-    let (pipe, rx) = EventPipe::create_in(run_dir.path())
-        .map_err(|e| format!("cannot create the event pipe: {e}"))?;
+        .map_err(|e| RunnerError::file_for("cannot create the run's private directory", e))?;
+    let (pipe, rx) = EventPipe::create_in(run_dir.path()).map_err(RunnerError::Pipe)?;
     Ok((run_dir, pipe, rx))
 }
 

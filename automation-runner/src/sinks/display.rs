@@ -228,7 +228,7 @@ impl Sink for DisplaySink {
     }
 
     /// Clears the bar.
-    fn finish(&mut self, _report: &RunReport) -> Result<(), String> {
+    fn finish(&mut self, _report: &RunReport) -> Result<(), crate::error::RunnerError> {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }

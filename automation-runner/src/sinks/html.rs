@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::budget::MAX_RECORDS_PER_STEP;
+use crate::error::RunnerError;
 use crate::events::{CallRecord, RunEvent, Sink};
 use crate::evidence::Evidence;
 use crate::report::{RunReport, StepStatus};
@@ -42,6 +43,9 @@ fn bounded(value: &Value) -> Value {
 /// The id calls outside any step are filed under (a script's calls before its first step).
 const OUTSIDE: &str = "";
 
+/// What a poisoned lock over the flows says (a flow's thread panicked holding it).
+const POISONED: RunnerError = RunnerError::Poisoned("the report's flows");
+
 /// The flows of a whole run, in the order given.
 #[derive(Clone, Default)]
 pub struct Flows(Arc<Mutex<Vec<FlowEntry>>>);
@@ -53,12 +57,8 @@ impl Flows {
         dir: &ReportDir,
         started: &str,
         duration_ms: u64,
-    ) -> Result<std::path::PathBuf, String> {
-        let mut flows = self
-            .0
-            .lock()
-            .map_err(|_| "the report's flows were poisoned".to_string())?
-            .clone();
+    ) -> Result<std::path::PathBuf, RunnerError> {
+        let mut flows = self.0.lock().map_err(|_| POISONED)?.clone();
         flows.sort_by_key(|f| f.index);
         let passed = flows.iter().filter(|f| f.status == "passed").count();
         let report = Report {
@@ -87,7 +87,7 @@ pub struct HtmlSink {
     current: String,
     images: usize,
     failure: Option<Shot>,
-    errors: Vec<String>,
+    errors: Vec<RunnerError>,
 }
 
 impl HtmlSink {
@@ -385,18 +385,10 @@ impl Sink for HtmlSink {
         true
     }
 
-    fn finish(&mut self, report: &RunReport) -> Result<(), String> {
+    fn finish(&mut self, report: &RunReport) -> Result<(), RunnerError> {
         let entry = self.entry(report);
-        self.flows
-            .0
-            .lock()
-            .map_err(|_| "the report's flows were poisoned".to_string())?
-            .push(entry);
-        if self.errors.is_empty() {
-            Ok(())
-        } else {
-            Err(std::mem::take(&mut self.errors).join("; "))
-        }
+        self.flows.0.lock().map_err(|_| POISONED)?.push(entry);
+        RunnerError::all(std::mem::take(&mut self.errors)).map_or(Ok(()), Err)
     }
 }
 

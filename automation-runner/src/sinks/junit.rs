@@ -15,6 +15,7 @@ use automation_wire::events::EventKind;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::budget::{BoundedLines, MAX_RUN_LOG_BYTES};
+use crate::error::RunnerError;
 use crate::events::{RunEvent, Sink};
 use crate::report::{RunReport, StepStatus, where_line};
 use crate::steps::{ErrorWords, one_line};
@@ -32,18 +33,17 @@ pub fn xml_safe(s: &str) -> String {
         .collect()
 }
 
+/// What a poisoned lock over the suites says (a flow's thread panicked holding it).
+const POISONED: RunnerError = RunnerError::Poisoned("the JUnit suites");
+
 /// The suites of a whole `automation run`, in flow order.
 #[derive(Clone, Default)]
 pub struct Suites(Arc<Mutex<Vec<(usize, TestSuite)>>>);
 
 impl Suites {
     /// Writes them as one report to `path`.
-    pub fn write(&self, path: &Path, name: &str) -> Result<(), String> {
-        let mut suites = self
-            .0
-            .lock()
-            .map_err(|_| "the JUnit suites were poisoned".to_string())?
-            .clone();
+    pub fn write(&self, path: &Path, name: &str) -> Result<(), RunnerError> {
+        let mut suites = self.0.lock().map_err(|_| POISONED)?.clone();
         suites.sort_by_key(|(i, _)| *i);
         let mut report = Report::new(xml_safe(name));
         let mut total = Duration::ZERO;
@@ -54,23 +54,20 @@ impl Suites {
             report.add_test_suite(s);
         }
         report.set_time(total);
-        let xml = report.to_string().map_err(|e| e.to_string())?;
+        let xml = report.to_string().map_err(serialize)?;
         files::write_replacing(path, xml.as_bytes(), files::REPORT_FILE)
-            .map_err(|e| format!("cannot write JUnit: {e}"))
+            .map_err(|e| RunnerError::file_for("cannot write JUnit", e))
     }
 
     /// Puts a command's own output into the `index`-th flow's suite, as its `system-out` and
     /// `system-err` (`automation exec`: what the command printed, beside its steps). Empty
     /// output is left out.
-    pub fn set_output(&self, index: usize, stdout: &str, stderr: &str) -> Result<(), String> {
-        let mut suites = self
-            .0
-            .lock()
-            .map_err(|_| "the JUnit suites were poisoned".to_string())?;
+    pub fn set_output(&self, index: usize, stdout: &str, stderr: &str) -> Result<(), RunnerError> {
+        let mut suites = self.0.lock().map_err(|_| POISONED)?;
         let (_, suite) = suites
             .iter_mut()
             .find(|(i, _)| *i == index)
-            .ok_or_else(|| format!("no JUnit suite for flow {index}"))?;
+            .ok_or(RunnerError::NoSuite(index))?;
         if !stdout.is_empty() {
             suite.set_system_out(xml_safe(stdout));
         }
@@ -85,13 +82,14 @@ impl Suites {
 /// if missing (`--junit reports/junit.xml` in a fresh checkout), and a path that cannot be
 /// written — or where something other than a regular file sits (a symlink, a FIFO, a
 /// directory) — is refused, naming why.
-pub fn prepare_path(path: &Path) -> Result<(), String> {
-    files::prepare_report_path(path).map_err(|e| {
-        format!(
+pub fn prepare_path(path: &Path) -> Result<(), RunnerError> {
+    files::prepare_report_path(path).map_err(|e| RunnerError::File {
+        message: Some(format!(
             "cannot write JUnit to {}: {e}; {}",
             path.display(),
             e.hint()
-        )
+        )),
+        error: Box::new(e),
     })
 }
 
@@ -170,7 +168,7 @@ impl Sink for JunitSink {
         }
     }
 
-    fn finish(&mut self, report: &RunReport) -> Result<(), String> {
+    fn finish(&mut self, report: &RunReport) -> Result<(), RunnerError> {
         let mut suite = TestSuite::new(xml_safe(&report.flow));
         for step in &report.steps {
             let logs = self.logs.get(&step.id).map(|l| l.lines().join("\n"));
@@ -245,7 +243,7 @@ impl Sink for JunitSink {
         self.suites
             .0
             .lock()
-            .map_err(|_| "the JUnit suites were poisoned".to_string())?
+            .map_err(|_| POISONED)?
             .push((self.index, suite));
         Ok(())
     }
@@ -254,7 +252,7 @@ impl Sink for JunitSink {
 /// An accessibility audit (`automation audit --format junit`) as JUnit: one suite, one case per
 /// rule run — failing with its findings (each the node's selector and what a person meets),
 /// its items to review in the case's output.
-pub fn audit_report(report: &automation_audit::Report) -> Result<String, String> {
+pub fn audit_report(report: &automation_audit::Report) -> Result<String, RunnerError> {
     let name = if report.app.is_empty() {
         "audit".to_string()
     } else {
@@ -298,5 +296,10 @@ pub fn audit_report(report: &automation_audit::Report) -> Result<String, String>
     suite.set_time(Duration::from_millis(report.ms));
     let mut out = Report::new("automation audit");
     out.add_test_suite(suite);
-    out.to_string().map_err(|e| e.to_string())
+    out.to_string().map_err(serialize)
+}
+
+/// quick-junit's error as the runner's.
+fn serialize(e: quick_junit::SerializeError) -> RunnerError {
+    RunnerError::Junit(Box::new(e))
 }

@@ -20,11 +20,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use automation_core::replies::Selected;
-use automation_session::files::{self, PRIVATE_FILE, dirs};
+use automation_session::files::{self, FileError, PRIVATE_FILE, dirs};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::budget::{BoundedLines, MAX_RECORDS_PER_STEP};
+use crate::error::RunnerError;
 use crate::events::{CallRecord, LastImage, Poll, RunEvent, Sink};
 use crate::report::RunReport;
 
@@ -92,7 +93,8 @@ pub struct RecordsSink {
     dir: PathBuf,
     count: usize,
     logs: BoundedLines,
-    error: Option<String>,
+    /// The first record that could not be written.
+    error: Option<FileError>,
     /// Records written, then not written (over the cap), per step.
     per_step: BTreeMap<String, (usize, usize)>,
     /// Told where each call's image went (the live display shows it).
@@ -102,12 +104,12 @@ pub struct RecordsSink {
 impl RecordsSink {
     /// Records for `execution_id` under `root` (created or vetted, private; old executions
     /// swept first).
-    pub fn create(root: &Path, execution_id: &str) -> Result<Self, String> {
-        dirs::private_root(root).map_err(|e| format!("records: {e}"))?;
+    pub fn create(root: &Path, execution_id: &str) -> Result<Self, RunnerError> {
+        dirs::private_root(root).map_err(|e| RunnerError::file_for("records", e))?;
         let _ = sweep(root, RETENTION);
         let dir = root.join(execution_id);
         dirs::create_marked(&dir, "execution")
-            .map_err(|e| format!("cannot create the records directory: {e}"))?;
+            .map_err(|e| RunnerError::file_for("cannot create the records directory", e))?;
         Ok(Self {
             dir,
             count: 0,
@@ -129,12 +131,13 @@ impl RecordsSink {
         &self.dir
     }
 
-    fn write(&mut self, call: &CallRecord) -> Result<(), String> {
+    fn write(&mut self, call: &CallRecord) -> Result<(), FileError> {
         self.write_with(call, None)
     }
 
-    /// One record: a call, or (with `poll`) a whole poll, its last try as the call.
-    fn write_with(&mut self, call: &CallRecord, poll: Option<&Poll>) -> Result<(), String> {
+    /// One record: a call, or (with `poll`) a whole poll, its last try as the call. Only the
+    /// files layer can fail here; [`Sink::finish`] says its error as the records'.
+    fn write_with(&mut self, call: &CallRecord, poll: Option<&Poll>) -> Result<(), FileError> {
         if let (Some(shots), Some(_)) = (&self.shots, &call.image) {
             // Cleared first: an image over the cap, or whose write fails, went nowhere.
             shots.set(None);
@@ -168,7 +171,7 @@ impl RecordsSink {
         let png = match &call.image {
             Some(bytes) => {
                 let p = self.dir.join(format!("{stem}.png"));
-                files::write_new(&p, bytes, PRIVATE_FILE).map_err(|e| e.to_string())?;
+                files::write_new(&p, bytes, PRIVATE_FILE)?;
                 let shown = std::path::absolute(&p).unwrap_or_else(|_| p.clone());
                 if let Some(shots) = &self.shots {
                     shots.set(Some(shown.display().to_string()));
@@ -193,9 +196,9 @@ impl RecordsSink {
         }
         let p = self.dir.join(format!("{stem}.json"));
         let json = serde_json::to_string_pretty(&record).unwrap_or_default();
-        files::write_new(&p, json.as_bytes(), PRIVATE_FILE).map_err(|e| e.to_string())?;
+        files::write_new(&p, json.as_bytes(), PRIVATE_FILE)?;
         let p = self.dir.join(format!("{stem}.mjs"));
-        files::write_new(&p, snippet(call).as_bytes(), PRIVATE_FILE).map_err(|e| e.to_string())?;
+        files::write_new(&p, snippet(call).as_bytes(), PRIVATE_FILE)?;
         Ok(())
     }
 }
@@ -251,7 +254,7 @@ impl Sink for RecordsSink {
         }
     }
 
-    fn finish(&mut self, report: &RunReport) -> Result<(), String> {
+    fn finish(&mut self, report: &RunReport) -> Result<(), RunnerError> {
         let dropped: BTreeMap<&String, usize> = self
             .per_step
             .iter()
@@ -265,13 +268,13 @@ impl Sink for RecordsSink {
             });
             let p = self.dir.join("records-dropped.json");
             let text = serde_json::to_string_pretty(&note).unwrap_or_default();
-            files::write_replacing(&p, text.as_bytes(), PRIVATE_FILE).map_err(|e| e.to_string())?;
+            files::write_replacing(&p, text.as_bytes(), PRIVATE_FILE)?;
         }
         let p = self.dir.join("run.json");
         let text = serde_json::to_string_pretty(&report.to_json()).unwrap_or_default();
-        files::write_replacing(&p, text.as_bytes(), PRIVATE_FILE).map_err(|e| e.to_string())?;
+        files::write_replacing(&p, text.as_bytes(), PRIVATE_FILE)?;
         match self.error.take() {
-            Some(e) => Err(format!("records: {e}")),
+            Some(e) => Err(RunnerError::file_for("records", e)),
             None => Ok(()),
         }
     }

@@ -10,6 +10,7 @@ use automation_wire::events::{EventKind, LogLevel};
 use serde_json::{Map, Value, json};
 
 use super::{DEFAULT_RETRY_DELAY, Done, Failure, Run, ms, one_line};
+use crate::error::RunnerError;
 use crate::events::{CallRecord, RunEvent};
 use crate::flow::Step;
 use crate::template::substitute_map;
@@ -36,7 +37,7 @@ impl Run<'_> {
             }
             let args = match self.args_for_try(step, attempt, tries, last) {
                 Ok(m) => m,
-                Err(e) => return Err(failed(e)),
+                Err(e) => return Err(failed(e.to_json())),
             };
             let (value, is_error) = self.call(step, id, args);
             if !is_error {
@@ -59,14 +60,14 @@ impl Run<'_> {
         })
     }
 
-    /// The step's arguments for try `attempt`, substituted; the substitution's error as JSON.
+    /// The step's arguments for try `attempt`, substituted.
     fn args_for_try(
         &mut self,
         step: &Step,
         attempt: u32,
         tries: u32,
         last: Value,
-    ) -> Result<Map<String, Value>, Value> {
+    ) -> Result<Map<String, Value>, RunnerError> {
         // `runtime.attempt` (1-based) and `runtime.last_error` (the previous try's error:
         // its hint and candidates) are visible to this try's `{{expr}}` arguments only: set
         // for the substitution, then the variable it shadowed (if any) is put back.
@@ -75,7 +76,6 @@ impl Run<'_> {
         with_var(&mut self.vars, "runtime", runtime, |vars| {
             substitute_map(&step.args, vars, "args")
         })
-        .map_err(|e| e.to_json())
     }
 
     /// One call of the step's tool: its value (the selector left out unless asked for) and

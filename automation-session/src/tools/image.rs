@@ -10,6 +10,8 @@ pub const DEFAULT_MAX_BYTES: usize = 1_000_000;
 /// Decoded images and PNG bytes: the golden-screenshot crate's, so a capture is decoded one way.
 pub use automation_golden::{Rgba, decode_png, encode_png};
 
+use crate::error::SessionError;
+
 /// An image as it will be returned.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fitted {
@@ -62,9 +64,9 @@ pub fn downscale(img: &Rgba, w: u32, h: u32) -> Rgba {
 /// Fits a PNG to `max_dimension` and `max_bytes` (base64 length), re-encoding only when needed.
 /// The PNG is always decoded: one from an attached app is input, and a corrupt one is an error
 /// here, not an image the client cannot open.
-pub fn fit(png_bytes: &[u8], max_dimension: u32, max_bytes: usize) -> Result<Fitted, String> {
+pub fn fit(png_bytes: &[u8], max_dimension: u32, max_bytes: usize) -> Result<Fitted, SessionError> {
     let b64_len = png_bytes.len().div_ceil(3) * 4;
-    let img = decode_png(png_bytes)?;
+    let img = decode_png(png_bytes).map_err(SessionError::Image)?;
     let longest = img.width.max(img.height).max(1);
     if longest <= max_dimension && b64_len <= max_bytes {
         return Ok(Fitted {
@@ -79,7 +81,7 @@ pub fn fit(png_bytes: &[u8], max_dimension: u32, max_bytes: usize) -> Result<Fit
         let w = ((f64::from(img.width) * factor).floor() as u32).max(1);
         let h = ((f64::from(img.height) * factor).floor() as u32).max(1);
         let small = downscale(&img, w, h);
-        let encoded = encode_png(&small)?;
+        let encoded = encode_png(&small).map_err(SessionError::Image)?;
         let len = encoded.len().div_ceil(3) * 4;
         if len <= max_bytes || (w == 1 && h == 1) {
             return Ok(Fitted {
@@ -92,9 +94,9 @@ pub fn fit(png_bytes: &[u8], max_dimension: u32, max_bytes: usize) -> Result<Fit
         // PNG size scales roughly with area: shrink by the square root of the overshoot.
         factor *= ((max_bytes as f64 / len as f64).sqrt() * 0.9).min(0.9);
     }
-    Err(format!(
+    Err(SessionError::Image(format!(
         "cannot fit the screenshot into {max_bytes} bytes; raise max_bytes or use save_to"
-    ))
+    )))
 }
 
 #[cfg(test)]

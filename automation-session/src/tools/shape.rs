@@ -139,7 +139,7 @@ fn screenshot(image: automation_core::Image, shot: &ShotOptions) -> Result<Outco
     }
     let scale = image.scale;
     let fitted = image::fit(&png, shot.max_dimension, shot.max_bytes)
-        .map_err(|e| OpError::new(ErrorCode::TargetFailed, e))?;
+        .map_err(|e| OpError::new(ErrorCode::TargetFailed, e.to_string()))?;
     if fitted.factor < 1.0 {
         let mut original = Map::new();
         original.insert("width".into(), json!(image.width));
