@@ -29,8 +29,11 @@
 //!   `{quiet_ms: 0}`, on GNOME Calculator's "1", to its first effect on the tree: on Xvfb
 //!   (XTEST) and on a private headless Mutter (Wayland: its remote-desktop API), side by side
 //!   and on a private headless sway (wlroots' virtual pointer), side by side in one run. A
-//!   pointer press on Mutter waits 35 ms after its motion (two frames) for Mutter to pick
-//!   the surface under it.
+//!   pointer press on Mutter waits for Mutter to pick the surface under it: until 35 ms (two
+//!   frames) have passed since the pointer last moved or released a button. These clicks hit
+//!   the same point each time, so the wait has passed by the next press.
+//! - `atspi/session_click/pointer_moving/{x11,mutter,sway}`: pointer clicks on "1" and "2" in
+//!   turn, so the pointer moves before every press (and waits for Mutter's pick each time).
 //! - `atspi/session_screenshot/{x11,mutter,sway}`: a screenshot of the same window: X11's
 //!   `GetImage`, one frame of Mutter's screen-cast stream over PipeWire, and sway's
 //!   screencopy.
@@ -247,6 +250,27 @@ fn session_click(c: &mut Criterion) {
                 })
             });
         }
+        // The pointer moving on every click: "1" and "2" in turn (a press on Mutter waits
+        // for its pick after each motion).
+        let two = button(&mut session, "2");
+        let pair = [&one, &two].map(|node| {
+            Request::from_value(serde_json::json!({
+                "op": {"inject_pointer": {"node": node, "action": "click"}},
+                "settle": {"quiet_ms": 0, "settle_timeout_ms": 2000},
+            }))
+            .unwrap()
+        });
+        let mut turn = 0usize;
+        clicks.bench_function(format!("pointer_moving/{kind}"), |b| {
+            b.iter(|| {
+                turn += 1;
+                let r = automation_atspi::serve(&mut session, &pair[turn % 2]);
+                let Reply::Ok(v) = &r else {
+                    panic!("{kind}: {r:?}")
+                };
+                assert!(v["settled"]["first_effect_ms"].is_u64(), "no effect: {v}");
+            })
+        });
         sessions.push((kind, session, launched));
     }
     clicks.finish();
