@@ -418,7 +418,7 @@ impl Reader {
     /// The names of `path`'s actions. `GetActions` answers each action's *localized* name,
     /// which some toolkits leave empty (LibreOffice: `('', '', '')`) or garble (Firefox); then
     /// each is asked for by index (`GetName(i)`: "press", "check", "click").
-    async fn actions(&self, path: &str) -> Vec<String> {
+    pub(crate) async fn actions(&self, path: &str) -> Vec<String> {
         const ACTION: &str = "org.a11y.atspi.Action";
         let listed: Vec<String> = self
             .call::<_, Vec<(String, String, String)>>(path, ACTION, "GetActions", &())

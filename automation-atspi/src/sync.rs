@@ -12,6 +12,7 @@ use std::collections::{HashMap, HashSet};
 use automation_core::TargetError;
 use futures_lite::future::block_on;
 
+use crate::cache::Cached;
 use crate::events::Change;
 use crate::fetch::{Bulk, Reader};
 use crate::keys::is_key;
@@ -25,6 +26,16 @@ pub const READ_ALL_ABOVE: usize = 256;
 /// Subtrees read again in one poll; past them, the objects themselves only (the next poll's
 /// events bring the rest).
 pub const SUBTREES_PER_POLL: usize = 16;
+
+/// Objects to walk past which the app's cache (one call for all its objects) seeds the walks:
+/// a page switch re-reads two pages, ~400 objects of four calls each without it.
+const SEEDED_WALK_FROM: usize = 64;
+
+/// What a gained subtree counts for, unread (a new page, dialog or menu holds dozens).
+const SEEDS_PER_GAINED: usize = 32;
+
+/// Subtrees walked at once (each walk keeps [`crate::fetch::CONCURRENCY`] objects in flight).
+const WALKS_AT_ONCE: usize = 4;
 
 /// Turns a failed call into the target's error (`AppGone` when the app left the bus).
 pub type Classify<'a> = &'a dyn Fn(zbus::Error, &str) -> TargetError;
@@ -65,6 +76,11 @@ pub fn read_changes(
         .collect();
     paths.sort();
     paths.dedup();
+    // What opened or closed is read again whole, with everything under it (an outer one
+    // covers the rest); the objects inside it are not also read one by one.
+    let outer = outermost(tree, &subtrees);
+    let inside = descendants(tree, &outer);
+    paths.retain(|p| !inside.contains(p));
     let mut changed_any = false;
     let mut added: Vec<String> = Vec::new();
     let mut round = 0;
@@ -96,20 +112,25 @@ pub fn read_changes(
         cells.retain(|c| tree.nodes.contains_key(c) && !paths.contains(c));
         paths = cells;
     }
-    // What opened or closed: everything under it, read again (an outer one covers the rest).
-    subtrees.retain(|p| tree.nodes.contains_key(p));
-    let outer: Vec<String> = subtrees
-        .iter()
-        .take(SUBTREES_PER_POLL * 4)
-        .filter(|p| {
-            let above = tree.ancestors(p);
-            !subtrees.iter().any(|q| q != *p && above.contains(q))
-        })
-        .take(SUBTREES_PER_POLL)
-        .cloned()
+    added.sort();
+    added.dedup();
+    // The subtrees that opened or closed and those just gained are walked at once: a page
+    // switch hides one page and shows another, and each walk waits on the app's answers.
+    let outer: Vec<String> = outer
+        .into_iter()
+        .filter(|p| tree.nodes.contains_key(p))
         .collect();
-    for root in outer {
-        match block_on(reader.subtree(&root)) {
+    let seeds = if inside.len() + added.len() * SEEDS_PER_GAINED >= SEEDED_WALK_FROM {
+        block_on(reader.seeds())
+    } else {
+        HashMap::new()
+    };
+    let (again, gained) = block_on(futures_lite::future::zip(
+        walk_each(reader, &outer, &seeds),
+        walk_each(reader, &added, &seeds),
+    ));
+    for (_, walked) in again {
+        match walked {
             Ok(sub) => {
                 let changed: Vec<(String, RawNode)> = sub
                     .into_iter()
@@ -128,13 +149,11 @@ pub fn read_changes(
             Err(e) => fatal(classify(e, "re-reading what opened"))?,
         }
     }
-    added.sort();
-    added.dedup();
-    for child in added {
+    for (child, walked) in gained {
         if tree.nodes.contains_key(&child) {
             continue;
         }
-        match block_on(reader.subtree(&child)) {
+        match walked {
             Ok(sub) => {
                 tree.take(sub);
                 changed_any = true;
@@ -146,6 +165,68 @@ pub fn read_changes(
         tree.forget_unreachable();
     }
     Ok(changed_any)
+}
+
+/// The outermost of `subtrees` (none under another), at most [`SUBTREES_PER_POLL`].
+fn outermost(tree: &AppTree, subtrees: &[String]) -> Vec<String> {
+    let parent: HashMap<&str, &str> = tree
+        .nodes
+        .values()
+        .flat_map(|n| {
+            n.children
+                .iter()
+                .map(move |c| (c.as_str(), n.path.as_str()))
+        })
+        .collect();
+    let roots: HashSet<&str> = subtrees.iter().map(String::as_str).collect();
+    let under_another = |p: &str| {
+        let mut cur = p;
+        for _ in 0..=crate::walk::MAX_DEPTH {
+            match parent.get(cur) {
+                Some(up) if roots.contains(up) => return true,
+                Some(up) => cur = up,
+                None => return false,
+            }
+        }
+        false
+    };
+    subtrees
+        .iter()
+        .filter(|p| tree.nodes.contains_key(*p))
+        .take(SUBTREES_PER_POLL * 4)
+        .filter(|p| !under_another(p))
+        .take(SUBTREES_PER_POLL)
+        .cloned()
+        .collect()
+}
+
+/// `roots` and every object under them, as the tree holds them now.
+fn descendants(tree: &AppTree, roots: &[String]) -> HashSet<String> {
+    let mut out: HashSet<String> = HashSet::new();
+    let mut queue: Vec<&str> = roots.iter().map(String::as_str).collect();
+    while let Some(p) = queue.pop() {
+        if !out.insert(p.to_string()) {
+            continue;
+        }
+        if let Some(n) = tree.nodes.get(p) {
+            queue.extend(n.children.iter().map(String::as_str));
+        }
+    }
+    out
+}
+
+/// Each of `roots` walked, [`WALKS_AT_ONCE`] at a time, with what came of it.
+async fn walk_each(
+    reader: &Reader,
+    roots: &[String],
+    seeds: &HashMap<String, Cached>,
+) -> Vec<(String, zbus::Result<HashMap<String, RawNode>>)> {
+    use futures_util::stream::{self, StreamExt};
+    stream::iter(roots)
+        .map(|root| async move { (root.clone(), reader.subtree_seeded(root, seeds).await) })
+        .buffer_unordered(WALKS_AT_ONCE)
+        .collect()
+        .await
 }
 
 /// `paths` read again; objects that are gone are left out (their parent's children change

@@ -342,6 +342,29 @@ impl AtspiTarget {
         Some((p, raw))
     }
 
+    /// The index of `path`'s toolkit action for `want`. The actions as last read are tried
+    /// first; when they hold none for it, they are read again: an app busy when the node was
+    /// read (LibreOffice rebuilding its menu bar under load) answers no actions then, and a
+    /// person's click must not be refused for the kit's stale read.
+    fn action_index(&mut self, path: &str, raw: &RawNode, want: Action) -> Option<usize> {
+        if let Some(index) = map::find_action_on(&raw.actions, want, raw.role) {
+            return Some(index);
+        }
+        if !raw.has(Interface::Action) {
+            return None;
+        }
+        let fresh = block_on(self.reader.actions(path));
+        if fresh == raw.actions {
+            return None;
+        }
+        let index = map::find_action_on(&fresh, want, raw.role);
+        if let Some(node) = self.tree.nodes.get_mut(path) {
+            node.actions = fresh;
+        }
+        self.events.touch(path);
+        index
+    }
+
     /// The application's windows as it lists them now: (path, name, states), read fresh —
     /// GTK 4 sends no event when a window closes, so the tree as last read may still hold it.
     /// The tree is marked to catch up on the next poll.
@@ -522,7 +545,7 @@ impl Target for AtspiTarget {
         if handled {
             return Ok(ActionOutcome::Handled);
         }
-        let Some(index) = map::find_action_on(&raw.actions, request.action, raw.role) else {
+        let Some(index) = self.action_index(&path, &raw, request.action) else {
             return Ok(ActionOutcome::Unhandled);
         };
         let index = i32::try_from(index).map_err(|e| TargetError::Ipc(e.to_string()))?;

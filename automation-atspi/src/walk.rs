@@ -82,6 +82,24 @@ impl Reader {
         self.walk(root, &HashMap::new()).await
     }
 
+    /// The app's cache as seeds for walks of its subtrees: empty when the app serves none
+    /// (as the first full read found).
+    pub async fn seeds(&self) -> HashMap<String, Cached> {
+        if self.cache.load(Ordering::Relaxed) != CACHE_YES {
+            return HashMap::new();
+        }
+        self.cached().await.unwrap_or_default()
+    }
+
+    /// Walks the subtree under `root`, taking what `seeds` holds ([`Reader::seeds`]).
+    pub async fn subtree_seeded(
+        &self,
+        root: &str,
+        seeds: &HashMap<String, Cached>,
+    ) -> zbus::Result<HashMap<String, RawNode>> {
+        self.walk(root, seeds).await
+    }
+
     /// One object: from its cache seed when there is one (asking for its children only
     /// when the seed's list is partial, or the object manages them), else both rounds;
     /// `lite`: an object that is not showing without its details, and without its children

@@ -410,3 +410,46 @@ fn a_set_value_into_a_read_only_view_is_refused_before_sending_and_changes_nothi
         "{v}"
     );
 }
+
+/// An app that listed no action when the kit read a widget (busy rebuilding it, as
+/// LibreOffice's menu bar is under load) and lists one by the time of the click, with no event
+/// to say so: the kit's click reads the actions again and uses the toolkit's (a link: its
+/// toolkit action is tried first), which the app's own output shows. The pointer does nothing
+/// to this widget, so a click by any other means would print nothing.
+#[test]
+fn a_click_reads_again_the_actions_an_app_listed_late() {
+    use std::io::BufRead as _;
+    if !support::session_tools() || !support::pyatspi() {
+        return;
+    }
+    let _one = serial();
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/late_actions.py");
+    let mut r = start(&format!("/usr/bin/python3 {fixture}"), Output::Piped);
+    let (lines_tx, lines) = std::sync::mpsc::channel::<String>();
+    let stdout = r.launched.child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = lines_tx.send(line);
+        }
+    });
+    let late = r.find("Link", "Late");
+    let read = r.ok(json!({"read_node": {"node": late}}));
+    assert!(
+        !read.to_string().contains("\"click\""),
+        "the kit's first read lists no click yet: {read}"
+    );
+    let pid = r.launched.child.id().to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-USR1", &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let wait = std::time::Duration::from_secs(10);
+    assert_eq!(lines.recv_timeout(wait).as_deref(), Ok("ready"));
+    let v = r.ok(json!({"invoke_action": {"node": late, "action": "click"}}));
+    assert_eq!(v["via"], "action", "{v}");
+    assert_eq!(lines.recv_timeout(wait).as_deref(), Ok("clicked"), "{v}");
+}

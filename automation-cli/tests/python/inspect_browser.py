@@ -80,11 +80,13 @@ def main(url: str, act_role: str, act_label: str, expect: str, role: str, label:
         loaded = wait_for(driver, "(() => { const i = document.getElementById('shot'); return i.complete && i.naturalWidth > 0; })()",
                           timeout=10, poll=0.05)
         check(loaded, "the screenshot loaded in the page")
-        got = driver.execute_script("""
+        # Read in one go with the image loaded: a later capture may replace it at any time.
+        got = wait_for(driver, """(() => {
           const img = document.getElementById('shot'), o = document.getElementById('outline');
+          if (!img.complete || !img.naturalWidth) return null;
           const a = img.getBoundingClientRect(), b = o.getBoundingClientRect();
           return {img: [a.left, a.top, a.width, a.height], box: [b.left - a.left, b.top - a.top, b.width, b.height],
-                  nat: [img.naturalWidth, img.naturalHeight]};""")
+                  nat: [img.naturalWidth, img.naturalHeight]}; })()""", timeout=10, poll=0.05)
         node = next(n for n in tree["nodes"] if n["id"] == node_id)
         b, k = node["bounds"], got["img"][2] / got["nat"][0]
         s = meta["scale"]
@@ -104,6 +106,14 @@ def main(url: str, act_role: str, act_label: str, expect: str, role: str, label:
         snippet = driver.execute_script("return document.getElementById('snippet-js').textContent")
         check("app.find(" in snippet, f"a JS client call: {snippet}")
 
+        # A change's pixels may still be moving when its tree is read (GTK's stack slides to
+        # the new page): the page captures once more a moment later, with no new version.
+        late = wait_for(driver, "(document.getElementById('shot').dataset.loadedSrc || '').includes('late=1')",
+                        timeout=5, poll=0.05)
+        check(late, "the screenshot was taken again once the change came to rest")
+        # Measured once that capture is in: a new one loading has no natural size yet.
+        check(wait_for(driver, "(() => { const i = document.getElementById('shot'); return i.complete && i.naturalWidth > 0; })()",
+                       timeout=10, poll=0.05), "the late screenshot loaded")
         # Issue 39: the screenshot shows at 100% (the pane scrolls); "Fit to pane" scales it
         # into the pane and the outline follows.
         sizes = driver.execute_script("""
@@ -112,21 +122,18 @@ def main(url: str, act_role: str, act_label: str, expect: str, role: str, label:
           document.getElementById('shot-fit').click();
           return {at100, pane: pane.clientWidth, fit: img.getBoundingClientRect().width,
                   pressed: document.getElementById('shot-fit').getAttribute('aria-pressed')};""")
-        fit_off = driver.execute_script("""
+        fit_off = wait_for(driver, """(() => {
           const img = document.getElementById('shot'), o = document.getElementById('outline');
+          if (!img.complete || !img.naturalWidth) return null;
           const a = img.getBoundingClientRect(), b = o.getBoundingClientRect();
-          return [b.left - a.left, b.top - a.top, b.width, b.height, a.width / img.naturalWidth];""")
+          return [b.left - a.left, b.top - a.top, b.width, b.height, a.width / img.naturalWidth]; })()""",
+                           timeout=10, poll=0.05)
         k2 = fit_off[4]
         want2 = [b["x"] * s * k2, b["y"] * s * k2, b["width"] * s * k2, b["height"] * s * k2]
         off2 = [abs(x - y) for x, y in zip(fit_off[:4], want2)]
         check(all(d <= 2 for d in off2), f"fitted, the outline {fit_off[:4]} is where the node is {want2}")
         driver.execute_script("document.getElementById('shot-fit').click();")
 
-        # A change's pixels may still be moving when its tree is read (GTK's stack slides to
-        # the new page): the page captures once more a moment later, with no new version.
-        late = wait_for(driver, "(document.getElementById('shot').dataset.loadedSrc || '').includes('late=1')",
-                        timeout=5, poll=0.05)
-        check(late, "the screenshot was taken again once the change came to rest")
         # Two frames: the loaded image is painted before the page is captured.
         driver.execute_async_script(
             "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done()));")

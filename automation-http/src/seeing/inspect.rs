@@ -46,6 +46,9 @@ struct Shared {
     /// the action, rather than mid-way (its screenshot would then hold the target thread when
     /// the action's result is ready to show).
     acting: std::sync::atomic::AtomicUsize,
+    /// Told when an action ends, so the change events look at once rather than at the next
+    /// poll.
+    acted: tokio::sync::Notify,
 }
 
 type Ctx = State<Arc<Shared>>;
@@ -61,6 +64,7 @@ pub async fn bind(target: TargetHandle, port: u16) -> Result<Server, HttpError> 
         target,
         last_meta: std::sync::Mutex::new(None),
         acting: std::sync::atomic::AtomicUsize::new(0),
+        acted: tokio::sync::Notify::new(),
     });
     let app = Router::new()
         .route("/", get(page))
@@ -297,6 +301,7 @@ async fn act(State(shared): Ctx, body: axum::body::Bytes) -> Response {
     };
     let done = shared.target.op::<InvokeAction>(args).await;
     shared.acting.fetch_sub(1, Ordering::SeqCst);
+    shared.acted.notify_waiters();
     match done {
         Ok(acted) => {
             let mut v = json!(acted);
@@ -314,7 +319,7 @@ async fn events(State(shared): Ctx) -> Response {
     let stream = futures_util::stream::unfold((shared, None::<u64>), |(shared, last)| async move {
         loop {
             if shared.acting.load(std::sync::atomic::Ordering::SeqCst) > 0 {
-                tokio::time::sleep(POLL).await;
+                let _ = tokio::time::timeout(POLL, shared.acted.notified()).await;
                 continue;
             }
             let version = version(&shared).await;
@@ -324,7 +329,7 @@ async fn events(State(shared): Ctx) -> Response {
                     .data(json!({"version": version}).to_string());
                 return Some((Ok::<_, std::convert::Infallible>(event), (shared, version)));
             }
-            tokio::time::sleep(POLL).await;
+            let _ = tokio::time::timeout(POLL, shared.acted.notified()).await;
         }
     });
     Sse::new(stream)
