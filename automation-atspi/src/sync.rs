@@ -77,10 +77,12 @@ pub fn read_changes(
     paths.sort();
     paths.dedup();
     // What opened or closed is read again whole, with everything under it (an outer one
-    // covers the rest); the objects inside it are not also read one by one.
+    // covers the rest); the objects under it are not also read one by one. Each root is:
+    // taken in one batch with the other changed objects, its focus is decided with theirs
+    // (Qt's text field focused by the kit stayed unfocused in the mirror otherwise).
     let outer = outermost(tree, &subtrees);
     let inside = descendants(tree, &outer);
-    paths.retain(|p| !inside.contains(p));
+    paths.retain(|p| outer.contains(p) || !inside.contains(p));
     let mut changed_any = false;
     let mut added: Vec<String> = Vec::new();
     let mut round = 0;

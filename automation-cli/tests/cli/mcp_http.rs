@@ -36,10 +36,9 @@ fn two_mcp_clients_over_http_each_drive_their_own_app() {
         "atspi-apps",
         on_path("zenity"),
         "zenity is missing (Debian: zenity)",
-    ) || !require(
-        "xvfb",
-        on_path("Xvfb") && on_path("dbus-daemon"),
-        "Xvfb or dbus-daemon is missing",
+    ) || !automation_testkit::require::require_tools(
+        "dbus",
+        &automation_atspi::display::missing_tools(),
     ) {
         return;
     }

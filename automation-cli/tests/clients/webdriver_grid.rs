@@ -136,10 +136,9 @@ fn selenium_grid_relays_four_parallel_sessions_to_two_automation_webdriver_nodes
         "atspi-apps",
         on_path("gtk3-widget-factory"),
         "gtk3-widget-factory is missing (Debian: gtk-3-examples)",
-    ) || !require(
-        "xvfb",
-        on_path("Xvfb") && on_path("dbus-daemon"),
-        "Xvfb or dbus-daemon is missing",
+    ) || !automation_testkit::require::require_tools(
+        "dbus",
+        &automation_atspi::display::missing_tools(),
     ) {
         return;
     }

@@ -239,15 +239,18 @@ impl TwoWindows {
     /// GTK 3 bindings are missing.
     #[track_caller]
     pub fn new() -> Option<Self> {
-        use automation_testkit::require::{on_path, require};
+        use automation_testkit::require::require;
         let gtk3 = Command::new("/usr/bin/python3")
             .args(["-c", "import gi; gi.require_version('Gtk', '3.0')"])
             .output()
             .is_ok_and(|o| o.status.success());
-        if !require(
+        if !automation_testkit::require::require_tools(
+            "dbus",
+            &automation_atspi::display::missing_tools(),
+        ) || !require(
             "atspi-apps",
-            on_path("Xvfb") && on_path("dbus-daemon") && gtk3,
-            "Xvfb, dbus-daemon or the system python's GTK 3 bindings are missing (Debian: xvfb dbus python3-gi gir1.2-gtk-3.0)",
+            gtk3,
+            "the system python's GTK 3 bindings are missing (Debian: python3-gi gir1.2-gtk-3.0)",
         ) {
             return None;
         }
