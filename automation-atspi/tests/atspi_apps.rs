@@ -453,3 +453,31 @@ fn a_click_reads_again_the_actions_an_app_listed_late() {
     assert_eq!(v["via"], "action", "{v}");
     assert_eq!(lines.recv_timeout(wait).as_deref(), Ok("clicked"), "{v}");
 }
+
+/// A menu-bar title that lists no action at all (a toolkit's rebuilt one): a person clicks it,
+/// and so does the kit. The app's own output says its menu opened.
+#[test]
+fn a_menu_bar_title_without_an_action_opens_by_a_click() {
+    use std::io::BufRead as _;
+    if !support::session_tools() || !support::pyatspi() {
+        return;
+    }
+    let _one = serial();
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/late_actions.py");
+    let mut r = start(&format!("/usr/bin/python3 {fixture} menu"), Output::Piped);
+    let (lines_tx, lines) = std::sync::mpsc::channel::<String>();
+    let stdout = r.launched.child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = lines_tx.send(line);
+        }
+    });
+    let edit = r.find("Menu", "Edit");
+    let v = r.ok(json!({"invoke_action": {"node": edit, "action": "click"}}));
+    assert_eq!(v["via"], "pointer", "{v}");
+    let wait = std::time::Duration::from_secs(10);
+    assert_eq!(lines.recv_timeout(wait).as_deref(), Ok("shown"), "{v}");
+}

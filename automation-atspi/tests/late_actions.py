@@ -3,7 +3,9 @@ an app answering an empty action list while it rebuilds a widget (LibreOffice's 
 load). Its click action prints "clicked"; the pointer does nothing to it. (A link: the kit
 tries a link's toolkit action first, as it does a menu's.)
 
-    python3 late_actions.py
+    python3 late_actions.py          the link
+    python3 late_actions.py menu     a menu bar whose "Edit" title lists no action at all; the
+                                     app prints "shown" when its menu opens
 
 Run under the system python (PyGObject).
 """
@@ -42,6 +44,32 @@ class LateButton(Gtk.Button):
 LateButton.set_accessible_type(LateAccessible)
 
 
+class SilentTitleAccessible(Gtk.MenuItemAccessible, Atk.Action):
+    def do_get_n_actions(self):
+        return 0
+
+
+class SilentTitle(Gtk.MenuItem):
+    pass
+
+
+SilentTitle.set_accessible_type(SilentTitleAccessible)
+
+
+def menu_window(win):
+    bar = Gtk.MenuBar()
+    title = SilentTitle(label="Edit")
+    menu = Gtk.Menu()
+    menu.append(Gtk.MenuItem(label="Paste"))
+    menu.connect("show", lambda *_: print("shown", flush=True))
+    title.set_submenu(menu)
+    bar.append(title)
+    box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+    box.pack_start(bar, False, False, 0)
+    box.pack_start(Gtk.Label(label="A menu bar"), True, True, 0)
+    win.add(box)
+
+
 def ready(*_):
     READY[0] = True
     print("ready", flush=True)
@@ -51,10 +79,13 @@ def ready(*_):
 def main():
     win = Gtk.Window(title="Late actions")
     win.set_default_size(300, 120)
-    button = LateButton(label="Late")
-    # A person's click does nothing here: only the toolkit's action prints.
-    button.connect("button-press-event", lambda *_: True)
-    win.add(button)
+    if sys.argv[1:] == ["menu"]:
+        menu_window(win)
+    else:
+        button = LateButton(label="Late")
+        # A person's click does nothing here: only the toolkit's action prints.
+        button.connect("button-press-event", lambda *_: True)
+        win.add(button)
     win.connect("destroy", Gtk.main_quit)
     win.show_all()
     GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, ready)

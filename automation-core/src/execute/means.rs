@@ -221,6 +221,14 @@ fn by_pointer<T: Target + ?Sized>(
     intent: Intent,
     role: Role,
 ) -> Result<Attempt, OpError> {
+    // A menu in a menu bar is the bar's title, which a person clicks to open it (a toolkit may
+    // list no action on it: a Swing or GTK title rebuilt, LibreOffice's under load).
+    let in_bar = role == Role::Menu
+        && s.mirror
+            .node(id)
+            .and_then(|n| n.parent())
+            .is_some_and(|p| p.role() == Role::MenuBar);
+    let role = if in_bar { Role::MenuItem } else { role };
     if !intent::pointer_applies(intent, role) {
         return Ok(Attempt::Skipped(format!(
             "a click does not {} a {role:?}",
