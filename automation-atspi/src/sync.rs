@@ -171,15 +171,7 @@ pub fn read_changes(
 
 /// The outermost of `subtrees` (none under another), at most [`SUBTREES_PER_POLL`].
 fn outermost(tree: &AppTree, subtrees: &[String]) -> Vec<String> {
-    let parent: HashMap<&str, &str> = tree
-        .nodes
-        .values()
-        .flat_map(|n| {
-            n.children
-                .iter()
-                .map(move |c| (c.as_str(), n.path.as_str()))
-        })
-        .collect();
+    let parent = tree.parents();
     let roots: HashSet<&str> = subtrees.iter().map(String::as_str).collect();
     let under_another = |p: &str| {
         let mut cur = p;

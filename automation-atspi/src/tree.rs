@@ -255,17 +255,21 @@ impl AppTree {
         crate::face::of(&self.nodes, &parent, node)
     }
 
-    /// The objects above `path`, nearest first, up to the root (as last read).
-    pub fn ancestors(&self, path: &str) -> Vec<String> {
-        let parent: HashMap<&str, &str> = self
-            .nodes
+    /// Each object's parent, by path (as last read).
+    pub fn parents(&self) -> HashMap<&str, &str> {
+        self.nodes
             .values()
             .flat_map(|n| {
                 n.children
                     .iter()
                     .map(move |c| (c.as_str(), n.path.as_str()))
             })
-            .collect();
+            .collect()
+    }
+
+    /// The objects above `path`, nearest first, up to the root (as last read).
+    pub fn ancestors(&self, path: &str) -> Vec<String> {
+        let parent = self.parents();
         let mut out = Vec::new();
         let mut cur = path;
         while let Some(p) = parent.get(cur) {

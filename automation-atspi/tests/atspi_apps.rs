@@ -418,23 +418,11 @@ fn a_set_value_into_a_read_only_view_is_refused_before_sending_and_changes_nothi
 /// to this widget, so a click by any other means would print nothing.
 #[test]
 fn a_click_reads_again_the_actions_an_app_listed_late() {
-    use std::io::BufRead as _;
     if !support::session_tools() || !support::pyatspi() {
         return;
     }
     let _one = serial();
-    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/late_actions.py");
-    let mut r = start(&format!("/usr/bin/python3 {fixture}"), Output::Piped);
-    let (lines_tx, lines) = std::sync::mpsc::channel::<String>();
-    let stdout = r.launched.child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            let _ = lines_tx.send(line);
-        }
-    });
+    let (mut r, lines) = late_actions("");
     let late = r.find("Link", "Late");
     let read = r.ok(json!({"read_node": {"node": late}}));
     assert!(
@@ -458,13 +446,23 @@ fn a_click_reads_again_the_actions_an_app_listed_late() {
 /// and so does the kit. The app's own output says its menu opened.
 #[test]
 fn a_menu_bar_title_without_an_action_opens_by_a_click() {
-    use std::io::BufRead as _;
     if !support::session_tools() || !support::pyatspi() {
         return;
     }
     let _one = serial();
+    let (mut r, lines) = late_actions("menu");
+    let edit = r.find("Menu", "Edit");
+    let v = r.ok(json!({"invoke_action": {"node": edit, "action": "click"}}));
+    assert_eq!(v["via"], "pointer", "{v}");
+    let wait = std::time::Duration::from_secs(10);
+    assert_eq!(lines.recv_timeout(wait).as_deref(), Ok("shown"), "{v}");
+}
+
+/// `tests/late_actions.py` in `mode`, and its output's lines as they come.
+fn late_actions(mode: &str) -> (support::Running, std::sync::mpsc::Receiver<String>) {
+    use std::io::BufRead as _;
     let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/late_actions.py");
-    let mut r = start(&format!("/usr/bin/python3 {fixture} menu"), Output::Piped);
+    let mut r = start(&format!("/usr/bin/python3 {fixture} {mode}"), Output::Piped);
     let (lines_tx, lines) = std::sync::mpsc::channel::<String>();
     let stdout = r.launched.child.stdout.take().unwrap();
     std::thread::spawn(move || {
@@ -475,9 +473,5 @@ fn a_menu_bar_title_without_an_action_opens_by_a_click() {
             let _ = lines_tx.send(line);
         }
     });
-    let edit = r.find("Menu", "Edit");
-    let v = r.ok(json!({"invoke_action": {"node": edit, "action": "click"}}));
-    assert_eq!(v["via"], "pointer", "{v}");
-    let wait = std::time::Duration::from_secs(10);
-    assert_eq!(lines.recv_timeout(wait).as_deref(), Ok("shown"), "{v}");
+    (r, lines)
 }
