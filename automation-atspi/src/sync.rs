@@ -77,9 +77,9 @@ pub fn read_changes(
     paths.sort();
     paths.dedup();
     // What opened or closed is read again whole, with everything under it (an outer one
-    // covers the rest); the objects under it are not also read one by one. Each root is:
-    // taken in one batch with the other changed objects, its focus is decided with theirs
-    // (Qt's text field focused by the kit stayed unfocused in the mirror otherwise).
+    // covers the rest), so the objects under it are not also read one by one. Its root still
+    // is, in one batch with the other changed objects, so its focus is decided with theirs
+    // (without it, a Qt text field the kit focused stayed unfocused in the mirror).
     let outer = outermost(tree, &subtrees);
     let inside = descendants(tree, &outer);
     paths.retain(|p| outer.contains(p) || !inside.contains(p));

@@ -221,8 +221,8 @@ fn by_pointer<T: Target + ?Sized>(
     intent: Intent,
     role: Role,
 ) -> Result<Attempt, OpError> {
-    // A menu in a menu bar is the bar's title, which a person clicks to open it (a toolkit may
-    // list no action on it: a Swing or GTK title rebuilt, LibreOffice's under load).
+    // A menu in a menu bar is the bar's title, which a person clicks to open it; its toolkit
+    // may list no action on it (LibreOffice's Edit under load listed none).
     let in_bar = role == Role::Menu
         && s.mirror
             .node(id)
