@@ -271,21 +271,29 @@ pub(super) fn select_option<T: Target + ?Sized>(
             .node(list)
             .is_some_and(|n| n.data().is_expanded() == Some(true))
     };
+    // The keys as pressed, named as the other keyboard means name theirs (`ArrowDown ×3`).
+    let mut keys: Vec<String> = Vec::new();
     if is_combo && open(s) {
         press(s, NamedKey::Escape, settle)?;
+        keys.push(format!("{:?}", NamedKey::Escape));
     }
     press(s, NamedKey::Home, settle)?;
+    keys.push(format!("{:?}", NamedKey::Home));
     for _ in 0..index {
         press(s, NamedKey::ArrowDown, settle)?;
     }
+    if index > 0 {
+        keys.push(format!("{:?} ×{index}", NamedKey::ArrowDown));
+    }
     if is_combo && open(s) {
         press(s, NamedKey::Enter, settle)?;
+        keys.push(format!("{:?}", NamedKey::Enter));
     }
     let judged = super::effect::judge_by(
         s,
         before,
         settle,
-        json!({"node": s.reference(list), "via": "keyboard", "keys": index + 1}),
+        json!({"node": s.reference(list), "via": "keyboard", "keys": keys}),
         &holds,
         &json!({"shows": want}),
         &actual,

@@ -51,49 +51,49 @@ impl Wanted {
     }
 }
 
+/// A `POST /session` body: W3C's `capabilities`, or the legacy `desiredCapabilities`.
+#[derive(Debug, serde::Deserialize)]
+struct NewSessionBody {
+    #[serde(default)]
+    capabilities: Option<Capabilities>,
+    #[serde(default, rename = "desiredCapabilities")]
+    desired_capabilities: Option<Map<String, Value>>,
+}
+
+/// W3C's capabilities: what every set holds, and the sets tried in turn.
+#[derive(Debug, serde::Deserialize)]
+struct Capabilities {
+    #[serde(default, rename = "alwaysMatch")]
+    always_match: Option<Map<String, Value>>,
+    #[serde(default, rename = "firstMatch")]
+    first_match: Option<Vec<Map<String, Value>>>,
+}
+
 /// Reads a `POST /session` body: `{"capabilities": {"alwaysMatch", "firstMatch"}}` (or the
 /// legacy `desiredCapabilities`). `Err` says why no set matched, for `session not created`
 /// — or, with `true`, that the body itself is malformed (`invalid argument`).
 pub fn read(body: &Value) -> Result<Wanted, (bool, String)> {
-    let Some(body) = body.as_object() else {
-        return Err((
+    let body: NewSessionBody = super::typed(body.clone()).map_err(|e| {
+        (
             true,
-            "the new-session body must be a JSON object with `capabilities`".into(),
-        ));
-    };
-    let (always, first) = match body.get("capabilities") {
-        Some(Value::Object(c)) => {
-            let always = match c.get("alwaysMatch") {
-                None | Some(Value::Null) => Map::new(),
-                Some(Value::Object(m)) => m.clone(),
-                Some(_) => return Err((true, "capabilities.alwaysMatch must be an object".into())),
-            };
-            let first = match c.get("firstMatch") {
-                None | Some(Value::Null) => vec![Map::new()],
-                Some(Value::Array(a)) if a.is_empty() => vec![Map::new()],
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .map(|f| {
-                        f.as_object().cloned().ok_or((
-                            true,
-                            "each capabilities.firstMatch entry must be an object".to_string(),
-                        ))
-                    })
-                    .collect::<Result<_, _>>()?,
-                Some(_) => return Err((true, "capabilities.firstMatch must be an array".into())),
-            };
-            (always, first)
+            format!("{e}; the new-session body is {{\"capabilities\": {{\"alwaysMatch\": {{…}}, \"firstMatch\": [{{…}}]}}}}"),
+        )
+    })?;
+    let (always, first) = match (body.capabilities, body.desired_capabilities) {
+        (Some(c), _) => {
+            let first = c.first_match.filter(|f| !f.is_empty());
+            (
+                c.always_match.unwrap_or_default(),
+                first.unwrap_or_else(|| vec![Map::new()]),
+            )
         }
-        Some(_) => return Err((true, "`capabilities` must be an object".into())),
-        None => match body.get("desiredCapabilities") {
-            Some(Value::Object(d)) => (d.clone(), vec![Map::new()]),
-            _ => {
-                return Err((
-                    true,
-                    "the body has no `capabilities`; send {\"capabilities\": {\"alwaysMatch\": {\"appium:app\": \"gtk3-widget-factory\"}}}".into(),
-                ));
-            }
-        },
+        (None, Some(d)) => (d, vec![Map::new()]),
+        (None, None) => {
+            return Err((
+                true,
+                "the body has no `capabilities`; send {\"capabilities\": {\"alwaysMatch\": {\"appium:app\": \"gtk3-widget-factory\"}}}".into(),
+            ));
+        }
     };
     let mut reasons = Vec::new();
     for f in first {

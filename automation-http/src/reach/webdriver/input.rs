@@ -7,6 +7,7 @@
 
 use automation_core::ops::{self, KeyPhase, NodeArgs};
 use automation_core::{NodeTarget, PointerButton};
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::error::WdError;
@@ -216,28 +217,107 @@ pub const MAX_PAUSE_MS: u64 = 60_000;
 /// The element reference key of W3C.
 pub const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
 
+/// A `POST /actions` body: its input sources, each read alone so an error names its place.
+#[derive(Debug, Deserialize)]
+struct ActionsBody {
+    actions: Vec<InputSource>,
+}
+
+/// One input source (`pointer`, `key`, `none`, `wheel`) and its actions.
+#[derive(Debug, Deserialize)]
+struct InputSource {
+    #[serde(rename = "type", default)]
+    kind: String,
+    actions: Vec<Value>,
+}
+
+// One action of an input source, as W3C spells it, by its `type`; fields this kit does not use
+// (`width`, `pressure`, a move's `duration`) are ignored. Each is read after its `type`, so an
+// error names the field.
+
+/// `type` alone.
+#[derive(Debug, Deserialize)]
+struct ActionType {
+    #[serde(rename = "type")]
+    ty: String,
+}
+
+/// `pause`.
+#[derive(Debug, Deserialize)]
+struct Pause {
+    #[serde(default)]
+    duration: Option<f64>,
+}
+
+/// `pointerMove`.
+#[derive(Debug, Deserialize)]
+struct PointerMove {
+    #[serde(default)]
+    origin: Origin,
+    #[serde(default)]
+    x: f64,
+    #[serde(default)]
+    y: f64,
+}
+
+/// `pointerDown`, `pointerUp`.
+#[derive(Debug, Deserialize)]
+struct PointerButtonAction {
+    #[serde(default)]
+    button: u64,
+}
+
+/// `keyDown`, `keyUp`.
+#[derive(Debug, Deserialize)]
+struct KeyAction {
+    value: String,
+}
+
+/// Where a pointer move is measured from.
+#[derive(Debug, Default, Deserialize)]
+#[serde(try_from = "Value")]
+enum Origin {
+    /// The window's top left (`viewport`, or no origin).
+    #[default]
+    Viewport,
+    /// The pointer's current position (`pointer`).
+    Pointer,
+    /// An element's centre (its reference).
+    Element(String),
+}
+
+impl TryFrom<Value> for Origin {
+    type Error = String;
+
+    fn try_from(v: Value) -> Result<Self, String> {
+        match v {
+            Value::Null => Ok(Self::Viewport),
+            Value::String(s) if s == "viewport" => Ok(Self::Viewport),
+            Value::String(s) if s == "pointer" => Ok(Self::Pointer),
+            Value::Object(o) => match o.get(ELEMENT_KEY) {
+                Some(Value::String(r)) => Ok(Self::Element(r.clone())),
+                _ => Err("origin is an object but not an element reference".into()),
+            },
+            other => Err(format!(
+                "origin {other} is not viewport, pointer or an element"
+            )),
+        }
+    }
+}
+
 /// The steps of a `POST /actions` body, in tick order (each tick's steps in source order).
-pub fn steps(body: &Value) -> Result<Vec<Step>, WdError> {
-    let sources = body
-        .get("actions")
-        .and_then(Value::as_array)
-        .ok_or_else(|| {
-            WdError::argument("the actions body needs `actions`: an array of input sources")
-        })?;
+pub fn steps(body: Value) -> Result<Vec<Step>, WdError> {
+    let body: ActionsBody = super::typed(body).map_err(|e| {
+        WdError::argument(format!(
+            "{e}; the actions body needs `actions`: an array of input sources"
+        ))
+    })?;
     let mut per_source: Vec<Vec<Step>> = Vec::new();
-    for (i, source) in sources.iter().enumerate() {
-        let kind = source
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let actions = source
-            .get("actions")
-            .and_then(Value::as_array)
-            .ok_or_else(|| WdError::argument(format!("actions[{i}] has no `actions` array")))?;
+    for (i, source) in body.actions.into_iter().enumerate() {
         let mut list = Vec::new();
-        for (j, a) in actions.iter().enumerate() {
+        for (j, a) in source.actions.into_iter().enumerate() {
             list.push(
-                step(kind, a)
+                step(&source.kind, a)
                     .map_err(|m| WdError::argument(format!("actions[{i}].actions[{j}]: {m}")))?,
             );
         }
@@ -271,64 +351,55 @@ pub fn steps(body: &Value) -> Result<Vec<Step>, WdError> {
     Ok(out)
 }
 
-fn step(kind: &str, a: &Value) -> Result<Step, String> {
-    let ty = a.get("type").and_then(Value::as_str).unwrap_or_default();
-    let num = |k: &str| a.get(k).and_then(Value::as_f64);
-    match (kind, ty) {
+fn step(kind: &str, a: Value) -> Result<Step, String> {
+    let ty = super::typed::<ActionType>(a.clone())?.ty;
+    let button = |a: Value| match super::typed::<PointerButtonAction>(a)?.button {
+        0 => Ok(PointerButton::Primary),
+        1 => Ok(PointerButton::Middle),
+        2 => Ok(PointerButton::Secondary),
+        b => Err(format!(
+            "button {b} is not 0 (left), 1 (middle) or 2 (right)"
+        )),
+    };
+    let key = |a: Value| {
+        let value = super::typed::<KeyAction>(a)?.value;
+        let mut chars = value.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => Ok(classify(c)),
+            _ => Err(format!(
+                "a key action's value must be one character, got {value:?}"
+            )),
+        }
+    };
+    match (kind, ty.as_str()) {
         (_, "pause") => Ok(Step::Pause(
-            num("duration").unwrap_or(0.0).clamp(0.0, 60_000.0) as u64,
+            super::typed::<Pause>(a)?
+                .duration
+                .unwrap_or(0.0)
+                .clamp(0.0, 60_000.0) as u64,
         )),
         ("pointer", "pointerMove") => {
-            let (element, relative) = match a.get("origin") {
-                None | Some(Value::Null) => (None, false),
-                Some(Value::String(s)) if s == "viewport" => (None, false),
-                Some(Value::String(s)) if s == "pointer" => (None, true),
-                Some(Value::Object(o)) => match o.get(ELEMENT_KEY).and_then(Value::as_str) {
-                    Some(r) => (Some(r.to_string()), false),
-                    None => return Err("origin is an object but not an element reference".into()),
-                },
-                Some(other) => {
-                    return Err(format!(
-                        "origin {other} is not viewport, pointer or an element"
-                    ));
-                }
+            let PointerMove { origin, x, y } = super::typed(a)?;
+            let (element, relative) = match origin {
+                Origin::Viewport => (None, false),
+                Origin::Pointer => (None, true),
+                Origin::Element(r) => (Some(r), false),
             };
             Ok(Step::Move {
                 element,
                 relative,
-                x: num("x").unwrap_or(0.0),
-                y: num("y").unwrap_or(0.0),
+                x,
+                y,
             })
         }
-        ("pointer", "pointerDown" | "pointerUp") => {
-            let button = match num("button").unwrap_or(0.0) as i64 {
-                0 => PointerButton::Primary,
-                1 => PointerButton::Middle,
-                2 => PointerButton::Secondary,
-                b => {
-                    return Err(format!(
-                        "button {b} is not 0 (left), 1 (middle) or 2 (right)"
-                    ));
-                }
-            };
-            Ok(Step::Button {
-                down: ty == "pointerDown",
-                button,
-            })
-        }
-        ("key", "keyDown" | "keyUp") => {
-            let value = a.get("value").and_then(Value::as_str).unwrap_or_default();
-            let mut chars = value.chars();
-            let (Some(c), None) = (chars.next(), chars.next()) else {
-                return Err(format!(
-                    "a key action's value must be one character, got {value:?}"
-                ));
-            };
-            Ok(Step::Key {
-                down: ty == "keyDown",
-                key: classify(c),
-            })
-        }
+        ("pointer", "pointerDown" | "pointerUp") => Ok(Step::Button {
+            down: ty == "pointerDown",
+            button: button(a)?,
+        }),
+        ("key", "keyDown" | "keyUp") => Ok(Step::Key {
+            down: ty == "keyDown",
+            key: key(a)?,
+        }),
         (k, t) => Err(format!("{t:?} is not an action of a {k:?} input source")),
     }
 }
@@ -392,7 +463,7 @@ mod tests {
                 {"type": "pointerUp", "button": 0}]},
             {"type": "key", "id": "kb", "actions": [{"type": "keyDown", "value": "\u{E009}"}]}
         ]});
-        let s = steps(&body).unwrap();
+        let s = steps(body).unwrap();
         assert_eq!(
             s[0],
             Step::Move {
@@ -416,12 +487,49 @@ mod tests {
                 button: PointerButton::Primary
             }
         );
-        assert!(steps(&json!({"actions": [{"type": "pointer", "actions": [{"type": "pointerDown", "button": 7}]}]})).is_err());
-        assert!(steps(&json!({})).is_err());
+        assert!(steps(json!({"actions": [{"type": "pointer", "actions": [{"type": "pointerDown", "button": 7}]}]})).is_err());
+        assert!(steps(json!({})).is_err());
         let pauses: Vec<Value> = (0..3)
             .map(|_| json!({"type": "pause", "duration": 30_000}))
             .collect();
-        let long = steps(&json!({"actions": [{"type": "none", "actions": pauses}]})).unwrap_err();
+        let long = steps(json!({"actions": [{"type": "none", "actions": pauses}]})).unwrap_err();
         assert!(long.message.contains("60000 ms"), "{}", long.message);
+        // A field of the wrong type is named by its place, never read as 0.
+        let x = steps(json!({"actions": [{"type": "pointer", "actions": [
+            {"type": "pointerMove", "x": "ten", "y": 0}]}]}))
+        .unwrap_err();
+        assert!(
+            x.message
+                .starts_with("actions[0].actions[0]: `x`: invalid type: string \"ten\""),
+            "{}",
+            x.message
+        );
+        let origin = steps(json!({"actions": [{"type": "pointer", "actions": [
+            {"type": "pointerMove", "x": 1, "y": 1, "origin": {"id": "e4"}}]}]}))
+        .unwrap_err();
+        assert!(
+            origin
+                .message
+                .contains("origin is an object but not an element reference"),
+            "{}",
+            origin.message
+        );
+        let misplaced = steps(json!({"actions": [{"type": "key", "actions": [
+            {"type": "pointerDown", "button": 0}]}]}))
+        .unwrap_err();
+        assert!(
+            misplaced
+                .message
+                .ends_with("\"pointerDown\" is not an action of a \"key\" input source"),
+            "{}",
+            misplaced.message
+        );
+        let top = steps(json!({"actions": [{"type": "key", "actions": 3}]})).unwrap_err();
+        assert!(
+            top.message
+                .starts_with("`actions[0].actions`: invalid type: integer `3`"),
+            "{}",
+            top.message
+        );
     }
 }

@@ -13,6 +13,7 @@
 //!   as MCP: no second find, click or type here);
 //! - [`error`]: the kit's errors → W3C error codes, the kit's own error kept in `data`.
 
+pub mod bodies;
 pub mod caps;
 pub mod commands;
 pub mod error;
@@ -210,6 +211,23 @@ pub fn body(bytes: &Bytes) -> Result<Value, WdError> {
         WdError::argument(format!(
             "the request body is not JSON ({e}); send a JSON object"
         ))
+    })
+}
+
+/// The request body read as `T` (a command's typed body): what does not fit is `invalid
+/// argument`, naming the field, what it held, and the body `usage` shows.
+pub fn typed_body<T: serde::de::DeserializeOwned>(
+    bytes: &Bytes,
+    usage: &str,
+) -> Result<T, WdError> {
+    typed(body(bytes)?).map_err(|e| WdError::argument(format!("{e}; {usage}")))
+}
+
+/// `value` read as `T`; the error names the path to the field that did not fit.
+pub fn typed<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(|e| match e.path().to_string() {
+        p if p == "." => e.inner().to_string(),
+        p => format!("`{p}`: {}", e.inner()),
     })
 }
 

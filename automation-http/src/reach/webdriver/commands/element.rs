@@ -12,9 +12,10 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use serde_json::{Value, json};
 
+use super::super::bodies::{ExecuteBody, SendKeysBody};
 use super::super::error::{W3c, WdError, WdResult};
 use super::super::input::{self, ELEMENT_KEY, KeyOp, Step};
-use super::super::{Ctx, Wd, body, source};
+use super::super::{Ctx, Wd, body, source, typed_body};
 use super::common::{
     Sid, SidEid, SidEidName, named_tool, node, op, record, record_fields, rect_json, rect_of, with,
 };
@@ -56,11 +57,11 @@ pub(in crate::reach::webdriver) async fn send_keys(
     bytes: Bytes,
 ) -> Response {
     with(&server, &sid, |s| async move {
-        let b = body(&bytes)?;
-        let text = match (b.get("text"), b.get("value")) {
-            (Some(Value::String(t)), _) => t.clone(),
-            (_, Some(Value::Array(parts))) => parts.iter().filter_map(Value::as_str).collect(),
-            _ => return Err(WdError::argument("send keys takes {\"text\": \"…\"}")),
+        let b: SendKeysBody = typed_body(&bytes, SendKeysBody::USAGE)?;
+        let text = match (b.text, b.value) {
+            (Some(t), _) => t,
+            (None, Some(parts)) => parts.concat(),
+            (None, None) => return Err(WdError::argument(SendKeysBody::USAGE)),
         };
         for key_op in input::send_keys(&node(&eid)?, &text) {
             match key_op {
@@ -209,7 +210,7 @@ pub(in crate::reach::webdriver) async fn perform_actions(
     bytes: Bytes,
 ) -> Response {
     with(&server, &sid, |s| async move {
-        for step in input::steps(&body(&bytes)?)? {
+        for step in input::steps(body(&bytes)?)? {
             run_step(&s, step).await?;
         }
         Ok(Value::Null)
@@ -338,13 +339,10 @@ pub(in crate::reach::webdriver) async fn execute(
     bytes: Bytes,
 ) -> Response {
     with(&server, &sid, |s| async move {
-        let b = body(&bytes)?;
-        let script = b
-            .get("script")
-            .and_then(Value::as_str)
-            .ok_or_else(|| WdError::argument("execute takes {\"script\": \"automation: <op>\", \"args\": [{…}]}"))?;
+        let b: ExecuteBody = typed_body(&bytes, ExecuteBody::USAGE)?;
+        let script = b.script.as_str();
         if let Some(atom) = selenium_atom(script) {
-            return atom_call(&s, atom, b.get("args")).await;
+            return atom_call(&s, atom, b.args.as_ref()).await;
         }
         let Some(op) = script.trim().strip_prefix("automation:").map(str::trim) else {
             return Err(WdError::new(
@@ -355,7 +353,7 @@ pub(in crate::reach::webdriver) async fn execute(
         if automation_session::tools::lookup(op).is_none() {
             return Err(WdError::argument(format!("`automation: {op}` names no op; `automation tools` lists them")));
         }
-        let a = match b.get("args") {
+        let a = match b.args {
             None | Some(Value::Null) => json!({}),
             Some(Value::Array(a)) if a.is_empty() => json!({}),
             Some(Value::Array(a)) if a.len() == 1 && a[0].is_object() => unwrap_elements(a[0].clone()),

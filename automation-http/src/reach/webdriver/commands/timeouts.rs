@@ -5,8 +5,8 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::super::error::WdError;
-use super::super::{Ctx, body};
+use super::super::bodies::{Millis, TimeoutsBody};
+use super::super::{Ctx, typed_body};
 use super::common::{Sid, with};
 use crate::reach::sessions::lock;
 
@@ -27,35 +27,16 @@ pub(in crate::reach::webdriver) async fn set_timeouts(
     bytes: Bytes,
 ) -> Response {
     with(&server, &sid, |s| async move {
-        let b = body(&bytes)?;
-        let Some(m) = b.as_object() else {
-            return Err(WdError::argument(
-                "timeouts take an object like {\"implicit\": 5000}",
-            ));
-        };
-        let read = |k: &str| -> Result<Option<u64>, WdError> {
-            match m.get(k) {
-                None | Some(Value::Null) => Ok(None),
-                Some(v) => v
-                    .as_u64()
-                    .filter(|n| *n < (1u64 << 53))
-                    .map(Some)
-                    .ok_or_else(|| {
-                        WdError::argument(format!(
-                            "timeout {k:?} must be a whole number of milliseconds ≥ 0, got {v}"
-                        ))
-                    }),
-            }
-        };
-        let (implicit, page, script) = (read("implicit")?, read("pageLoad")?, read("script")?);
+        let b: TimeoutsBody = typed_body(&bytes, TimeoutsBody::USAGE)?;
+        let (implicit, page, script) = (b.implicit, b.page_load, b.script);
         let mut st = lock(&s.state);
-        if let Some(v) = implicit {
+        if let Some(Millis(v)) = implicit {
             st.implicit_ms = v;
         }
-        if let Some(v) = page {
+        if let Some(Millis(v)) = page {
             st.page_load_ms = v;
         }
-        if let Some(v) = script {
+        if let Some(Millis(v)) = script {
             st.script_ms = v;
         }
         Ok(Value::Null)

@@ -9,8 +9,9 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use serde_json::{Value, json};
 
+use super::super::bodies::SwitchWindowBody;
 use super::super::error::{W3c, WdError};
-use super::super::{Ctx, Wd, body};
+use super::super::{Ctx, Wd, typed_body};
 use super::common::{Sid, record_of, rect_json, rect_of, with};
 use crate::reach::sessions::lock;
 
@@ -99,17 +100,11 @@ pub(in crate::reach::webdriver) async fn switch_window(
     bytes: Bytes,
 ) -> Response {
     with(&server, &sid, |s| async move {
-        let b = body(&bytes)?;
+        let b: SwitchWindowBody = typed_body(&bytes, SwitchWindowBody::USAGE)?;
         let h = b
-            .get("handle")
-            .or_else(|| b.get("name"))
-            .and_then(Value::as_str)
-            .ok_or_else(|| {
-                WdError::argument(
-                    "switch to window takes {\"handle\": \"…\"} from GET /window/handles",
-                )
-            })?
-            .to_string();
+            .handle
+            .or(b.name)
+            .ok_or_else(|| WdError::argument(SwitchWindowBody::USAGE))?;
         if !windows(&s).await?.iter().any(|w| handle(w) == h) {
             return Err(WdError::new(
                 W3c::NoSuchWindow,

@@ -341,8 +341,10 @@ mod tests {
                 t.elapsed(),
                 e.message
             );
+            // Ended by the step meter, or by the deadline just after it passes (on a loaded
+            // machine the nested one meets the deadline first).
             assert!(
-                t.elapsed() < DEADLINE,
+                t.elapsed() < DEADLINE + Duration::from_millis(250),
                 "{:?} for {}",
                 t.elapsed(),
                 &hostile[..20.min(hostile.len())]
