@@ -32,11 +32,38 @@ pub const WAYLAND_APP_ENV: &[(&str, &str)] = &[
 
 /// What a Wayland virtual display needs that is missing on this machine, if anything.
 pub fn missing_tools() -> Vec<&'static str> {
-    crate::display::missing_of(&[
-        ("mutter", "mutter (Debian: mutter)"),
-        ("pipewire", "pipewire (Debian: pipewire)"),
-        ("wireplumber", "wireplumber (Debian: wireplumber)"),
-    ])
+    Gnome::Mutter.missing_tools()
+}
+
+/// Which GNOME compositor a private Wayland session runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gnome {
+    /// Bare Mutter: no panel, no overview; a maximized window fills the monitor.
+    Mutter,
+    /// GNOME Shell on Mutter: the top bar, the overview, the shell's D-Bus services.
+    Shell,
+}
+
+impl Gnome {
+    /// The compositor's program.
+    pub fn program(self) -> &'static str {
+        match self {
+            Self::Mutter => "mutter",
+            Self::Shell => "gnome-shell",
+        }
+    }
+
+    /// What a session with this compositor needs that is missing here, if anything.
+    pub fn missing_tools(self) -> Vec<&'static str> {
+        crate::display::missing_of(&[
+            match self {
+                Self::Mutter => ("mutter", "mutter (Debian: mutter)"),
+                Self::Shell => ("gnome-shell", "gnome-shell (Debian: gnome-shell)"),
+            },
+            ("pipewire", "pipewire (Debian: pipewire)"),
+            ("wireplumber", "wireplumber (Debian: wireplumber)"),
+        ])
+    }
 }
 
 impl VirtualDisplay {
@@ -48,12 +75,25 @@ impl VirtualDisplay {
     /// Starts a private headless Mutter with a [`MONITOR`]-sized virtual monitor, its session
     /// bus, the accessibility bus, PipeWire and WirePlumber.
     pub fn start_wayland() -> Result<Self, String> {
-        let missing = missing_tools();
+        Self::start_gnome(Gnome::Mutter)
+    }
+
+    /// Starts a private headless GNOME Shell (Mutter with GNOME's top bar, overview and
+    /// D-Bus services) the way [`VirtualDisplay::start_wayland`] starts bare Mutter: the
+    /// nearest a test gets to a person's GNOME desktop. The overview GNOME Shell opens at
+    /// startup (it holds the keyboard and covers the windows) is closed before this returns.
+    pub fn start_gnome_shell() -> Result<Self, String> {
+        Self::start_gnome(Gnome::Shell)
+    }
+
+    fn start_gnome(gnome: Gnome) -> Result<Self, String> {
+        let missing = gnome.missing_tools();
         if !missing.is_empty() {
             return Err(format!(
                 "--virtual-display wayland needs {}; install them (as root: apt-get install -y \
-                 mutter pipewire wireplumber dbus at-spi2-core)",
-                missing.join(", ")
+                 {} pipewire wireplumber dbus at-spi2-core)",
+                missing.join(", "),
+                gnome.program()
             ));
         }
         let dir = private_dir()?;
@@ -66,7 +106,7 @@ impl VirtualDisplay {
             screen: MONITOR,
             children: Vec::new(),
         };
-        match vd.start_compositor() {
+        match vd.start_compositor(gnome) {
             Ok(()) => Ok(vd),
             Err(e) => {
                 vd.stop();
@@ -75,7 +115,7 @@ impl VirtualDisplay {
         }
     }
 
-    fn start_compositor(&mut self) -> Result<(), String> {
+    fn start_compositor(&mut self, gnome: Gnome) -> Result<(), String> {
         let runtime = self.dir.join("runtime");
         {
             use std::os::unix::fs::DirBuilderExt as _;
@@ -110,8 +150,8 @@ impl VirtualDisplay {
         let wireplumber = plain("wireplumber", &[], self);
         self.spawn(wireplumber)?;
         let size = format!("{}x{}", self.screen.0, self.screen.1);
-        let mutter = plain(
-            "mutter",
+        let mut compositor = plain(
+            gnome.program(),
             &[
                 "--headless",
                 "--wayland",
@@ -123,7 +163,12 @@ impl VirtualDisplay {
             ],
             self,
         );
-        self.spawn(mutter)?;
+        if gnome == Gnome::Shell
+            && let Some(system_bus) = self.private_system_bus(&runtime)?
+        {
+            compositor.env("DBUS_SYSTEM_BUS_ADDRESS", system_bus);
+        }
+        self.spawn(compositor)?;
         self.start_accessibility_bus()?;
         let wayland_socket = runtime.join(&self.display);
         wait_until("mutter's Wayland socket", || wayland_socket.exists())?;
@@ -133,7 +178,41 @@ impl VirtualDisplay {
             compositor_up(&addr, &mut last)
         })
         .map_err(|e| format!("{e}: {last}"))?;
+        if gnome == Gnome::Shell {
+            wait_until("GNOME Shell's D-Bus service", || {
+                block_on(async {
+                    match crate::dbus::connect(&addr).await {
+                        Ok(c) => crate::dbus::has_owner(&c, SHELL).await,
+                        Err(_) => false,
+                    }
+                })
+            })?;
+            close_overview(&addr)?;
+        }
         crate::display::accessibility_bus_up(&addr)
+    }
+
+    /// GNOME Shell asks logind on the system bus for its seat when `/run/systemd/seats`
+    /// exists, and exits at startup when there is no system bus to ask ("Could not connect",
+    /// in a container). An empty private bus in its place is enough: logind is not on it, and
+    /// the shell goes on without it. `None`: the machine's own system bus is there.
+    fn private_system_bus(&mut self, runtime: &std::path::Path) -> Result<Option<String>, String> {
+        if !std::path::Path::new("/run/systemd/seats").exists()
+            || std::path::Path::new("/run/dbus/system_bus_socket").exists()
+        {
+            return Ok(None);
+        }
+        let socket = self.dir.join("system-bus");
+        let mut bus = Command::new("dbus-daemon");
+        bus.args(["--session", "--nofork"])
+            .arg(format!("--address=unix:path={}", socket.display()))
+            .env("XDG_RUNTIME_DIR", runtime)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        self.spawn(bus)?;
+        wait_until("the private system bus", || socket.exists())?;
+        Ok(Some(format!("unix:path={}", socket.display())))
     }
 
     /// [`VirtualDisplay::env_into`] for a Wayland display.
@@ -197,3 +276,61 @@ fn compositor_up(address: &str, last: &mut String) -> bool {
         up
     })
 }
+
+/// Closes the overview GNOME Shell opens at startup: a window opened under it is covered and
+/// gets no keys (they go to its search). The shell opens it once its services are up and
+/// runs an animation (GNOME 43); closed before that ends, it stays open. So: wait until it
+/// is open (at most 10 s: a shell that opens none goes on), let the animation run, then
+/// close it until it reads closed twice 500 ms apart. `OverviewActive` is writable by any
+/// caller on the session bus.
+fn close_overview(address: &str) -> Result<(), String> {
+    block_on(async {
+        let conn = crate::dbus::connect(address)
+            .await
+            .map_err(|e| e.to_string())?;
+        let props = zbus::fdo::PropertiesProxy::builder(&conn)
+            .destination(SHELL)
+            .and_then(|b| b.path("/org/gnome/Shell"))
+            .map_err(|e| e.to_string())?
+            .build()
+            .await
+            .map_err(|e| e.to_string())?;
+        let iface = zbus::names::InterfaceName::from_static_str_unchecked(SHELL);
+        let open = || async {
+            props
+                .get(iface.clone(), "OverviewActive")
+                .await
+                .ok()
+                .and_then(|v| bool::try_from(&*v).ok())
+        };
+        let opened_by = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while open().await != Some(true) && std::time::Instant::now() < opened_by {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        let deadline = std::time::Instant::now() + crate::display::START_TIMEOUT;
+        let mut closed_in_a_row = 0;
+        while closed_in_a_row < 2 {
+            if std::time::Instant::now() > deadline {
+                return Err("GNOME Shell's overview stayed open".to_string());
+            }
+            if open().await == Some(false) {
+                closed_in_a_row += 1;
+            } else {
+                closed_in_a_row = 0;
+                let _ = props
+                    .set(
+                        iface.clone(),
+                        "OverviewActive",
+                        zbus::zvariant::Value::from(false),
+                    )
+                    .await;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+        Ok(())
+    })
+}
+
+/// GNOME Shell's bus name (and its interface).
+const SHELL: &str = "org.gnome.Shell";

@@ -192,6 +192,18 @@ fn wait_for_launched(
     let pgid = launched.pgid;
     let own_group = launched.display.is_none();
     let own = i32::try_from(pid).unwrap_or(0);
+    // The display's own services share its group; one of them may be on the bus too (GNOME
+    // Shell is an app there) and is never the app launched.
+    let services: Vec<i32> = launched
+        .display
+        .as_ref()
+        .map(|d| {
+            d.children
+                .iter()
+                .filter_map(|c| i32::try_from(c.id()).ok())
+                .collect()
+        })
+        .unwrap_or_default();
     let mut seen: Vec<i32> = Vec::new();
     let mut alive = || {
         let family = descendants(own);
@@ -219,7 +231,7 @@ fn wait_for_launched(
     let family = || -> Vec<u32> {
         let mut pids = vec![own];
         for p in descendants(own).into_iter().chain(group_members(pgid)) {
-            if !pids.contains(&p) {
+            if !pids.contains(&p) && !services.contains(&p) {
                 pids.push(p);
             }
         }

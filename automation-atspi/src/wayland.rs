@@ -67,13 +67,19 @@ impl AtspiTarget {
         if size != Some(want) {
             let (w, h) = size.unwrap_or((0, 0));
             return Err(TargetError::Unsupported(format!(
-                "{} on Wayland (GNOME's Mutter): the app's window {name:?} is {w}×{h}, not \
-                 maximized on the {}×{} monitor, and Super+Up did not maximize it. A compositor \
-                 does not tell clients where a window is, and AT-SPI's extents there are \
-                 relative to the window: the kit places them only on a maximized window ({})",
+                "{} on Wayland (GNOME's Mutter): the app's window {name:?} is {w}×{h}, not the \
+                 {}×{} monitor's size, and Super+Up did not make it so{}. A compositor does not \
+                 tell clients where a window is, and AT-SPI's extents there are relative to the \
+                 window: the kit places them only on a window that fills the monitor ({})",
                 purpose.what(),
                 monitor.2,
                 monitor.3,
+                if w == want.0 && h < want.1 {
+                    " (a window as wide as the monitor and shorter: maximized under a panel, as \
+                     GNOME Shell's top bar keeps one; a fullscreen window fills the monitor)"
+                } else {
+                    ""
+                },
                 purpose.instead()
             )));
         }

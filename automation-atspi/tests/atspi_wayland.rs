@@ -146,6 +146,104 @@ fn gtk4_on_headless_mutter_types_clicks_and_presses_keys_as_pyatspi_sees() {
     drop(one);
 }
 
+/// A headless GNOME Shell can be started here, or the test fails (or skips when
+/// AUTOMATION_ALLOW_MISSING lists `wayland`).
+fn gnome_shell_session() -> bool {
+    let missing = automation_atspi::display_wayland::Gnome::Shell.missing_tools();
+    require_tools("wayland", &missing)
+        && require(
+            "atspi-apps",
+            on_path("gtk4-widget-factory"),
+            "gtk4-widget-factory is not installed (Debian package gtk-4-examples; scripts/test installs it)",
+        )
+        && pyatspi()
+}
+
+/// GNOME Shell, the desktop most people run, is Mutter with a top bar and an overview: its
+/// remote-desktop and screen-cast APIs answer an ordinary caller on the session bus (no
+/// consent is asked), so keys and the toolkit's actions land as on bare Mutter, judged by
+/// pyatspi. A maximized window sits under the top bar, where clients are not told: the pointer
+/// and screenshots are refused saying so, never sent to a guessed place.
+#[test]
+fn gtk4_on_headless_gnome_shell_keys_and_actions_land_and_the_pointer_says_why_not() {
+    let one = serial();
+    if !gnome_shell_session() {
+        return;
+    }
+    let display = VirtualDisplay::start_gnome_shell().expect("a headless GNOME Shell session");
+    let (target, launched) =
+        launch("gtk4-widget-factory", Some(display), Output::Tee).expect("launch");
+    let mut r = Running {
+        session: Session::new(target),
+        launched,
+    };
+    assert_eq!(
+        r.session.target.session(),
+        automation_atspi::desk::Session::Wayland
+    );
+    let mut oracle = Oracle::start(&r);
+
+    // Keys, where the focus is (the window's first entry at start): characters beyond the
+    // keymap go through GTK's Unicode entry, as on bare Mutter.
+    let focused = eventually("pyatspi sees a focused entry", || {
+        let f = oracle.focused();
+        (f["role"] == "text").then_some(f)
+    });
+    let before = focused["text"].as_str().unwrap_or_default().to_string();
+    ok(&mut r, json!({"type_text": {"text": "Zoë 日本"}}));
+    eventually("pyatspi reads the typed text in the focused entry", || {
+        let now = oracle.read(&focused["id"]);
+        let text = now["text"].as_str().unwrap_or_default();
+        (text.contains("Zoë 日本") && text.len() == before.len() + "Zoë 日本".len()).then_some(now)
+    });
+
+    // A click on a check button: GTK 4 lists no click action, the pointer cannot be placed, so
+    // the keys do it (the reply says which means, and why the pointer was skipped).
+    let checks = all(&mut oracle, "check box", "checkbutton");
+    let second = checks[1].clone();
+    let was = has_state(&second, "checked");
+    let check = r.ok(json!({"find_node": {"role": "CheckBox", "label": "checkbutton", "nth": 1}}))
+        ["node"]
+        .as_str()
+        .map(str::to_string)
+        .expect("the check button's id");
+    let clicked = ok(
+        &mut r,
+        json!({"invoke_action": {"node": check, "action": "click"}}),
+    );
+    assert_eq!(clicked["via"], "keyboard", "{clicked}");
+    assert!(
+        clicked["tried"].to_string().contains("under a panel"),
+        "the pointer's skip names the top bar: {clicked}"
+    );
+    eventually("pyatspi sees the check button toggled", || {
+        let now = oracle.read(&second["id"]);
+        (has_state(&now, "checked") != was).then_some(now)
+    });
+
+    // The pointer and a screenshot: refused, naming the cause; nothing moved.
+    for op in [
+        json!({"inject_pointer": {"node": check, "action": "click"}}),
+        json!({"screenshot": {}}),
+    ] {
+        match r.op(op.clone()) {
+            Reply::Err(e) => {
+                assert_eq!(e.code, ErrorCode::Unsupported, "{op}: {}", e.message);
+                assert!(e.message.contains("under a panel"), "{op}: {}", e.message);
+            }
+            other => panic!("{op} answered {other:?} under GNOME Shell's top bar"),
+        }
+    }
+    assert_eq!(
+        has_state(&oracle.read(&second["id"]), "checked"),
+        !was,
+        "a refused pointer click left the check button as it was"
+    );
+    drop(oracle);
+    drop(r);
+    drop(one);
+}
+
 /// Screenshots on a compositor: the window's is the window's size as pyatspi reports it; a
 /// node's is its bounds, and its pixels follow what the app shows (a check button toggled
 /// between two shots). Answers how long the window's took.
