@@ -221,7 +221,17 @@ fn gtk4_on_headless_gnome_shell_keys_and_actions_land_and_the_pointer_says_why_n
         (has_state(&now, "checked") != was).then_some(now)
     });
 
-    // The pointer and a screenshot: refused, naming the cause; nothing moved.
+    // The pointer and a screenshot: refused, naming the cause and the window's size as
+    // pyatspi reads it (as wide as the monitor, shorter: maximized under the top bar);
+    // nothing moved.
+    let window = oracle.window();
+    let (w, h) = (window[2], window[3]);
+    let monitor = automation_atspi::display_wayland::MONITOR;
+    assert!(
+        w == i64::from(monitor.0) && h < i64::from(monitor.1),
+        "the window under the top bar is as wide as the monitor and shorter: {window:?}"
+    );
+    eprintln!("GNOME Shell: the maximized window is {w}×{h}");
     for op in [
         json!({"inject_pointer": {"node": check, "action": "click"}}),
         json!({"screenshot": {}}),
@@ -230,6 +240,11 @@ fn gtk4_on_headless_gnome_shell_keys_and_actions_land_and_the_pointer_says_why_n
             Reply::Err(e) => {
                 assert_eq!(e.code, ErrorCode::Unsupported, "{op}: {}", e.message);
                 assert!(e.message.contains("under a panel"), "{op}: {}", e.message);
+                assert!(
+                    e.message.contains(&format!("{w}×{h}")),
+                    "{op}: {}",
+                    e.message
+                );
             }
             other => panic!("{op} answered {other:?} under GNOME Shell's top bar"),
         }
