@@ -12,6 +12,7 @@ use std::process::{Command, Stdio};
 use futures_lite::future::block_on;
 
 use crate::display::{APP_ENV, VirtualDisplay, private_dir, wait_until};
+use crate::shell::SHELL;
 
 /// The Wayland socket's name in the display's private runtime directory.
 pub const SOCKET: &str = "wayland-0";
@@ -331,6 +332,3 @@ fn close_overview(address: &str) -> Result<(), String> {
         Ok(())
     })
 }
-
-/// GNOME Shell's bus name (and its interface).
-const SHELL: &str = "org.gnome.Shell";

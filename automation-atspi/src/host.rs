@@ -198,7 +198,16 @@ fn wayland_capture(
     };
     let shot = match desk {
         crate::desk::Desk::Sway(s) => s.capture(crop),
-        crate::desk::Desk::Mutter(m) => mutter_capture(m, pid, crop)?,
+        crate::desk::Desk::Mutter(m) => {
+            // The frame is the monitor's; the window may sit below a panel on it.
+            let (mx, my, ..) = m.monitor();
+            let at = (win.x - mx, win.y - my);
+            let area = match crop {
+                Some((x, y, w, h)) => (x + at.0, y + at.1, w, h),
+                None => (at.0, at.1, win.width, win.height),
+            };
+            mutter_capture(m, pid, Some(area))?
+        }
         crate::desk::Desk::X11(_) => Err("an X11 desk on a Wayland session".into()),
     }
     .map_err(|e| {

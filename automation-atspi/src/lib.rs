@@ -66,6 +66,8 @@ pub mod cast;
 pub mod desk;
 // Where an app's window is on Wayland: placed on the monitor it is maximized on.
 pub mod wayland;
+// GNOME Shell's own panels, as it reports them: where a window maximized under its top bar is.
+pub mod shell;
 
 // Teardown of launched apps and virtual displays that survives SIGTERM, SIGINT, SIGHUP.
 pub mod cleanup;

@@ -42,7 +42,7 @@ pub const OUTPUT_GRACE: Duration = Duration::from_millis(500);
 /// A running app, driven over AT-SPI (tree, actions, values, focus) and its desktop session's
 /// [`Desk`] (keys, pointer: X11, or GNOME's compositor on Wayland).
 pub struct AtspiTarget {
-    conn: Connection,
+    pub(crate) conn: Connection,
     pub(crate) reader: Reader,
     last_bulk: Option<Bulk>,
     app: App,
@@ -53,7 +53,7 @@ pub struct AtspiTarget {
     primed: Option<TreeUpdate>,
     display: Option<String>,
     /// The session bus (where a Wayland compositor's D-Bus APIs are).
-    session_bus: Connection,
+    pub(crate) session_bus: Connection,
     /// The session bus's address: the compositor gets a connection of its own there.
     session_address: Option<String>,
     desk: Option<Desk>,

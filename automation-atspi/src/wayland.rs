@@ -46,6 +46,14 @@ impl AtspiTarget {
                 ));
             }
         };
+        if block_on(crate::shell::overview_open(&self.session_bus)) {
+            return Err(TargetError::Unsupported(format!(
+                "{} on Wayland (GNOME Shell): the shell's overview is open and covers the app's \
+                 window; close it (Escape, or the Super key) and ask again ({})",
+                purpose.what(),
+                purpose.instead()
+            )));
+        }
         let (path, name) = self.shown_window()?;
         let want = (i64::from(monitor.2), i64::from(monitor.3));
         let mut size = self.window_size(&path);
@@ -63,6 +71,22 @@ impl AtspiTarget {
             // Every node of the window moved (GTK reports no bounds change for a resize):
             // the mirror reads them all again.
             self.events.touch_subtree(&path);
+        }
+        if let Some((w, h)) = size
+            && size != Some(want)
+            && w == want.0
+            && h < want.1
+            && let Some(top) = block_on(crate::shell::window_top(&self.conn, monitor, h))
+        {
+            // Maximized under GNOME Shell's top bar, which the shell shows where it is.
+            return Ok(XWindow {
+                id: WAYLAND_WINDOW,
+                title: name,
+                x: monitor.0,
+                y: monitor.1 + top,
+                width: monitor.2,
+                height: u32::try_from(h).unwrap_or(0),
+            });
         }
         if size != Some(want) {
             let (w, h) = size.unwrap_or((0, 0));
