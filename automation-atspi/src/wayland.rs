@@ -11,8 +11,11 @@
 //! and a maximized GTK window draws no client-side shadow, so window coordinates are monitor
 //! coordinates. The target checks that: the app's window, as AT-SPI reports it, has the
 //! monitor's size. When it has not, the window is maximized as a person would (Super+Up,
-//! mutter's own key binding) once, and checked again; a window that still does not fill the
-//! monitor gets no pointer input (a typed error says why), never a click at a guessed place.
+//! mutter's own key binding) once, and checked again. Under GNOME Shell a maximized window is
+//! as wide as the monitor and shorter, under the top bar; the shell reports its own panel on
+//! the accessibility bus, and the window is placed beside it (`shell`). A window that still
+//! cannot be placed gets no pointer input (a typed error says why), never a click at a
+//! guessed place; neither does one under GNOME Shell's open overview.
 
 use std::time::{Duration, Instant};
 
