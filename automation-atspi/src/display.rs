@@ -24,8 +24,8 @@ pub const DEFAULT_DISPLAYS: std::ops::RangeInclusive<u32> = 100..=199;
 pub const DISPLAYS_ENV: &str = "AUTOMATION_VIRTUAL_DISPLAYS";
 
 /// The variable that picks the kind of private display [`VirtualDisplay::start`] starts:
-/// `x11` (Xvfb; the default) or `wayland` (a headless GNOME compositor, see
-/// [`VirtualDisplay::start_wayland`]).
+/// `x11` (Xvfb; the default), `wayland` (a headless GNOME compositor, see
+/// [`VirtualDisplay::start_wayland`]), `gnome-shell` or `sway`.
 pub const KIND_ENV: &str = "AUTOMATION_VIRTUAL_DISPLAY";
 
 /// The kinds of private display [`VirtualDisplay::start_kind`] starts.
@@ -35,6 +35,8 @@ pub enum Kind {
     X11,
     /// A headless GNOME compositor ([`VirtualDisplay::start_wayland`]).
     Wayland,
+    /// A headless GNOME Shell ([`VirtualDisplay::start_gnome_shell`]).
+    GnomeShell,
     /// A headless sway ([`VirtualDisplay::start_sway`]).
     Sway,
 }
@@ -46,10 +48,12 @@ impl Kind {
         match std::env::var(KIND_ENV).ok().as_deref().map(str::trim) {
             None | Some("") | Some("x11") | Some("X11") => Ok(Self::X11),
             Some("wayland") | Some("Wayland") | Some("mutter") => Ok(Self::Wayland),
+            Some("gnome-shell") => Ok(Self::GnomeShell),
             Some("sway") => Ok(Self::Sway),
             Some(other) => Err(format!(
                 "{KIND_ENV}={other:?}: the kinds of virtual display are x11 (Xvfb), wayland \
-                 (a headless GNOME compositor) and sway (a headless sway)"
+                 (a headless GNOME compositor), gnome-shell (a headless GNOME Shell) and sway \
+                 (a headless sway)"
             )),
         }
     }
@@ -275,6 +279,7 @@ impl VirtualDisplay {
         match kind {
             Kind::X11 => Self::start_in(display_range()),
             Kind::Wayland => Self::start_wayland(),
+            Kind::GnomeShell => Self::start_gnome_shell(),
             Kind::Sway => Self::start_sway(),
         }
     }

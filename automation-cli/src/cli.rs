@@ -163,7 +163,8 @@ pub struct ModeArgs {
 pub struct VirtualDisplayArg {
     /// With --launch: run the app on a private display with its own session and
     /// accessibility buses, all torn down on exit (for machines without a display, like CI).
-    /// KIND: x11 (Xvfb), wayland (a headless GNOME compositor) or sway (a headless sway)
+    /// KIND: x11 (Xvfb), wayland (a headless GNOME compositor), gnome-shell (a headless
+    /// GNOME Shell) or sway (a headless sway)
     /// [default: the kind $AUTOMATION_VIRTUAL_DISPLAY names, else x11].
     #[arg(long, value_name = "KIND", num_args = 0..=1, require_equals = true)]
     pub virtual_display: Option<Option<DisplayKind>>,
@@ -641,6 +642,7 @@ mod tests {
         for (flag, kind) in [
             ("--virtual-display=wayland", DisplayKind::Wayland),
             ("--virtual-display=sway", DisplayKind::Sway),
+            ("--virtual-display=gnome-shell", DisplayKind::GnomeShell),
             ("--virtual-display=x11", DisplayKind::X11),
             ("--virtual-display", DisplayKind::FromEnvironment),
         ] {

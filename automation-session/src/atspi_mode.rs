@@ -151,6 +151,7 @@ fn launch_on_new_display(
         DisplayKind::FromEnvironment => automation_atspi::display::Kind::from_environment(),
         DisplayKind::X11 => Ok(automation_atspi::display::Kind::X11),
         DisplayKind::Wayland => Ok(automation_atspi::display::Kind::Wayland),
+        DisplayKind::GnomeShell => Ok(automation_atspi::display::Kind::GnomeShell),
         DisplayKind::Sway => Ok(automation_atspi::display::Kind::Sway),
     }
     .map_err(|e| (e, false))?;

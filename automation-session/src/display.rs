@@ -4,13 +4,17 @@
 /// The kind of private display `--launch … --virtual-display` starts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum DisplayKind {
-    /// The kind `AUTOMATION_VIRTUAL_DISPLAY` names (`x11`, `wayland` or `sway`), else X11.
+    /// The kind `AUTOMATION_VIRTUAL_DISPLAY` names (`x11`, `wayland`, `gnome-shell` or
+    /// `sway`), else X11.
     #[default]
     FromEnvironment,
     /// Xvfb.
     X11,
     /// A headless GNOME compositor (mutter), with PipeWire and the buses.
     Wayland,
+    /// A headless GNOME Shell (mutter with GNOME's top bar and overview), with PipeWire and
+    /// the buses.
+    GnomeShell,
     /// A headless sway (wlroots), with the buses.
     Sway,
 }
@@ -22,9 +26,10 @@ impl std::str::FromStr for DisplayKind {
         match s.trim().to_ascii_lowercase().as_str() {
             "x11" | "xvfb" => Ok(Self::X11),
             "wayland" | "mutter" => Ok(Self::Wayland),
+            "gnome-shell" => Ok(Self::GnomeShell),
             "sway" => Ok(Self::Sway),
             _ => Err(format!(
-                "{s:?} is no kind of virtual display: pass x11 (Xvfb), wayland (a headless GNOME compositor) or sway (a headless sway)"
+                "{s:?} is no kind of virtual display: pass x11 (Xvfb), wayland (a headless GNOME compositor), gnome-shell (a headless GNOME Shell) or sway (a headless sway)"
             )),
         }
     }

@@ -311,12 +311,14 @@ fn sigkill_of_launch_on_a_virtual_display_leaves_nothing() {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Compositor {
     Mutter,
+    GnomeShell,
     Sway,
 }
 
 /// `--launch gtk4-widget-factory --virtual-display=wayland` (a private headless mutter,
-/// PipeWire, WirePlumber and both buses) or `=sway` (a private headless sway, as nobody when
-/// root, and both buses); with a normal exit, a bare `--virtual-display` and
+/// PipeWire, WirePlumber and both buses), `=gnome-shell` (the same with GNOME Shell) or
+/// `=sway` (a private headless sway, as nobody when root, and both buses); with a normal
+/// exit, a bare `--virtual-display` and
 /// `AUTOMATION_VIRTUAL_DISPLAY` naming the kind, the other way to ask; ended by `signal` or,
 /// with `None`, by a normal exit (stdin closed): nothing it started is left, and no directory
 /// of it.
@@ -327,6 +329,11 @@ fn wayland_launch_ended_by(compositor: Compositor, signal: Option<i32>, name: &s
             "wayland",
             automation_atspi::display_wayland::missing_tools(),
             "wayland",
+        ),
+        Compositor::GnomeShell => (
+            "wayland",
+            automation_atspi::display_wayland::Gnome::Shell.missing_tools(),
+            "gnome-shell",
         ),
         Compositor::Sway => (
             "sway",
@@ -365,6 +372,13 @@ fn wayland_launch_ended_by(compositor: Compositor, signal: Option<i32>, name: &s
     let want: &[&str] = match compositor {
         Compositor::Mutter => &[
             "mutter --headless",
+            "pipewire",
+            "wireplumber",
+            "dbus-daemon --session",
+            "gtk4-widget-factory",
+        ],
+        Compositor::GnomeShell => &[
+            "gnome-shell --headless",
             "pipewire",
             "wireplumber",
             "dbus-daemon --session",
@@ -421,6 +435,11 @@ fn sigkill_of_launch_on_a_wayland_virtual_display_leaves_nothing() {
 #[test]
 fn sigterm_of_launch_on_a_wayland_virtual_display_leaves_nothing() {
     wayland_launch_ended_by(Compositor::Mutter, Some(libc::SIGTERM), "SIGTERM");
+}
+
+#[test]
+fn sigkill_of_launch_on_a_gnome_shell_virtual_display_leaves_nothing() {
+    wayland_launch_ended_by(Compositor::GnomeShell, Some(libc::SIGKILL), "SIGKILL");
 }
 
 #[test]
