@@ -3,7 +3,16 @@
 //! API's body lives with its parser, in `input`; a find's with the locators, in `locate`.)
 
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+/// `value` read as `T`; the error names the path to the field that did not fit.
+pub fn typed<T: DeserializeOwned>(value: Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(|e| match e.path().to_string() {
+        p if p == "." => e.inner().to_string(),
+        p => format!("`{p}`: {}", e.inner()),
+    })
+}
 
 /// `POST …/element/{id}/value`: the text (W3C), or the legacy list of strings.
 #[derive(Debug, Deserialize)]

@@ -73,7 +73,7 @@ struct Capabilities {
 /// legacy `desiredCapabilities`). `Err` says why no set matched, for `session not created`
 /// — or, with `true`, that the body itself is malformed (`invalid argument`).
 pub fn read(body: &Value) -> Result<Wanted, (bool, String)> {
-    let body: NewSessionBody = super::typed(body.clone()).map_err(|e| {
+    let body: NewSessionBody = super::bodies::typed(body.clone()).map_err(|e| {
         (
             true,
             format!("{e}; the new-session body is {{\"capabilities\": {{\"alwaysMatch\": {{…}}, \"firstMatch\": [{{…}}]}}}}"),

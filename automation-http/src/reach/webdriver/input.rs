@@ -307,7 +307,7 @@ impl TryFrom<Value> for Origin {
 
 /// The steps of a `POST /actions` body, in tick order (each tick's steps in source order).
 pub fn steps(body: Value) -> Result<Vec<Step>, WdError> {
-    let body: ActionsBody = super::typed(body).map_err(|e| {
+    let body: ActionsBody = super::bodies::typed(body).map_err(|e| {
         WdError::argument(format!(
             "{e}; the actions body needs `actions`: an array of input sources"
         ))
@@ -352,8 +352,8 @@ pub fn steps(body: Value) -> Result<Vec<Step>, WdError> {
 }
 
 fn step(kind: &str, a: Value) -> Result<Step, String> {
-    let ty = super::typed::<ActionType>(a.clone())?.ty;
-    let button = |a: Value| match super::typed::<PointerButtonAction>(a)?.button {
+    let ty = super::bodies::typed::<ActionType>(a.clone())?.ty;
+    let button = |a: Value| match super::bodies::typed::<PointerButtonAction>(a)?.button {
         0 => Ok(PointerButton::Primary),
         1 => Ok(PointerButton::Middle),
         2 => Ok(PointerButton::Secondary),
@@ -362,7 +362,7 @@ fn step(kind: &str, a: Value) -> Result<Step, String> {
         )),
     };
     let key = |a: Value| {
-        let value = super::typed::<KeyAction>(a)?.value;
+        let value = super::bodies::typed::<KeyAction>(a)?.value;
         let mut chars = value.chars();
         match (chars.next(), chars.next()) {
             (Some(c), None) => Ok(classify(c)),
@@ -373,13 +373,13 @@ fn step(kind: &str, a: Value) -> Result<Step, String> {
     };
     match (kind, ty.as_str()) {
         (_, "pause") => Ok(Step::Pause(
-            super::typed::<Pause>(a)?
+            super::bodies::typed::<Pause>(a)?
                 .duration
                 .unwrap_or(0.0)
                 .clamp(0.0, 60_000.0) as u64,
         )),
         ("pointer", "pointerMove") => {
-            let PointerMove { origin, x, y } = super::typed(a)?;
+            let PointerMove { origin, x, y } = super::bodies::typed(a)?;
             let (element, relative) = match origin {
                 Origin::Viewport => (None, false),
                 Origin::Pointer => (None, true),

@@ -220,15 +220,7 @@ pub fn typed_body<T: serde::de::DeserializeOwned>(
     bytes: &Bytes,
     usage: &str,
 ) -> Result<T, WdError> {
-    typed(body(bytes)?).map_err(|e| WdError::argument(format!("{e}; {usage}")))
-}
-
-/// `value` read as `T`; the error names the path to the field that did not fit.
-pub fn typed<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, String> {
-    serde_path_to_error::deserialize(value).map_err(|e| match e.path().to_string() {
-        p if p == "." => e.inner().to_string(),
-        p => format!("`{p}`: {}", e.inner()),
-    })
+    bodies::typed(body(bytes)?).map_err(|e| WdError::argument(format!("{e}; {usage}")))
 }
 
 impl Server {
