@@ -13,10 +13,10 @@ use atspi::proxy::accessible::AccessibleProxy;
 use zbus::Connection;
 
 use crate::bus::{REGISTRY, ROOT_PATH};
+use crate::dbus::{self, proxy};
 
 /// GNOME Shell's bus name on the session bus (and its interface).
 pub const SHELL: &str = "org.gnome.Shell";
-use crate::dbus::{self, proxy};
 
 /// GNOME Shell's accessible name on the bus.
 pub const NAME: &str = "gnome-shell";

@@ -61,6 +61,9 @@ pub struct AtspiTarget {
     pub(crate) wayland_maximized: Vec<String>,
     /// A window was just maximized on Wayland: its children may still be moving.
     pub(crate) wayland_relaid: bool,
+    /// The window size GNOME Shell's panel was last looked for beside, and where that put
+    /// the window's top (`None`: no such panel).
+    pub(crate) wayland_panel: Option<((i64, i64), Option<i32>)>,
     /// The X window the keyboard focus was given to (or found in) last.
     pub(crate) x_focus: Option<u32>,
     /// The app's exit, when this process launched it.
@@ -134,6 +137,7 @@ impl AtspiTarget {
             desk: None,
             wayland_maximized: Vec::new(),
             wayland_relaid: false,
+            wayland_panel: None,
             x_focus: None,
             exit: None,
             toolkit,

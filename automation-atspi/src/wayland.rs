@@ -60,28 +60,25 @@ impl AtspiTarget {
         let (path, name) = self.shown_window()?;
         let want = (i64::from(monitor.2), i64::from(monitor.3));
         let mut size = self.window_size(&path);
-        if size != Some(want) && !self.wayland_maximized.contains(&path) {
+        // Already maximized under GNOME Shell's top bar: placed beside it, no maximize sent.
+        let mut top = self.under_panel(size, monitor);
+        if size != Some(want) && top.is_none() && !self.wayland_maximized.contains(&path) {
             self.wayland_maximized.push(path.clone());
             if let Desk::Mutter(m) = self.desk()? {
                 m.maximize_focused().map_err(TargetError::Ipc)?;
             }
             let until = Instant::now() + MAXIMIZED_WITHIN;
-            while size != Some(want) && Instant::now() < until {
+            while size != Some(want) && top.is_none() && Instant::now() < until {
                 std::thread::sleep(Duration::from_millis(40));
                 size = self.window_size(&path);
+                top = self.under_panel(size, monitor);
             }
             self.wayland_relaid = true;
             // Every node of the window moved (GTK reports no bounds change for a resize):
             // the mirror reads them all again.
             self.events.touch_subtree(&path);
         }
-        if let Some((w, h)) = size
-            && size != Some(want)
-            && w == want.0
-            && h < want.1
-            && let Some(top) = block_on(crate::shell::window_top(&self.conn, monitor, h))
-        {
-            // Maximized under GNOME Shell's top bar, which the shell shows where it is.
+        if let (Some(top), Some((_, h))) = (top, size) {
             return Ok(XWindow {
                 id: WAYLAND_WINDOW,
                 title: name,
@@ -217,6 +214,28 @@ impl AtspiTarget {
     }
 
     /// A window's size as the toolkit reports it now.
+    /// Where a window of `size` sits when it is as wide as the monitor and shorter: under (or
+    /// above) a panel GNOME Shell reports, its top's offset from the monitor's; else `None`.
+    /// The shell's answer for a size is kept: finding its panel reads some of its tree.
+    fn under_panel(
+        &mut self,
+        size: Option<(i64, i64)>,
+        monitor: (i32, i32, u32, u32),
+    ) -> Option<i32> {
+        let (w, h) = size?;
+        if w != i64::from(monitor.2) || h >= i64::from(monitor.3) {
+            return None;
+        }
+        if let Some((known, top)) = self.wayland_panel
+            && known == (w, h)
+        {
+            return top;
+        }
+        let top = block_on(crate::shell::window_top(&self.conn, monitor, h));
+        self.wayland_panel = Some(((w, h), top));
+        top
+    }
+
     fn window_size(&self, path: &str) -> Option<(i64, i64)> {
         let role = self
             .tree()
