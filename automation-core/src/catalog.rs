@@ -240,6 +240,48 @@ pub fn spec(name: &str) -> Option<&'static OpSpec> {
 }
 
 impl Op {
+    /// The node the op names in its `node` argument, if it has one (a screenshot of the
+    /// window, a key press, `find_node`'s selector name none). Every op is listed, so a new
+    /// op must say.
+    pub fn node(&self) -> Option<&crate::node_ref::NodeTarget> {
+        match self {
+            Op::ReadNode(a)
+            | Op::InspectNode(a)
+            | Op::FocusNode(a)
+            | Op::Expand(a)
+            | Op::Collapse(a)
+            | Op::RightClick(a) => Some(&a.node),
+            Op::AssertNode(a) => Some(&a.node),
+            Op::InvokeAction(a) => Some(&a.node),
+            Op::SetValue(a) => Some(&a.node),
+            Op::Scroll(a) => Some(&a.node),
+            Op::DragNode(a) => Some(&a.node),
+            Op::Pinch(a) => Some(&a.node),
+            Op::Fling(a) => Some(&a.node),
+            Op::LongPress(a) => Some(&a.node),
+            Op::InjectPointer(a) => a.node.as_ref(),
+            Op::TypeText(a) => a.node.as_ref(),
+            Op::TypeIme(a) => a.node.as_ref(),
+            Op::Screenshot(a) => a.node.as_ref(),
+            Op::SnapshotTree(_)
+            | Op::FindNode(_)
+            | Op::ListWindows(_)
+            | Op::QueryPointers(_)
+            | Op::LayoutTree(_)
+            | Op::ListLiveRegions(_)
+            | Op::PullAnnouncements(_)
+            | Op::GetOverlays(_)
+            | Op::GetShortcuts(_)
+            | Op::InjectKey(_)
+            | Op::InjectTouchSequence(_)
+            | Op::CancelPointer(_)
+            | Op::SetDensity(_)
+            | Op::Settle(_)
+            | Op::WaitForCondition(_)
+            | Op::AdvanceClock(_) => None,
+        }
+    }
+
     /// This op's catalog entry.
     pub fn spec(&self) -> &'static OpSpec {
         let name = self.name();

@@ -1,7 +1,7 @@
 //! What a run answers: a small per-step report and the failing step's structured error.
 
 use automation_core::ErrorCode;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::RunnerError;
@@ -191,25 +191,93 @@ pub fn candidates_line(error: &Value) -> Option<String> {
     Some(line)
 }
 
+/// Where an error happened: a file (absent for the TypeScript gate's errors, which are in the
+/// flow's own source), a line and perhaps a column. The kit's, the runner's, the gate's and
+/// the JS client's errors all write it this way.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct Location {
+    /// The file, when the error names one.
+    #[serde(default)]
+    pub file: Option<String>,
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based column.
+    #[serde(default)]
+    pub column: Option<u64>,
+}
+
+/// A run error as the report's readers use it, read once by serde: errors of every source (an
+/// op's, the runner's, the gate's, a condition's, a script's crash) share these fields, and a
+/// field of another type reads as absent rather than failing the whole view.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct ErrorView {
+    /// The kit's stable code.
+    #[serde(default, deserialize_with = "lenient")]
+    pub code: Option<String>,
+    /// The gate's and the condition language's kind of error.
+    #[serde(default, deserialize_with = "lenient")]
+    pub error_type: Option<String>,
+    /// One sentence.
+    #[serde(default, deserialize_with = "lenient")]
+    pub message: Option<String>,
+    /// The kit's fix.
+    #[serde(default, deserialize_with = "lenient")]
+    pub hint: Option<String>,
+    /// The gate's and the condition language's fix.
+    #[serde(default, deserialize_with = "lenient")]
+    pub fix: Option<String>,
+    /// Where it happened.
+    #[serde(default, deserialize_with = "lenient")]
+    pub location: Option<Location>,
+    /// The source line at `location`.
+    #[serde(default, deserialize_with = "lenient")]
+    pub error_line: Option<String>,
+    /// The field it is about.
+    #[serde(default, deserialize_with = "lenient")]
+    pub field: Option<String>,
+    /// The condition the field held (the condition language's errors).
+    #[serde(default)]
+    pub condition: Option<Value>,
+    /// The value the field held.
+    #[serde(default)]
+    pub value: Option<Value>,
+}
+
+/// A field that does not fit its type reads as absent: a reader of a report must not lose the
+/// whole error over one odd field.
+pub(crate) fn lenient<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    let value = Value::deserialize(d)?;
+    Ok(serde_json::from_value(value).ok())
+}
+
+impl ErrorView {
+    /// The view of an error object (an error that is not an object has none of these).
+    pub fn of(error: &Value) -> Self {
+        Self::deserialize(error).unwrap_or_default()
+    }
+
+    /// `file:line[:column][: source]`, with `file` standing in when the location names none.
+    fn at(&self, file: Option<&str>) -> Option<String> {
+        let loc = self.location.as_ref()?;
+        let mut at = format!("{}:{}", loc.file.as_deref().or(file)?, loc.line);
+        if let Some(c) = loc.column {
+            at.push_str(&format!(":{c}"));
+        }
+        if let Some(src) = self.error_line.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+            at.push_str(&format!(": {src}"));
+        }
+        Some(at)
+    }
+}
+
 /// Where an error happened in the submitted script, from its `location` (and `error_line`):
 /// `save.ts:8:3: await expect(field).toHaveValue('Bob');`, or `None` when it has none.
 pub fn where_line(error: &Value) -> Option<String> {
-    let loc = error.get("location")?;
-    let file = loc.get("file")?.as_str()?;
-    let line = loc.get("line")?.as_u64()?;
-    let mut at = format!("{file}:{line}");
-    if let Some(c) = loc.get("column").and_then(Value::as_u64) {
-        at.push_str(&format!(":{c}"));
-    }
-    if let Some(src) = error
-        .get("error_line")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-    {
-        at.push_str(&format!(": {src}"));
-    }
-    Some(at)
+    ErrorView::of(error).at(None)
 }
 
 /// What a person needs under a failed flow's verdict, one line each: the error (its code or
@@ -218,35 +286,24 @@ pub fn where_line(error: &Value) -> Option<String> {
 /// field and value it is about (what it expected is in its message), the candidates, and the
 /// fix.
 pub fn failure_lines(error: &Value, flow: &str, shown: bool) -> Vec<String> {
-    let text = |k: &str| error.get(k).and_then(Value::as_str).map(str::trim);
+    let e = ErrorView::of(error);
+    let text = |t: &Option<String>| t.as_deref().map(str::trim).map(str::to_string);
     let mut lines = Vec::new();
     if !shown {
-        let message = text("message").unwrap_or("the run failed");
-        lines.push(match text("code").or(text("error_type")) {
+        let message = text(&e.message).unwrap_or_else(|| "the run failed".into());
+        lines.push(match text(&e.code).or(text(&e.error_type)) {
             Some(kind) => format!("{kind}: {message}"),
-            None => message.to_string(),
+            None => message,
         });
     }
-    let gate = error
-        .get("location")
-        .is_some_and(|l| l.get("file").is_none())
-        && error.get("field").is_none()
-        && error.get("code").is_none();
-    let at = if gate {
-        let mut placed = error.clone();
-        if let Some(Value::Object(loc)) = placed.get_mut("location") {
-            loc.insert("file".into(), Value::from(flow));
-        }
-        where_line(&placed)
-    } else {
-        where_line(error)
-    };
-    if let Some(at) = at {
+    // The gate's errors are placed in the flow's source and name no file.
+    let gate = e.location.as_ref().is_some_and(|l| l.file.is_none())
+        && e.field.is_none()
+        && e.code.is_none();
+    if let Some(at) = e.at(gate.then_some(flow)) {
         lines.push(format!("at {at}"));
     }
-    if let (Some(field), Some(value)) =
-        (text("field"), error.get("condition").or(error.get("value")))
-    {
+    if let (Some(field), Some(value)) = (text(&e.field), e.condition.as_ref().or(e.value.as_ref())) {
         lines.push(format!("field: {field} = {value}"));
     }
     let candidates = candidates_line(error);
@@ -254,7 +311,7 @@ pub fn failure_lines(error: &Value, flow: &str, shown: bool) -> Vec<String> {
     lines.extend(candidates);
     // `fix` is the transpiler's and the condition language's; `hint` the kit's (the
     // candidates line carries it when there is one).
-    if let Some(fix) = text("fix").or(text("hint").filter(|_| !has_candidates)) {
+    if let Some(fix) = text(&e.fix).or(text(&e.hint).filter(|_| !has_candidates)) {
         lines.push(format!("fix: {fix}"));
     }
     lines

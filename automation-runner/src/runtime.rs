@@ -68,19 +68,61 @@ pub fn client() -> Option<(String, PathBuf)> {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../clients/js"));
-    let pkg: Value =
+    let pkg: Package =
         serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).ok()?).ok()?;
-    let name = pkg.get("name")?.as_str()?.to_string();
-    let entry = pkg
-        .pointer("/exports/./import")
-        .or_else(|| pkg.pointer("/exports/./default"))
-        .or_else(|| pkg.get("exports").filter(|e| e.is_string()))
-        .or_else(|| pkg.get("module"))
-        .or_else(|| pkg.get("main"))
-        .and_then(Value::as_str)
-        .unwrap_or("src/index.js");
-    let entry = dir.join(entry).canonicalize().ok()?;
-    Some((name, entry))
+    let entry = dir.join(pkg.entry()).canonicalize().ok()?;
+    Some((pkg.name, entry))
+}
+
+/// What the runner reads of the client's `package.json`: its name and where its ES module
+/// starts. A field of another shape reads as absent (the next one is tried).
+#[derive(serde::Deserialize)]
+struct Package {
+    name: String,
+    #[serde(default, deserialize_with = "crate::report::lenient")]
+    exports: Option<Exports>,
+    #[serde(default, deserialize_with = "crate::report::lenient")]
+    module: Option<String>,
+    #[serde(default, deserialize_with = "crate::report::lenient")]
+    main: Option<String>,
+}
+
+/// `exports`: one path, or conditions for the package's root (`"."`).
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum Exports {
+    Path(String),
+    Root {
+        #[serde(rename = ".")]
+        root: Conditions,
+    },
+}
+
+/// The root export's conditions the runner can load.
+#[derive(serde::Deserialize)]
+struct Conditions {
+    #[serde(default, deserialize_with = "crate::report::lenient")]
+    import: Option<String>,
+    #[serde(default, deserialize_with = "crate::report::lenient")]
+    default: Option<String>,
+}
+
+impl Package {
+    /// The ES module to import: `exports["."].import`, its `default`, a string `exports`,
+    /// `module`, `main`, else `src/index.js`.
+    fn entry(&self) -> &str {
+        let (import, default, path) = match &self.exports {
+            Some(Exports::Root { root }) => (root.import.as_deref(), root.default.as_deref(), None),
+            Some(Exports::Path(p)) => (None, None, Some(p.as_str())),
+            None => (None, None, None),
+        };
+        import
+            .or(default)
+            .or(path)
+            .or(self.module.as_deref())
+            .or(self.main.as_deref())
+            .unwrap_or("src/index.js")
+    }
 }
 
 fn file_url(p: &Path) -> String {

@@ -11,7 +11,8 @@ use automation_core::ErrorCode;
 use serde_json::{Value, json};
 
 use super::flow::Script;
-use super::report::{RunReport, StepReport, StepStatus, runner_error};
+use super::report::{ErrorView, Location, RunReport, StepReport, StepStatus, lenient, runner_error};
+use serde::Deserialize;
 use super::sourcemap::Mapped;
 use super::steps::one_line;
 
@@ -20,7 +21,7 @@ pub(super) struct Ended {
     /// The steps it reported (unfinished ones included).
     pub steps: Vec<StepReport>,
     /// Its crash report, if it sent one.
-    pub crash: Option<Value>,
+    pub crash: Option<Crash>,
     /// The last lines of its stderr.
     pub stderr_tail: Vec<String>,
     /// Its exit status.
@@ -31,13 +32,60 @@ pub(super) struct Ended {
     pub stopped: bool,
 }
 
+/// The JS client's crash report (`clients/js/src/crash.js`): a `log` at level error whose data
+/// says `uncaught`. Read once, where it arrives; a field of another type reads as absent.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub(super) struct Crash {
+    /// `exception` or `rejection`: what makes a log a crash report.
+    #[serde(default)]
+    uncaught: Option<Value>,
+    /// The JS error's class (`TypeError`).
+    #[serde(default, deserialize_with = "lenient")]
+    name: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    message: Option<String>,
+    /// The kit's code, or a JS error's own string `code`.
+    #[serde(default, deserialize_with = "lenient")]
+    code: Option<String>,
+    /// A kit error's whole object.
+    #[serde(default, deserialize_with = "lenient")]
+    error: Option<serde_json::Map<String, Value>>,
+    #[serde(default, deserialize_with = "lenient")]
+    stack: Option<String>,
+    /// The first frame outside node and the client.
+    #[serde(default, deserialize_with = "lenient")]
+    location: Option<Location>,
+    /// The step that was running: `{stepId, stepName}`.
+    #[serde(default)]
+    step: Option<Value>,
+}
+
+impl Crash {
+    /// The crash report in a log's data, if it is one.
+    pub(super) fn of(data: &Value) -> Option<Self> {
+        let crash = Self::deserialize(data).ok()?;
+        crash.uncaught.is_some().then_some(crash)
+    }
+
+    /// The id of the step that was running, as the client sent it.
+    fn step_id(&self) -> Option<Value> {
+        /// The client's step record.
+        #[derive(serde::Deserialize)]
+        struct Started {
+            #[serde(rename = "stepId")]
+            step_id: Value,
+        }
+        let step = self.step.as_ref().filter(|s| !s.is_null())?;
+        Some(Started::deserialize(step).map_or_else(|_| step.clone(), |s| s.step_id))
+    }
+}
+
 /// A `{file, line, column}` in the entry file (a frame the JS client reports), mapped to the
-/// submitted source; `None` for another file or a malformed frame.
-fn entry_frame(loc: &Value, entry: &Path, mapped: &Mapped) -> Option<(u32, u32)> {
-    let file = loc.get("file")?.as_str()?;
-    (Path::new(file) == entry).then_some(())?;
-    let line = u32::try_from(loc.get("line")?.as_u64()?).ok()?;
-    let column = u32::try_from(loc.get("column")?.as_u64()?).ok()?;
+/// submitted source; `None` for another file or a frame without a column.
+fn entry_frame(loc: &Location, entry: &Path, mapped: &Mapped) -> Option<(u32, u32)> {
+    (Path::new(loc.file.as_deref()?) == entry).then_some(())?;
+    let line = u32::try_from(loc.line).ok()?;
+    let column = u32::try_from(loc.column?).ok()?;
     mapped.original(line, column)
 }
 
@@ -55,9 +103,9 @@ impl Places<'_> {
     /// An error's `location` in the entry file, made the submitted file's (with its
     /// `error_line`); `false` when it was elsewhere (a module it imports) or absent.
     pub fn error(&self, e: &mut serde_json::Map<String, Value>) -> bool {
-        let Some((line, column)) = e
-            .get("location")
-            .and_then(|loc| entry_frame(loc, self.entry, self.mapped))
+        let Some((line, column)) = ErrorView::of(&Value::Object(e.clone()))
+            .location
+            .and_then(|loc| entry_frame(&loc, self.entry, self.mapped))
         else {
             return false;
         };
@@ -228,21 +276,23 @@ fn mark_unfinished(
 }
 
 /// Places each failed step's error in the submitted source.
-fn place_failed_steps(steps: &mut [StepReport], crash: Option<&Value>, places: &Places<'_>) {
+fn place_failed_steps(steps: &mut [StepReport], crash: Option<&Crash>, places: &Places<'_>) {
     let (entry, mapped) = (places.entry, places.mapped);
     // Where in the submitted source a failed step threw: the frame its error carries (the JS
     // client adds it), else the crash's when the crash was that step's.
     let crash_frame = crash.and_then(|crash| {
-        let step = crash.pointer("/step/stepId")?.as_str()?.to_string();
-        Some((step, entry_frame(crash.get("location")?, entry, mapped)?))
+        let step = crash.step_id()?.as_str()?.to_string();
+        Some((step, entry_frame(crash.location.as_ref()?, entry, mapped)?))
     });
     for s in steps.iter_mut().filter(|s| s.status == StepStatus::Failed) {
+        let own = s
+            .error
+            .as_ref()
+            .and_then(|e| ErrorView::of(e).location)
+            .and_then(|loc| entry_frame(&loc, entry, mapped));
         let Some(Value::Object(e)) = &mut s.error else {
             continue;
         };
-        let own = e
-            .get("location")
-            .and_then(|loc| entry_frame(loc, entry, mapped));
         let frame = own.or_else(|| {
             crash_frame
                 .as_ref()
@@ -259,34 +309,24 @@ fn place_failed_steps(steps: &mut [StepReport], crash: Option<&Value>, places: &
 
 /// The run's error for the script's crash report, placed in the submitted source where a
 /// frame of the entry file says where.
-fn crash_error(crash: &Value, places: &Places<'_>) -> Value {
+fn crash_error(crash: &Crash, places: &Places<'_>) -> Value {
     let (entry, mapped) = (places.entry, places.mapped);
     let frame = crash
-        .get("location")
+        .location
+        .as_ref()
         .and_then(|loc| entry_frame(loc, entry, mapped))
-        .or_else(|| {
-            crash
-                .get("stack")
-                .and_then(Value::as_str)
-                .and_then(|s| locate(s, entry, mapped))
-        });
-    let kit = crash.get("error").cloned();
-    let message = crash
-        .get("message")
-        .and_then(Value::as_str)
-        .unwrap_or("uncaught exception");
+        .or_else(|| crash.stack.as_deref().and_then(|s| locate(s, entry, mapped)));
+    let kit = crash.error.as_ref();
+    let message = crash.message.as_deref().unwrap_or("uncaught exception");
     // A kit error's class name (`AutomationError`) is the client's plumbing, and its code
     // already says what kind of failure it is; a plain JS error keeps its `TypeError: `.
-    let message = if matches!(kit, Some(Value::Object(_))) {
+    let message = if kit.is_some() {
         message.to_string()
     } else {
-        format!(
-            "{}: {message}",
-            crash.get("name").and_then(Value::as_str).unwrap_or("Error")
-        )
+        format!("{}: {message}", crash.name.as_deref().unwrap_or("Error"))
     };
     let mut err = json!({
-        "code": crash.get("code").and_then(Value::as_str).unwrap_or(ErrorCode::ScriptError.as_str()),
+        "code": crash.code.as_deref().unwrap_or(ErrorCode::ScriptError.as_str()),
         "message": message,
         "hint": "fix the script at that line and run it again",
     });
@@ -294,13 +334,10 @@ fn crash_error(crash: &Value, places: &Places<'_>) -> Value {
         if let Some(frame) = frame {
             places.put(m, frame);
         }
-        if let Some(step) = crash.get("step").filter(|s| !s.is_null()) {
-            m.insert(
-                "step".into(),
-                step.get("stepId").cloned().unwrap_or_else(|| step.clone()),
-            );
+        if let Some(step) = crash.step_id() {
+            m.insert("step".into(), step);
         }
-        if let Some(Value::Object(k)) = kit {
+        if let Some(k) = kit {
             for key in ["hint", "candidates", "actual", "expected", "op"] {
                 if let Some(v) = k.get(key) {
                     m.insert(key.into(), v.clone());

@@ -17,7 +17,6 @@ use automation_runner::flow::{self, FlowBody};
 use automation_runner::on_target::{Forward, StepsRun};
 use automation_runner::report::RunReport;
 use automation_runner::sinks::records::{self, RecordsSink};
-use automation_runner::steps::one_line;
 use automation_session::backend::TargetHandle;
 use automation_session::tools::{SEQUENCE, image};
 use automation_wire::events::EventKind;
@@ -395,7 +394,3 @@ impl Shots {
     }
 }
 
-/// `CODE: message` of a report's error (for logs).
-pub fn describe_error(report: &Value) -> String {
-    report.get("error").map(one_line).unwrap_or_default()
-}

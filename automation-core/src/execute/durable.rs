@@ -285,13 +285,9 @@ pub(super) fn with_selector<T: Target + ?Sized>(
     let before = match op {
         Op::FindNode(_) => None,
         other => {
-            let target = other
-                .args_json()
-                .get("node")
-                .and_then(|n| serde_json::from_value::<NodeTarget>(n.clone()).ok());
-            match target {
+            match other.node() {
                 Some(target) => match session.sync() {
-                    Ok(()) => Some(describe(session, &target)),
+                    Ok(()) => Some(describe(session, target)),
                     Err(e) => Some(("selector_note", json!(e.message))),
                 },
                 None => Some((

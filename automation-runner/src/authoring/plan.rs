@@ -18,6 +18,7 @@
 
 use automation_core::ops::FieldValue;
 use automation_core::snapshot::ToggledState;
+use automation_core::refs::RefKey;
 use automation_core::{Access, NodeTarget, Op, Selector};
 use serde_json::{Map, Value, json};
 
@@ -85,15 +86,15 @@ pub struct LeftOut {
 
 /// The call's node argument as the agent gave it.
 fn node_arg(entry: &Entry) -> Option<NodeTarget> {
-    entry
-        .args
-        .get("node")
-        .and_then(|n| serde_json::from_value(n.clone()).ok())
+    entry.op.node().cloned()
 }
 
-/// A reference string the agent passed (`"e12"`), to see whether a found node is used later.
-fn reference_arg(entry: &Entry) -> Option<&str> {
-    entry.args.get("node").and_then(Value::as_str)
+/// The reference the agent passed (`"e12"`), to see whether a found node is used later.
+fn reference_arg(entry: &Entry) -> Option<RefKey> {
+    match entry.op.node() {
+        Some(NodeTarget::Ref(r)) => Some(*r),
+        _ => None,
+    }
 }
 
 /// Why a recorded call is left out of the test, as `export` lists it (`left out: call 3
@@ -212,13 +213,15 @@ fn check_of(node: &Selector, read: Option<&Read>) -> Map<String, Value> {
 /// The input a check's `value` repeats (its default, typed earlier), as (`value`, name).
 fn checked_input(
     check: bool,
-    args: &Map<String, Value>,
+    op: &Op,
     inputs: &[(String, String)],
 ) -> Option<(String, String)> {
-    let value = args
-        .get("value")
-        .and_then(Value::as_str)
-        .filter(|_| check)?;
+    let value = match op {
+        Op::AssertNode(a) => a.value.as_deref(),
+        Op::FindNode(selector) => selector.value.as_deref(),
+        _ => None,
+    }
+    .filter(|_| check)?;
     let (name, _) = inputs.iter().find(|(_, default)| default == value)?;
     Some(("value".into(), name.clone()))
 }
@@ -284,7 +287,7 @@ impl Planner<'_, '_> {
         } else {
             entry.op.name()
         };
-        let input = self.input_of(entry, node.as_ref(), check, &args);
+        let input = self.input_of(entry, node.as_ref(), check);
         // Reading the same thing twice checks it once.
         if check
             && let Some((last, _, _)) = self.calls.last()
@@ -317,7 +320,7 @@ impl Planner<'_, '_> {
         node: &Option<Selector>,
     ) -> Result<(Map<String, Value>, bool), Skip> {
         let later = &self.all[pos + 1..];
-        let acted_on_later = |sel: &Option<Selector>, reference: Option<&str>| {
+        let acted_on_later = |sel: &Option<Selector>, reference: Option<RefKey>| {
             later.iter().any(|l| {
                 l.op.spec().access == Access::Mutating
                     && matches!(l.result, Recorded::Ok { .. })
@@ -331,8 +334,7 @@ impl Planner<'_, '_> {
         };
         match &entry.op {
             Op::ReadNode(_) | Op::FindNode(_) => {
-                let found = read.map(|r| r.id.to_string());
-                let found = found.as_deref();
+                let found = read.map(|r| r.id);
                 let after_action = self.all[..pos]
                     .iter()
                     .any(|e| e.op.spec().access == Access::Mutating);
@@ -375,7 +377,6 @@ impl Planner<'_, '_> {
         entry: &Entry,
         node: Option<&Selector>,
         check: bool,
-        args: &Map<String, Value>,
     ) -> Option<(String, String)> {
         let inputs = &mut self.out.inputs;
         let typed = match &entry.op {
@@ -401,7 +402,7 @@ impl Planner<'_, '_> {
         });
         // A check of the text typed earlier follows the input: run with other inputs, the
         // test checks what it typed, not the session's value.
-        input.or_else(|| checked_input(check, args, inputs))
+        input.or_else(|| checked_input(check, &entry.op, inputs))
     }
 }
 

@@ -7,6 +7,7 @@ use std::path::Path;
 use automation_core::{ErrorCode, OpError};
 use automation_session::files;
 use automation_session::tools::{self, Outcome};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::log::SessionLog;
@@ -73,28 +74,58 @@ pub fn log_from_records(dir: &Path) -> Result<SessionLog, RunnerError> {
                 path: path.clone(),
                 source,
             })?;
-        let tool = record["request"]["tool"].as_str().unwrap_or_default();
-        let args: Map<String, Value> = record["request"]["args"]
-            .as_object()
-            .cloned()
-            .unwrap_or_default();
-        let Ok(call) = tools::parse(tool, args.clone()) else {
+        // A record of another shape (another kit's, a hand-edited one) is no call: skipped.
+        let Ok(record) = RecordFile::deserialize(&record) else {
             continue;
         };
-        let response = record.get("response").cloned().unwrap_or(Value::Null);
-        let outcome = if record["status"] == "success" {
+        let RecordFile {
+            request: RecordedCall { tool, args },
+            status,
+            response,
+        } = record;
+        let Ok(call) = tools::parse(&tool, args.clone()) else {
+            continue;
+        };
+        let outcome = if status == "success" {
             Outcome::Data(response)
         } else {
-            let code = serde_json::from_value::<ErrorCode>(response["code"].clone())
-                .unwrap_or(ErrorCode::TargetFailed);
-            let message = response["message"].as_str().unwrap_or_default();
-            Outcome::Failed(OpError::new(code, message))
+            let error = FailedReply::deserialize(&response).unwrap_or_default();
+            Outcome::Failed(OpError::new(
+                error.code.unwrap_or(ErrorCode::TargetFailed),
+                error.message.unwrap_or_default(),
+            ))
         };
         let mut sent = args;
         sent.remove("with_selector");
         log.record(&call.request.op, sent, &outcome);
     }
     Ok(log)
+}
+
+/// A call record as `sinks/records.rs` writes it: what an export reads of it.
+#[derive(serde::Deserialize)]
+struct RecordFile {
+    request: RecordedCall,
+    status: String,
+    #[serde(default)]
+    response: Value,
+}
+
+/// The call a record holds.
+#[derive(serde::Deserialize)]
+struct RecordedCall {
+    tool: String,
+    #[serde(default)]
+    args: Map<String, Value>,
+}
+
+/// A failed call's response: its code (another kit's unknown code reads as absent) and message.
+#[derive(Default, serde::Deserialize)]
+struct FailedReply {
+    #[serde(default, deserialize_with = "crate::report::lenient")]
+    code: Option<ErrorCode>,
+    #[serde(default, deserialize_with = "crate::report::lenient")]
+    message: Option<String>,
 }
 
 #[cfg(test)]

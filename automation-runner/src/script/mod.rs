@@ -40,7 +40,7 @@ use super::report::{RunReport, runner_error};
 use super::runtime;
 use super::sourcemap::{self, Mapped};
 use super::step_events::StepEvents;
-use super::verdict::{self, Places};
+use super::verdict::{self, Crash, Places};
 
 mod served;
 
@@ -445,7 +445,7 @@ struct State<'a> {
     /// Where the script's positions point (none before its file is written).
     places: Option<Places<'a>>,
     steps: StepEvents,
-    crash: Option<Value>,
+    crash: Option<Crash>,
     stderr_tail: Vec<String>,
     /// Calls whose marker has not been read yet, with when each started.
     pending: Vec<(u64, CallRecord, Instant)>,
@@ -587,23 +587,22 @@ impl State<'_> {
             }
         }
         self.steps.see(kind);
-        if let EventKind::Log {
-            data: Some(data), ..
-        } = kind
-            && is_crash(kind)
-        {
-            self.crash = Some(data.clone());
+        if let Some(crash) = crash_report(kind) {
+            self.crash = Some(crash);
         }
     }
 }
 
 /// The JS client's crash report: a `log` at level error whose data says `uncaught`.
-fn is_crash(kind: &EventKind) -> bool {
-    matches!(kind, EventKind::Log {
-        level: LogLevel::Error,
-        data: Some(data),
-        ..
-    } if data.get("uncaught").is_some())
+fn crash_report(kind: &EventKind) -> Option<Crash> {
+    match kind {
+        EventKind::Log {
+            level: LogLevel::Error,
+            data: Some(data),
+            ..
+        } => Crash::of(data),
+        _ => None,
+    }
 }
 
 fn drain_pipe(
@@ -640,7 +639,7 @@ fn drain_pipe(
                 state.see(&kind);
                 // The crash report becomes the run's error (and its step's, already sent as
                 // step_failed): passed on, it would be the same failure shown twice.
-                if is_crash(&kind) {
+                if crash_report(&kind).is_some() {
                     continue;
                 }
                 sink.event(&RunEvent::Event(kind));

@@ -10,6 +10,7 @@ use automation_core::{Cancel, Reply, Request};
 use automation_session::backend::{Backend, serve_caught};
 use automation_session::tools::Snapshots;
 use automation_wire::server::{JsonProtocol, PendingRequest};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::events::CallRecord;
@@ -101,6 +102,13 @@ struct Wants {
     selector: bool,
 }
 
+/// A script's request as the bridge brings it: the op, a bare name or `{name: args}` (the
+/// rest, `settle` and the like, is read again by the request's own parser).
+#[derive(serde::Deserialize)]
+struct ScriptRequest {
+    op: Value,
+}
+
 /// Answers one bridge request on the caller's target thread: the reply, and its record.
 fn serve(
     backend: &mut Box<dyn Backend>,
@@ -108,13 +116,9 @@ fn serve(
     snapshots: &Snapshots,
     wants: Wants,
 ) -> (Value, CallRecord) {
-    let (tool, args) = match request.get("op") {
-        Some(Value::String(name)) => (name.clone(), json!({})),
-        Some(Value::Object(m)) if m.len() == 1 => m
-            .iter()
-            .next()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .unwrap_or_default(),
+    let (tool, args) = match ScriptRequest::deserialize(&request).map(|r| r.op) {
+        Ok(Value::String(name)) => (name, json!({})),
+        Ok(Value::Object(m)) if m.len() == 1 => m.into_iter().next().unwrap_or_default(),
         _ => ("?".to_string(), Value::Null),
     };
     let t = Instant::now();

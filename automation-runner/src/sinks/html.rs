@@ -349,16 +349,15 @@ fn status_word(s: StepStatus) -> &'static str {
 /// The lines around an error's `location` in its file (a regular file, read within the flow
 /// cap; an error without a location has none).
 fn source_of(error: &Value) -> Option<crate::report_page::Excerpt> {
-    let loc = error.get("location")?;
-    let file = loc.get("file")?.as_str()?;
-    let line = loc.get("line")?.as_u64()?;
-    let column = loc.get("column").and_then(Value::as_u64);
+    let loc = crate::report::ErrorView::of(error).location?;
+    let file = loc.file?;
+    let (line, column) = (loc.line, loc.column);
     let text = automation_session::files::read_text(
-        std::path::Path::new(file),
+        std::path::Path::new(&file),
         automation_session::files::MAX_FLOW_BYTES,
     )
     .ok()?;
-    excerpt(file, &text, line, column, 4)
+    excerpt(&file, &text, line, column, 4)
 }
 
 impl Sink for HtmlSink {

@@ -66,8 +66,7 @@ pub fn call(
 /// Whether an op names one node (a `node` argument, or `find_node`'s match): a record or a
 /// session log wants that node's durable selector, taken by core at the call.
 pub fn names_a_node(op: &automation_core::Op) -> bool {
-    matches!(op, automation_core::Op::FindNode(_))
-        || op.args_json().get("node").is_some_and(|n| !n.is_null())
+    matches!(op, automation_core::Op::FindNode(_)) || op.node().is_some()
 }
 
 /// The settle of a capture that shows the app as it is (the report's screenshot after an
