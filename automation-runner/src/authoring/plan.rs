@@ -16,7 +16,8 @@
 //! - a typed text (`type_text`, a text `set_value`) becomes an input with that default, and a
 //!   later check whose `value` is that text checks the input instead.
 
-use automation_core::ops::FieldValue;
+use automation_core::ops::{AssertNode, FieldValue};
+use serde::Deserialize;
 use automation_core::snapshot::ToggledState;
 use automation_core::refs::RefKey;
 use automation_core::{Access, NodeTarget, Op, Selector};
@@ -210,18 +211,18 @@ fn check_of(node: &Selector, read: Option<&Read>) -> Map<String, Value> {
     args
 }
 
-/// The input a check's `value` repeats (its default, typed earlier), as (`value`, name).
+/// The input a check's `value` repeats (its default, typed earlier), as (`value`, name). A
+/// check in the test is an `assert_node` call (a read becomes one): its arguments are read as
+/// one.
 fn checked_input(
     check: bool,
-    op: &Op,
+    args: &Map<String, Value>,
     inputs: &[(String, String)],
 ) -> Option<(String, String)> {
-    let value = match op {
-        Op::AssertNode(a) => a.value.as_deref(),
-        Op::FindNode(selector) => selector.value.as_deref(),
-        _ => None,
-    }
-    .filter(|_| check)?;
+    let assert = AssertNode::deserialize(&Value::Object(args.clone()))
+        .ok()
+        .filter(|_| check)?;
+    let value = assert.value.as_deref()?;
     let (name, _) = inputs.iter().find(|(_, default)| default == value)?;
     Some(("value".into(), name.clone()))
 }
@@ -287,7 +288,7 @@ impl Planner<'_, '_> {
         } else {
             entry.op.name()
         };
-        let input = self.input_of(entry, node.as_ref(), check);
+        let input = self.input_of(entry, node.as_ref(), check, &args);
         // Reading the same thing twice checks it once.
         if check
             && let Some((last, _, _)) = self.calls.last()
@@ -377,6 +378,7 @@ impl Planner<'_, '_> {
         entry: &Entry,
         node: Option<&Selector>,
         check: bool,
+        args: &Map<String, Value>,
     ) -> Option<(String, String)> {
         let inputs = &mut self.out.inputs;
         let typed = match &entry.op {
@@ -402,7 +404,7 @@ impl Planner<'_, '_> {
         });
         // A check of the text typed earlier follows the input: run with other inputs, the
         // test checks what it typed, not the session's value.
-        input.or_else(|| checked_input(check, &entry.op, inputs))
+        input.or_else(|| checked_input(check, args, inputs))
     }
 }
 
