@@ -6,7 +6,14 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{ErrorCode, OpError};
+use crate::image::Image;
 use crate::ops::*;
+use crate::replies::{
+    Acted, Announcements, Asserted, At, ClockAdvanced, Dragged, Flung, FoundNode, KeyPressed,
+    LiveRegions, LongPressed, Nothing, Overlays, Pinched, PointerCancelled, PointerList,
+    PointerSent, Snapshot, ToolkitRecord, Touched, TypedText, Waited, Windows,
+};
+use crate::snapshot::SemanticNode;
 
 /// Whether an op changes the app.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -108,8 +115,15 @@ pub struct OpSpec {
     pub description: &'static str,
 }
 
+/// An op's reply type as `TypedOp` answers it: a changing op's own reply inside a
+/// [`Done`](crate::replies::Done).
+macro_rules! reply_of {
+    (Mutating, $reply:ty) => { crate::replies::Done<$reply> };
+    (ReadOnly, $reply:ty) => { $reply };
+}
+
 macro_rules! catalog {
-    ($( $variant:ident($args:ty) = $name:literal, $access:ident, $served:ident, $reply:ident, settle: $settle:literal, idempotent: $idem:literal, $cap:ident, $desc:literal; )*) => {
+    ($( $variant:ident($args:ty) -> $answer:ty = $name:literal, $access:ident, $served:ident, $reply:ident, settle: $settle:literal, idempotent: $idem:literal, $cap:ident, $desc:literal; )*) => {
         /// One op with its arguments. Field-less ops are bare strings on the wire.
         #[derive(Debug, Clone, PartialEq)]
         #[allow(missing_docs)]
@@ -126,6 +140,37 @@ macro_rules! catalog {
             cap: Cap::$cap,
             description: $desc,
         }, )* ];
+
+        /// One marker type per op, to call it typed: `ReadNode::op(args)` builds the op,
+        /// `ReadNode::decode(reply)` reads its reply as its declared type (see
+        /// [`crate::replies`], which re-exports these).
+        pub mod typed {
+            $(
+                #[doc = $desc]
+                #[derive(Debug, Clone, Copy)]
+                pub struct $variant;
+            )*
+        }
+
+        $(
+            impl crate::replies::TypedOp for typed::$variant {
+                type Args = $args;
+                type Reply = reply_of!($access, $answer);
+                const NAME: &'static str = $name;
+                fn op(args: $args) -> Op {
+                    Op::$variant(args)
+                }
+            }
+        )*
+
+        /// Reads `data` through op `name`'s declared reply type (see
+        /// [`crate::replies::check_shape`]); an unknown name has no type to check.
+        pub(crate) fn reply_shape(name: &str, data: &Value) -> Result<(), String> {
+            match name {
+                $( $name => crate::replies::round_trip::<reply_of!($access, $answer)>(name, data), )*
+                _ => Ok(()),
+            }
+        }
 
         impl Op {
             /// The op's wire name.
@@ -164,73 +209,73 @@ macro_rules! catalog {
 }
 
 catalog! {
-    SnapshotTree(SnapshotTree) = "snapshot_tree", ReadOnly, Target, Snapshot, settle: false, idempotent: true, Core,
+    SnapshotTree(SnapshotTree) -> Snapshot = "snapshot_tree", ReadOnly, Target, Snapshot, settle: false, idempotent: true, Core,
         "Accessibility tree from the root or a subtree, with a node budget and a truncation note.";
-    ReadNode(NodeArgs) = "read_node", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
+    ReadNode(NodeArgs) -> SemanticNode = "read_node", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
         "One node's full record (role, label, value, states, bounds, actions, text).";
-    FindNode(FindNode) = "find_node", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
+    FindNode(FindNode) -> FoundNode = "find_node", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
         "First node matching a selector (role, label, label_contains, value, author_id, nth, within); null when none.";
-    AssertNode(AssertNode) = "assert_node", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
+    AssertNode(AssertNode) -> Asserted = "assert_node", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
         "Check one fact about a node; false is ASSERTION_FAILED with actual and expected.";
-    ListWindows(NoArgs) = "list_windows", ReadOnly, Host, Data, settle: false, idempotent: true, Core,
+    ListWindows(NoArgs) -> Windows = "list_windows", ReadOnly, Host, Data, settle: false, idempotent: true, Core,
         "The app's windows (served by the host).";
-    QueryPointers(NoArgs) = "query_pointers", ReadOnly, Target, Data, settle: false, idempotent: true, Touch,
+    QueryPointers(NoArgs) -> PointerList = "query_pointers", ReadOnly, Target, Data, settle: false, idempotent: true, Touch,
         "Live pointers: id, kind, primary, held buttons, position.";
-    LayoutTree(LayoutTree) = "layout_tree", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
+    LayoutTree(LayoutTree) -> ToolkitRecord = "layout_tree", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
         "The toolkit's own layout tree, when the target exposes it.";
-    InspectNode(NodeArgs) = "inspect_node", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
+    InspectNode(NodeArgs) -> ToolkitRecord = "inspect_node", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
         "The toolkit's layout record for one node, when the target exposes it.";
-    ListLiveRegions(NoArgs) = "list_live_regions", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
+    ListLiveRegions(NoArgs) -> LiveRegions = "list_live_regions", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
         "Nodes that declare a live politeness and that a screen reader would hear.";
-    PullAnnouncements(PullAnnouncements) = "pull_announcements", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
+    PullAnnouncements(PullAnnouncements) -> Announcements = "pull_announcements", ReadOnly, Target, Data, settle: false, idempotent: true, Core,
         "Live-region announcements recorded since a sequence number.";
-    GetOverlays(NoArgs) = "get_overlays", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
+    GetOverlays(NoArgs) -> Overlays = "get_overlays", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
         "Open popups, menus and tooltips, when the target exposes them.";
-    GetShortcuts(NoArgs) = "get_shortcuts", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
+    GetShortcuts(NoArgs) -> ToolkitRecord = "get_shortcuts", ReadOnly, Target, Data, settle: false, idempotent: true, Toolkit,
         "Keyboard shortcuts the app declares, when the target exposes them.";
-    InvokeAction(InvokeAction) = "invoke_action", Mutating, Target, Data, settle: true, idempotent: false, Core,
+    InvokeAction(InvokeAction) -> Acted = "invoke_action", Mutating, Target, Data, settle: true, idempotent: false, Core,
         "Perform an accessibility action (click, focus, expand, increment, show_context_menu, …) on a node.";
-    FocusNode(NodeArgs) = "focus_node", Mutating, Target, Data, settle: true, idempotent: true, Core,
+    FocusNode(NodeArgs) -> Acted = "focus_node", Mutating, Target, Data, settle: true, idempotent: true, Core,
         "Give a node keyboard focus.";
-    SetValue(SetValue) = "set_value", Mutating, Target, Data, settle: true, idempotent: true, Core,
+    SetValue(SetValue) -> Acted = "set_value", Mutating, Target, Data, settle: true, idempotent: true, Core,
         "Replace a node's value (text, or a number for sliders).";
-    Expand(NodeArgs) = "expand", Mutating, Target, Data, settle: true, idempotent: true, Input,
+    Expand(NodeArgs) -> Acted = "expand", Mutating, Target, Data, settle: true, idempotent: true, Input,
         "Expand a collapsible node.";
-    Collapse(NodeArgs) = "collapse", Mutating, Target, Data, settle: true, idempotent: true, Input,
+    Collapse(NodeArgs) -> Acted = "collapse", Mutating, Target, Data, settle: true, idempotent: true, Input,
         "Collapse an expandable node.";
-    Scroll(Scroll) = "scroll", Mutating, Target, Data, settle: true, idempotent: false, Core,
+    Scroll(Scroll) -> At = "scroll", Mutating, Target, Data, settle: true, idempotent: false, Core,
         "Turn the wheel over a node, optionally with modifiers or in lines.";
-    InjectPointer(InjectPointer) = "inject_pointer", Mutating, Target, Data, settle: true, idempotent: false, Core,
+    InjectPointer(InjectPointer) -> PointerSent = "inject_pointer", Mutating, Target, Data, settle: true, idempotent: false, Core,
         "A synthetic pointer action (mouse, touch or pen) at a point or a node.";
-    RightClick(NodeArgs) = "right_click", Mutating, Target, Data, settle: true, idempotent: false, Input,
+    RightClick(NodeArgs) -> At = "right_click", Mutating, Target, Data, settle: true, idempotent: false, Input,
         "Secondary click at a node's centre (opens context menus).";
-    InjectKey(InjectKey) = "inject_key", Mutating, Target, Data, settle: true, idempotent: false, Core,
+    InjectKey(InjectKey) -> KeyPressed = "inject_key", Mutating, Target, Data, settle: true, idempotent: false, Core,
         "Press, hold or release one key with modifiers.";
-    TypeText(TypeText) = "type_text", Mutating, Target, Data, settle: true, idempotent: false, Core,
+    TypeText(TypeText) -> TypedText = "type_text", Mutating, Target, Data, settle: true, idempotent: false, Core,
         "Type text as a keyboard does, one key press per character.";
-    TypeIme(TypeIme) = "type_ime", Mutating, Target, Data, settle: true, idempotent: false, Input,
+    TypeIme(TypeIme) -> Nothing = "type_ime", Mutating, Target, Data, settle: true, idempotent: false, Input,
         "Input-method composition: preedit and/or commit text.";
-    DragNode(DragNode) = "drag_node", Mutating, Target, Data, settle: true, idempotent: false, Core,
+    DragNode(DragNode) -> Dragged = "drag_node", Mutating, Target, Data, settle: true, idempotent: false, Core,
         "Press on a node, move and release on another node or point.";
-    InjectTouchSequence(InjectTouchSequence) = "inject_touch_sequence", Mutating, Target, Data, settle: true, idempotent: false, Touch,
+    InjectTouchSequence(InjectTouchSequence) -> Touched = "inject_touch_sequence", Mutating, Target, Data, settle: true, idempotent: false, Touch,
         "A self-contained multi-finger gesture; nothing is sent if any step is bad.";
-    Pinch(Pinch) = "pinch", Mutating, Target, Data, settle: true, idempotent: false, Touch,
+    Pinch(Pinch) -> Pinched = "pinch", Mutating, Target, Data, settle: true, idempotent: false, Touch,
         "Two-finger pinch around a node; both fingers land before either moves.";
-    Fling(Fling) = "fling", Mutating, Target, Data, settle: true, idempotent: false, Touch,
+    Fling(Fling) -> Flung = "fling", Mutating, Target, Data, settle: true, idempotent: false, Touch,
         "A fast swipe from a node, one 60 Hz sample per frame.";
-    LongPress(LongPress) = "long_press", Mutating, Target, Data, settle: true, idempotent: false, Touch,
+    LongPress(LongPress) -> LongPressed = "long_press", Mutating, Target, Data, settle: true, idempotent: false, Touch,
         "Hold on a node for exactly the target's long-press threshold.";
-    CancelPointer(CancelPointer) = "cancel_pointer", Mutating, Target, Data, settle: true, idempotent: false, Touch,
+    CancelPointer(CancelPointer) -> PointerCancelled = "cancel_pointer", Mutating, Target, Data, settle: true, idempotent: false, Touch,
         "Revoke a live pointer the way the system does (not an up).";
-    SetDensity(SetDensity) = "set_density", Mutating, Target, Data, settle: true, idempotent: true, Toolkit,
+    SetDensity(SetDensity) -> Nothing = "set_density", Mutating, Target, Data, settle: true, idempotent: true, Toolkit,
         "Switch UI density (compact, comfortable, touch), when the target supports it.";
-    Settle(NoArgs) = "settle", Mutating, Target, Data, settle: true, idempotent: true, Core,
+    Settle(NoArgs) -> Nothing = "settle", Mutating, Target, Data, settle: true, idempotent: true, Core,
         "Run the app forward until animations stop (or the frame cap).";
-    WaitForCondition(WaitForCondition) = "wait_for_condition", Mutating, Target, Data, settle: true, idempotent: true, Core,
+    WaitForCondition(WaitForCondition) -> Waited = "wait_for_condition", Mutating, Target, Data, settle: true, idempotent: true, Core,
         "Poll on the simulated clock until a node exists, has a value, is gone, or a version is reached.";
-    AdvanceClock(AdvanceClock) = "advance_clock", Mutating, Target, Data, settle: false, idempotent: false, Clock,
+    AdvanceClock(AdvanceClock) -> ClockAdvanced = "advance_clock", Mutating, Target, Data, settle: false, idempotent: false, Clock,
         "Move the simulated clock forward (simulated-clock targets only).";
-    Screenshot(Screenshot) = "screenshot", ReadOnly, Host, Image, settle: true, idempotent: true, Core,
+    Screenshot(Screenshot) -> Image = "screenshot", ReadOnly, Host, Image, settle: true, idempotent: true, Core,
         "PNG of the window or a node (settles first; served by the host).";
 }
 

@@ -262,14 +262,17 @@ pub fn role_matches(role: Role, wanted: &str) -> bool {
     eq.ok && eq.rest.is_empty()
 }
 
-/// Bounds of a node in window-logical px.
+/// Bounds of a node in window-logical px; none when they are not numbers (a NaN or infinite
+/// transform): no point of such a node can be aimed at, and JSON has no NaN to carry them.
 pub fn bounds_of(node: &NodeRef) -> Option<Bounds> {
-    node.bounding_box().map(|r| Bounds {
-        x: r.x0,
-        y: r.y0,
-        width: r.width(),
-        height: r.height(),
-    })
+    node.bounding_box()
+        .map(|r| Bounds {
+            x: r.x0,
+            y: r.y0,
+            width: r.width(),
+            height: r.height(),
+        })
+        .filter(|b| [b.x, b.y, b.width, b.height].iter().all(|v| v.is_finite()))
 }
 
 /// Text-run summary, when the node supports text ranges.

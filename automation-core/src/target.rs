@@ -331,19 +331,19 @@ pub trait Target {
 /// How an app ended: its status and the last bytes it printed (bounded), where known — a
 /// launched app's are; an app attached to by name or pid is not our child, so only that it
 /// ended is.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AppExit {
     /// The exit status, when it exited normally and was ours to wait for.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<i32>,
     /// The signal that ended it, when one did.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,
     /// The end of its standard output (at most a few KiB), lossily decoded, when captured.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stdout: Option<String>,
     /// The end of its standard error (at most a few KiB), lossily decoded, when captured.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
 }
 

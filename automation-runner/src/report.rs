@@ -267,7 +267,12 @@ impl ErrorView {
         if let Some(c) = loc.column {
             at.push_str(&format!(":{c}"));
         }
-        if let Some(src) = self.error_line.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        if let Some(src) = self
+            .error_line
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
             at.push_str(&format!(": {src}"));
         }
         Some(at)
@@ -303,7 +308,8 @@ pub fn failure_lines(error: &Value, flow: &str, shown: bool) -> Vec<String> {
     if let Some(at) = e.at(gate.then_some(flow)) {
         lines.push(format!("at {at}"));
     }
-    if let (Some(field), Some(value)) = (text(&e.field), e.condition.as_ref().or(e.value.as_ref())) {
+    if let (Some(field), Some(value)) = (text(&e.field), e.condition.as_ref().or(e.value.as_ref()))
+    {
         lines.push(format!("field: {field} = {value}"));
     }
     let candidates = candidates_line(error);

@@ -11,10 +11,12 @@ use automation_core::ErrorCode;
 use serde_json::{Value, json};
 
 use super::flow::Script;
-use super::report::{ErrorView, Location, RunReport, StepReport, StepStatus, lenient, runner_error};
-use serde::Deserialize;
+use super::report::{
+    ErrorView, Location, RunReport, StepReport, StepStatus, lenient, runner_error,
+};
 use super::sourcemap::Mapped;
 use super::steps::one_line;
+use serde::Deserialize;
 
 /// How a script ended.
 pub(super) struct Ended {
@@ -315,7 +317,12 @@ fn crash_error(crash: &Crash, places: &Places<'_>) -> Value {
         .location
         .as_ref()
         .and_then(|loc| entry_frame(loc, entry, mapped))
-        .or_else(|| crash.stack.as_deref().and_then(|s| locate(s, entry, mapped)));
+        .or_else(|| {
+            crash
+                .stack
+                .as_deref()
+                .and_then(|s| locate(s, entry, mapped))
+        });
     let kit = crash.error.as_ref();
     let message = crash.message.as_deref().unwrap_or("uncaught exception");
     // A kit error's class name (`AutomationError`) is the client's plumbing, and its code

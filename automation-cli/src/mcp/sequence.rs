@@ -393,4 +393,3 @@ impl Shots {
         out
     }
 }
-

@@ -324,13 +324,21 @@ fn step_with_keys<T: Target + ?Sized>(
     } else {
         (NamedKey::ArrowRight, NamedKey::ArrowLeft)
     };
+    // The keys as pressed, named as the other keyboard means name theirs (`ArrowUp ×3`).
+    let mut pressed: Vec<(NamedKey, usize)> = Vec::new();
+    let mut log = |key: NamedKey| match pressed.last_mut() {
+        Some((last, n)) if *last == key => *n += 1,
+        _ => pressed.push((key, 1)),
+    };
     let mut presses = 0usize;
     let mut still = 0usize;
     if min.is_some_and(|m| close(m) || want <= m) {
         press(s, NamedKey::Home, settle)?;
+        log(NamedKey::Home);
         presses += 1;
     } else if max.is_some_and(|m| close(m) || want >= m) {
         press(s, NamedKey::End, settle)?;
+        log(NamedKey::End);
         presses += 1;
     }
     while presses < MAX_STEPS {
@@ -340,13 +348,16 @@ fn step_with_keys<T: Target + ?Sized>(
         }
         let key = if now < want { up } else { down };
         press(s, key, settle)?;
+        log(key);
         presses += 1;
         match read(s) {
             Some(after) if close(after) => break,
             // Past it: the nearest the app's steps allow is one of the two.
             Some(after) if (after - want).signum() != (now - want).signum() => {
                 if (after - want).abs() > (now - want).abs() {
-                    press(s, if key == up { down } else { up }, settle)?;
+                    let back = if key == up { down } else { up };
+                    press(s, back, settle)?;
+                    log(back);
                     presses += 1;
                 }
                 break;
@@ -377,6 +388,9 @@ fn step_with_keys<T: Target + ?Sized>(
         "node": s.reference(id),
         "value": after,
         "via": "keyboard",
-        "keys": presses,
+        "keys": pressed
+            .iter()
+            .map(|(key, n)| if *n > 1 { format!("{key:?} ×{n}") } else { format!("{key:?}") })
+            .collect::<Vec<_>>(),
     }))
 }

@@ -284,18 +284,16 @@ pub(super) fn with_selector<T: Target + ?Sized>(
     };
     let before = match op {
         Op::FindNode(_) => None,
-        other => {
-            match other.node() {
-                Some(target) => match session.sync() {
-                    Ok(()) => Some(describe(session, target)),
-                    Err(e) => Some(("selector_note", json!(e.message))),
-                },
-                None => Some((
-                    "selector_note",
-                    json!(format!("{} names no node", op.name())),
-                )),
-            }
-        }
+        other => match other.node() {
+            Some(target) => match session.sync() {
+                Ok(()) => Some(describe(session, target)),
+                Err(e) => Some(("selector_note", json!(e.message))),
+            },
+            None => Some((
+                "selector_note",
+                json!(format!("{} names no node", op.name())),
+            )),
+        },
     };
     let mut reply = run(session);
     let Reply::Ok(Value::Object(data)) = &mut reply else {

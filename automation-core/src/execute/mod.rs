@@ -143,7 +143,22 @@ pub fn execute<T: Target + ?Sized>(
             }
         });
     session.target.resume_real_time();
+    #[cfg(debug_assertions)]
+    let result = result.and_then(|data| declared(op, data));
     result.into()
+}
+
+/// In debug builds, every reply is read back through its op's declared type: JSON the type
+/// does not hold fails the op here, in the kit's own tests, instead of reaching a typed
+/// caller that would silently drop it.
+#[cfg(debug_assertions)]
+fn declared(op: &Op, data: Value) -> OpResult {
+    match crate::replies::check_shape(op.name(), &data) {
+        Ok(()) => Ok(data),
+        Err(why) => Err(OpError::new(ErrorCode::TargetFailed, why).with_hint(
+            "the kit's reply and its declared type in core's catalog differ: fix one of them",
+        )),
+    }
 }
 
 /// An op after which the app has exited (a dialog's OK): `ok`, with how it ended — the

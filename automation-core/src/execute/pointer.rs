@@ -22,7 +22,7 @@ use crate::target::{Aim, Hit, Target};
 pub const MOUSE_ID: u64 = 0;
 
 /// One pointer the session knows about.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct PointerRecord {
     /// Pointer id (the mouse is 0); a number, unlike node ids, as it is small.
     #[serde(rename = "pointer_id")]

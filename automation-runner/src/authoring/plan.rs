@@ -17,10 +17,10 @@
 //!   later check whose `value` is that text checks the input instead.
 
 use automation_core::ops::{AssertNode, FieldValue};
-use serde::Deserialize;
-use automation_core::snapshot::ToggledState;
 use automation_core::refs::RefKey;
+use automation_core::snapshot::ToggledState;
 use automation_core::{Access, NodeTarget, Op, Selector};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::log::{Entry, Read, Recorded};
