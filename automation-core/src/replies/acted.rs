@@ -37,6 +37,14 @@ impl<R> Done<R> {
 /// What every changing op reports after acting.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct After {
+    /// `not_observed`: the kit acted and saw no change it could read (a button whose press
+    /// changes nothing in the tree, a password field that shows nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<String>,
+    /// What the reader should know about the effect (a field that holds other than was
+    /// typed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// How the app settled after the op.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settled: Option<Settled>,
@@ -73,7 +81,8 @@ pub enum Settled {
 }
 
 /// What an op that acts on a node answers (`invoke_action`, `set_value`, `focus_node`,
-/// `expand`, `collapse`): the node, the means that did it, and whether the kit saw the effect.
+/// `expand`, `collapse`): the node and the means that did it (whether the kit saw the effect
+/// is in [`After`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Acted {
     /// The node acted on (a list, for an option picked in it).
@@ -85,12 +94,6 @@ pub struct Acted {
     /// The toolkit action asked for, or done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
-    /// `not_observed`: the kit acted and saw no change it could read.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub effect: Option<String>,
-    /// What the reader should know about the effect.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
     /// Nothing was done: the node already was as asked, and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unchanged: Option<String>,
@@ -131,12 +134,6 @@ pub struct TypedText {
     /// Where the focus was when the keys went to the window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub focus: Option<RefKey>,
-    /// `not_observed`: what the field holds could not be read back.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub effect: Option<String>,
-    /// What the reader should know about the field after.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
 }
 
 /// What `inject_key` answers.

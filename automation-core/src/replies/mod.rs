@@ -286,6 +286,7 @@ mod tests {
         assert_eq!(acted.action.as_deref(), Some("click"));
         assert_eq!(acted.clicked_at, Some(crate::input::Point::new(1.0, 2.0)));
         assert_eq!(done.after.version, Some(9));
+        assert_eq!(done.after.effect, None);
         assert!(matches!(
             done.after.settled,
             Some(Settled::Real { waited_ms: 40, .. })
