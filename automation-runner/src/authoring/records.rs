@@ -90,10 +90,7 @@ pub fn log_from_records(dir: &Path) -> Result<SessionLog, RunnerError> {
             Outcome::Data(response)
         } else {
             let error = FailedReply::deserialize(&response).unwrap_or_default();
-            Outcome::Failed(OpError::new(
-                error.code.unwrap_or(ErrorCode::TargetFailed),
-                error.message.unwrap_or_default(),
-            ))
+            Outcome::Failed(OpError::new(error.code(), error.message.unwrap_or_default()))
         };
         let mut sent = args;
         sent.remove("with_selector");
@@ -119,13 +116,23 @@ struct RecordedCall {
     args: Map<String, Value>,
 }
 
-/// A failed call's response: its code (another kit's unknown code reads as absent) and message.
+/// A failed call's response: its code and message.
 #[derive(Default, serde::Deserialize)]
 struct FailedReply {
-    #[serde(default, deserialize_with = "crate::report::lenient")]
-    code: Option<ErrorCode>,
-    #[serde(default, deserialize_with = "crate::report::lenient")]
+    #[serde(default)]
+    code: Option<String>,
+    #[serde(default)]
     message: Option<String>,
+}
+
+impl FailedReply {
+    /// Its code; another kit's code this one does not know is `TARGET_FAILED`.
+    fn code(&self) -> ErrorCode {
+        self.code
+            .clone()
+            .and_then(|c| serde_json::from_value(Value::String(c)).ok())
+            .unwrap_or(ErrorCode::TargetFailed)
+    }
 }
 
 #[cfg(test)]
