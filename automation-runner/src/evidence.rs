@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use automation_core::ops::{self, NodeArgs, Screenshot};
-use automation_core::replies::{Acted, ReadNode, SnapshotTree, TypedOp};
+use automation_core::replies::{ActedOn, ReadNode, SnapshotTree, TypedOp};
 use automation_core::{Access, Cancel, NodeTarget, Op, Reply, Request};
 use serde::Deserialize;
 use serde_json::Value;
@@ -44,7 +44,7 @@ pub fn after_action(
     {
         return None;
     }
-    let node: NodeTarget = Acted::deserialize(reply.data()?).ok()?.node?.into();
+    let node: NodeTarget = ActedOn::deserialize(reply.data()?).ok()?.node?.into();
     let read = Request::new(ReadNode::op(NodeArgs { node }));
     let bounds = ReadNode::decode(serve_caught(backend, &read, cancel))
         .ok()

@@ -176,6 +176,15 @@ pub struct Selected {
     pub selector_note: Option<String>,
 }
 
+/// The node a changing op's reply names, read alone whatever the op (the runner's evidence
+/// outlines it): the other fields differ from op to op.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ActedOn {
+    /// The node acted on, when the reply names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<crate::refs::RefKey>,
+}
+
 /// Reads a reply's JSON through op `name`'s declared reply type and writes it back: `Err`
 /// says what the JSON holds that the type does not (or lacks that it needs). A `null` field
 /// and an absent one are the same to a reader, and so are `1` and `1.0`.

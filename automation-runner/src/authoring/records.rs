@@ -90,7 +90,10 @@ pub fn log_from_records(dir: &Path) -> Result<SessionLog, RunnerError> {
             Outcome::Data(response)
         } else {
             let error = FailedReply::deserialize(&response).unwrap_or_default();
-            Outcome::Failed(OpError::new(error.code(), error.message.unwrap_or_default()))
+            Outcome::Failed(OpError::new(
+                error.code(),
+                error.message.unwrap_or_default(),
+            ))
         };
         let mut sent = args;
         sent.remove("with_selector");
