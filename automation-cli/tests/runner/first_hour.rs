@@ -124,6 +124,53 @@ fn run_inputs_reach_a_script_and_a_steps_flow() {
     assert_eq!(r.code, 1, "the default Ada is not Bob: {}", r.all());
 }
 
+/// A CommonJS flow, as `.cjs` and `.cts` hold one: no top-level await, the client imported
+/// dynamically. It types its file's name into the demo's field and reads it back.
+fn commonjs_flow(name: &str) -> String {
+    format!(
+        r#"(async () => {{
+  const {{ connect, step }} = await import('@automation-kit/client');
+  const app = await connect({{ settle: {{ settle_timeout_ms: 5000 }} }});
+  const field = app.find({{ role: 'TextInput', name: 'Name' }});
+  await step('type {name}', async () => {{
+    await field.clear();
+    await field.typeText('{name}');
+  }});
+  console.log(`{name} left ${{await field.value()}}`);
+  app.close();
+}})();
+"#
+    )
+}
+
+/// Issue 38: `automation run dir/` runs every flow `run` takes by name, `.cts` and `.cjs`
+/// among them (they were skipped in a directory). Each flow's own output shows it ran.
+#[test]
+fn run_of_a_directory_runs_its_cts_and_cjs_flows() {
+    let _serial = serial();
+    assert!(hostile::node_present(), "scripts run under node");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let flows = d.join("flows");
+    std::fs::create_dir(&flows).unwrap();
+    std::fs::write(flows.join("a.cts"), commonjs_flow("Cleo")).unwrap();
+    std::fs::write(flows.join("b.cjs"), commonjs_flow("Dora")).unwrap();
+    let r = automation(d, &["run", "flows"], &[]);
+    assert_eq!(r.code, 0, "{}", r.all());
+    for (file, name) in [("a.cts", "Cleo"), ("b.cjs", "Dora")] {
+        assert!(
+            r.all().contains(file),
+            "{file} is not in the run: {}",
+            r.all()
+        );
+        assert!(
+            r.all().contains(&format!("{name} left {name}")),
+            "{file} did not type {name}: {}",
+            r.all()
+        );
+    }
+}
+
 #[test]
 fn bad_run_inputs_are_a_usage_error_naming_the_flag_value_and_form() {
     let dir = tempfile::tempdir().unwrap();
