@@ -76,19 +76,22 @@ pub trait FromReply: Sized + Serialize {
 /// A reply that is JSON data (`Reply::Ok`), read by serde.
 fn from_data<T: DeserializeOwned>(name: &str, reply: Reply) -> Result<T, OpError> {
     match reply {
-        Reply::Ok(value) => serde_json::from_value(value).map_err(|e| {
-            OpError::new(
-                ErrorCode::TargetFailed,
-                format!("the {name} reply is not of its declared type: {e}"),
-            )
-            .with_hint("the app's side speaks another version of the kit: update both")
-        }),
+        Reply::Ok(value) => serde_json::from_value(value).map_err(|e| undeclared(name, e)),
         Reply::Err(e) => Err(e),
         Reply::Image(_) => Err(OpError::new(
             ErrorCode::TargetFailed,
             format!("{name} answered an image"),
         )),
     }
+}
+
+/// `TARGET_FAILED`: op `name` answered JSON its declared type does not read (`why`).
+fn undeclared(name: &str, why: impl std::fmt::Display) -> OpError {
+    OpError::new(
+        ErrorCode::TargetFailed,
+        format!("the {name} reply is not of its declared type: {why}"),
+    )
+    .with_hint("the app's side speaks another version of the kit: update both")
 }
 
 macro_rules! data_replies {
@@ -119,15 +122,11 @@ impl<R: DeserializeOwned + Serialize> FromReply for Done<R> {
         let Reply::Ok(data) = reply else {
             return from_data(name, reply);
         };
-        let done: Self = from_data(name, Reply::Ok(data.clone()))?;
+        let done = Self::deserialize(&data).map_err(|e| undeclared(name, e))?;
         if done.reply.is_none() && done.after.app_exited.is_none() {
             // Flattened, the op's own type fails silently: read it alone to say what did not fit.
             from_data::<R>(name, Reply::Ok(data))?;
-            return Err(OpError::new(
-                ErrorCode::TargetFailed,
-                format!("the {name} reply is not of its declared type"),
-            )
-            .with_hint("the app's side speaks another version of the kit: update both"));
+            return Err(undeclared(name, "neither its own fields nor an app exit"));
         }
         Ok(done)
     }
