@@ -15,7 +15,7 @@ use accesskit_consumer::NodeRef;
 use serde_json::{Value, json};
 
 use super::actionable::{self, Reach};
-use super::means::{self, press, target_of};
+use super::means::{self, KeysPressed, press, target_of};
 use super::options::{describe, select_option};
 use super::{Session, value};
 use crate::error::{ErrorCode, OpError, OpResult};
@@ -324,41 +324,26 @@ fn step_with_keys<T: Target + ?Sized>(
     } else {
         (NamedKey::ArrowRight, NamedKey::ArrowLeft)
     };
-    // The keys as pressed, named as the other keyboard means name theirs (`ArrowUp ×3`).
-    let mut pressed: Vec<(NamedKey, usize)> = Vec::new();
-    let mut log = |key: NamedKey| match pressed.last_mut() {
-        Some((last, n)) if *last == key => *n += 1,
-        _ => pressed.push((key, 1)),
-    };
-    let mut presses = 0usize;
+    let mut keys = KeysPressed::default();
     let mut still = 0usize;
     if min.is_some_and(|m| close(m) || want <= m) {
-        press(s, NamedKey::Home, settle)?;
-        log(NamedKey::Home);
-        presses += 1;
+        keys.press(s, NamedKey::Home, settle)?;
     } else if max.is_some_and(|m| close(m) || want >= m) {
-        press(s, NamedKey::End, settle)?;
-        log(NamedKey::End);
-        presses += 1;
+        keys.press(s, NamedKey::End, settle)?;
     }
-    while presses < MAX_STEPS {
+    while keys.count() < MAX_STEPS {
         let Some(now) = read(s) else { break };
         if close(now) {
             break;
         }
         let key = if now < want { up } else { down };
-        press(s, key, settle)?;
-        log(key);
-        presses += 1;
+        keys.press(s, key, settle)?;
         match read(s) {
             Some(after) if close(after) => break,
             // Past it: the nearest the app's steps allow is one of the two.
             Some(after) if (after - want).signum() != (now - want).signum() => {
                 if (after - want).abs() > (now - want).abs() {
-                    let back = if key == up { down } else { up };
-                    press(s, back, settle)?;
-                    log(back);
-                    presses += 1;
+                    keys.press(s, if key == up { down } else { up }, settle)?;
                 }
                 break;
             }
@@ -376,8 +361,9 @@ fn step_with_keys<T: Target + ?Sized>(
         return Err(OpError::new(
             ErrorCode::NoEffect,
             format!(
-                "{} holds {}, not {want}: the app took neither the value nor {presses} key presses toward it",
+                "{} holds {}, not {want}: the app took neither the value nor {} key presses toward it",
                 describe(s, id),
+                keys.count(),
                 after.map_or("no number".to_string(), |v| v.to_string())
             ),
         )
@@ -388,9 +374,6 @@ fn step_with_keys<T: Target + ?Sized>(
         "node": s.reference(id),
         "value": after,
         "via": "keyboard",
-        "keys": pressed
-            .iter()
-            .map(|(key, n)| if *n > 1 { format!("{key:?} ×{n}") } else { format!("{key:?}") })
-            .collect::<Vec<_>>(),
+        "keys": keys.names(),
     }))
 }

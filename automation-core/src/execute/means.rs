@@ -389,8 +389,13 @@ fn tab_to<T: Target + ?Sized>(
         left |= now != start;
         still = if now == was { still + 1 } else { 0 };
     }
+    let mut keys = KeysPressed::default();
+    keys.add(
+        format!("{}{key:?}", if modifiers.ctrl { "Ctrl+" } else { "" }),
+        presses,
+    );
     Ok(Attempt::Sent(
-        json!({ "node": s.reference(id), "keys": [format!("{}{key:?} ×{presses}", if modifiers.ctrl { "Ctrl+" } else { "" })] }),
+        json!({ "node": s.reference(id), "keys": keys.names() }),
     ))
 }
 
@@ -451,6 +456,53 @@ pub(super) fn target_of(id: NodeId) -> NodeTarget {
     NodeTarget::Id(NodeKey(id.0))
 }
 
+/// The keys a keyboard means pressed, as its reply names them: a run of one key is one entry
+/// with its count (`["Home", "ArrowDown ×3"]`), so a walk of forty presses stays one line.
+#[derive(Default)]
+pub(super) struct KeysPressed(Vec<(String, usize)>);
+
+impl KeysPressed {
+    /// One press of `key` (read back as [`press`] does), logged.
+    pub(super) fn press<T: Target + ?Sized>(
+        &mut self,
+        s: &mut Session<T>,
+        key: NamedKey,
+        settle: &SettleSpec,
+    ) -> Result<(), OpError> {
+        press(s, key, settle)?;
+        self.add(format!("{key:?}"), 1);
+        Ok(())
+    }
+
+    /// `times` presses of the key called `name`, joined to the run before when it is the same.
+    pub(super) fn add(&mut self, name: String, times: usize) {
+        match self.0.last_mut() {
+            Some((last, n)) if *last == name => *n += times,
+            _ if times > 0 => self.0.push((name, times)),
+            _ => {}
+        }
+    }
+
+    /// How many presses in all.
+    pub(super) fn count(&self) -> usize {
+        self.0.iter().map(|(_, n)| n).sum()
+    }
+
+    /// The reply's `keys`.
+    pub(super) fn names(&self) -> Vec<String> {
+        self.0
+            .iter()
+            .map(|(key, n)| {
+                if *n > 1 {
+                    format!("{key} ×{n}")
+                } else {
+                    key.clone()
+                }
+            })
+            .collect()
+    }
+}
+
 /// One key press, then what it changed read back (settled briefly).
 pub(super) fn press<T: Target + ?Sized>(
     s: &mut Session<T>,
@@ -481,4 +533,21 @@ pub(super) fn press<T: Target + ?Sized>(
         s.sync()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KeysPressed;
+
+    #[test]
+    fn a_run_of_one_key_is_one_counted_entry_and_a_single_press_is_named_alone() {
+        let mut keys = KeysPressed::default();
+        keys.add("Home".into(), 1);
+        keys.add("ArrowDown".into(), 1);
+        keys.add("ArrowDown".into(), 2);
+        keys.add("Enter".into(), 0);
+        keys.add("ArrowUp".into(), 1);
+        assert_eq!(keys.names(), ["Home", "ArrowDown ×3", "ArrowUp"]);
+        assert_eq!(keys.count(), 5);
+    }
 }

@@ -9,7 +9,7 @@ use accesskit_consumer::NodeRef;
 use serde_json::{Value, json};
 
 use super::actionable::{self, Reach};
-use super::means::{self, Verdict, press, target_of};
+use super::means::{self, KeysPressed, Verdict, press, target_of};
 use super::{Session, value};
 use crate::error::{ErrorCode, OpError, OpResult};
 use crate::input::NamedKey;
@@ -271,29 +271,22 @@ pub(super) fn select_option<T: Target + ?Sized>(
             .node(list)
             .is_some_and(|n| n.data().is_expanded() == Some(true))
     };
-    // The keys as pressed, named as the other keyboard means name theirs (`ArrowDown ×3`).
-    let mut keys: Vec<String> = Vec::new();
+    let mut keys = KeysPressed::default();
     if is_combo && open(s) {
-        press(s, NamedKey::Escape, settle)?;
-        keys.push(format!("{:?}", NamedKey::Escape));
+        keys.press(s, NamedKey::Escape, settle)?;
     }
-    press(s, NamedKey::Home, settle)?;
-    keys.push(format!("{:?}", NamedKey::Home));
+    keys.press(s, NamedKey::Home, settle)?;
     for _ in 0..index {
-        press(s, NamedKey::ArrowDown, settle)?;
-    }
-    if index > 0 {
-        keys.push(format!("{:?} ×{index}", NamedKey::ArrowDown));
+        keys.press(s, NamedKey::ArrowDown, settle)?;
     }
     if is_combo && open(s) {
-        press(s, NamedKey::Enter, settle)?;
-        keys.push(format!("{:?}", NamedKey::Enter));
+        keys.press(s, NamedKey::Enter, settle)?;
     }
     let judged = super::effect::judge_by(
         s,
         before,
         settle,
-        json!({"node": s.reference(list), "via": "keyboard", "keys": keys}),
+        json!({"node": s.reference(list), "via": "keyboard", "keys": keys.names()}),
         &holds,
         &json!({"shows": want}),
         &actual,
